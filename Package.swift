@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SonicAtomic",
+    products: [
+        .executable(name: "sonic-atomic", targets: ["SonicAtomicApp"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+    ],
+    targets: [
+        // C libraries from Debian, used directly.
+        .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(name: "CXInput2", pkgConfig: "xi", providers: [.apt(["libxi-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // No pkgConfig: libpulse's .pc adds flags SwiftPM refuses; the modulemap links it.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+
+        // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
+        .target(
+            name: "SonicCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+        ),
+
+        // Thin adapters, one per C library.
+        .target(name: "SonicPNG", dependencies: ["SonicCore", "CPNG"]),
+        .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
+        .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
+
+        .executableTarget(
+            name: "SonicAtomicApp",
+            dependencies: [
+                "SonicCore", "SonicPNG", "SonicX11", "SonicPulse",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Regenerates the sample images in images/ (deterministic).
+        .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG"]),
+
+        // Test helpers: an independent PNG writer and signal analysis for recordings.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "SonicCore", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct SonicAtomic: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sonic-atomic",
+        abstract: "Explore images by ear with a pen tablet.",
+        subcommands: [Play.self],
+        defaultSubcommand: Play.self)
+}

@@ -1,0 +1,70 @@
+/// How a true-colour screen packs a gray level into a pixel word.
+public struct PixelFormat: Sendable, Equatable {
+    public var redMask: UInt32, greenMask: UInt32, blueMask: UInt32
+
+    public init(redMask: UInt32, greenMask: UInt32, blueMask: UInt32) {
+        self.redMask = redMask; self.greenMask = greenMask; self.blueMask = blueMask
+    }
+
+    public static let rgb888 = PixelFormat(redMask: 0xFF0000, greenMask: 0x00FF00, blueMask: 0x0000FF)
+
+    /// The pixel for gray level `g` (0...255), scaled into each channel's mask.
+    public func pixel(gray g: UInt8) -> UInt32 {
+        func channel(_ mask: UInt32) -> UInt32 {
+            guard mask != 0 else { return 0 }
+            let shift = UInt32(mask.trailingZeroBitCount)
+            let maxValue = mask >> shift
+            return ((UInt32(g) * maxValue + 127) / 255) << shift
+        }
+        return channel(redMask) | channel(greenMask) | channel(blueMask)
+    }
+}
+
+/// Draws the image into a window's pixels exactly as the pen reads it: the screen pixel whose
+/// centre maps into image pixel (i, j) shows that pixel; outside the image is black (letterbox).
+public struct ImageRaster {
+    /// Sample value → screen pixel, one entry per possible sample.
+    private let palette: [UInt32]
+    private let image: GrayImage
+
+    /// 16-bit images are contrast-stretched between `stretch`'s low and high; 8-bit ones are shown as they are.
+    public init(image: GrayImage, stretch: LevelStretch, format: PixelFormat) {
+        self.image = image
+        palette = (0...image.maxSampleValue).map { value in
+            let gray = image.bitDepth == 16
+                ? UInt8((stretch.level(UInt16(value)) * 255).rounded())
+                : UInt8(value)
+            return format.pixel(gray: gray)
+        }
+    }
+
+    /// Pixels of the window at `window` (root coordinates), row-major.
+    public func render(window: ScreenRect, viewport: Viewport) -> [UInt32] {
+        let columns = Self.sourceIndices(count: window.width, start: window.x, origin: viewport.originX,
+                                         scale: viewport.scale, limit: image.width)
+        let rows = Self.sourceIndices(count: window.height, start: window.y, origin: viewport.originY,
+                                      scale: viewport.scale, limit: image.height)
+        // Starts black: the letterbox needs no drawing.
+        var pixels = [UInt32](repeating: 0, count: window.width * window.height)
+        pixels.withUnsafeMutableBufferPointer { out in
+            image.samples.withUnsafeBufferPointer { samples in
+                for (y, row) in rows.enumerated() where row >= 0 {
+                    let line = y * window.width
+                    let source = row * image.width
+                    for (x, column) in columns.enumerated() where column >= 0 {
+                        out[line + x] = palette[Int(samples[source + column])]
+                    }
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// For each screen pixel along one axis, the image index its centre falls in, or −1 outside.
+    static func sourceIndices(count: Int, start: Int, origin: Double, scale: Double, limit: Int) -> [Int] {
+        (0..<count).map { k in
+            let index = Int(((Double(start + k) + 0.5 - origin) / scale).rounded(.down))
+            return index >= 0 && index < limit ? index : -1
+        }
+    }
+}

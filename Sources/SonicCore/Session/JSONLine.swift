@@ -1,0 +1,43 @@
+/// Builds one JSON object, fields in the order they are added (the log's documented order).
+public struct JSONLine {
+    private var text = "{"
+
+    public init() {}
+
+    public mutating func add(_ key: String, _ value: String) { field(key, Self.quoted(value)) }
+    public mutating func add(_ key: String, _ value: Int) { field(key, String(value)) }
+    public mutating func add(_ key: String, _ value: Bool) { field(key, value ? "true" : "false") }
+    public mutating func add(_ key: String, _ value: [Int]) {
+        field(key, "[" + value.map(String.init).joined(separator: ",") + "]")
+    }
+    /// Shortest text that reads back as the same Double; JSON has no NaN or infinity, so those are null.
+    public mutating func add(_ key: String, _ value: Double) {
+        guard value.isFinite else { return field(key, "null") }
+        field(key, value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value))
+    }
+
+    public var result: String { text + "}" }
+
+    private mutating func field(_ key: String, _ json: String) {
+        if text.count > 1 { text += "," }
+        text += Self.quoted(key) + ":" + json
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

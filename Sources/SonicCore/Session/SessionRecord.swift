@@ -1,0 +1,82 @@
+/// One line of the session log (JSON Lines). `t` is seconds of CLOCK_MONOTONIC.
+/// The field names and order are a stable, documented format: later tools replay these logs.
+public enum SessionRecord: Sendable, Equatable {
+    case start(StartRecord)
+    case viewport(t: Double, Viewport)
+    case pen(PenRecord)
+
+    public var jsonLine: String {
+        var line = JSONLine()
+        switch self {
+        case .start(let s):
+            line.add("type", "start")
+            line.add("t", s.t)
+            line.add("image", s.image)
+            line.add("width", s.width)
+            line.add("height", s.height)
+            line.add("bitDepth", s.bitDepth)
+            line.add("profile", s.profile)
+            line.add("sampleRate", s.sampleRate)
+        case .viewport(let t, let v):
+            line.add("type", "viewport")
+            line.add("t", t)
+            line.add("originX", v.originX)
+            line.add("originY", v.originY)
+            line.add("scale", v.scale)
+        case .pen(let p):
+            line.add("type", "pen")
+            line.add("t", p.t)
+            line.add("x", p.rootX)
+            line.add("y", p.rootY)
+            line.add("ix", p.imageX)
+            line.add("iy", p.imageY)
+            line.add("inImage", p.inImage)
+            line.add("sample", p.sample)
+            line.add("level", p.level)
+            line.add("pressure", p.pressure)
+            line.add("tiltX", p.tiltX)
+            line.add("tiltY", p.tiltY)
+            line.add("buttons", p.buttons.list)
+            line.add("mode", p.mode)
+            line.add("frequency", p.frequency)
+            line.add("amplitude", p.amplitude)
+        }
+        return line.result
+    }
+}
+
+public struct StartRecord: Sendable, Equatable {
+    public var t: Double
+    public var image: String
+    public var width: Int
+    public var height: Int
+    public var bitDepth: Int
+    public var profile: String
+    public var sampleRate: Int
+
+    public init(t: Double, image: String, width: Int, height: Int, bitDepth: Int, profile: String, sampleRate: Int) {
+        self.t = t; self.image = image; self.width = width; self.height = height
+        self.bitDepth = bitDepth; self.profile = profile; self.sampleRate = sampleRate
+    }
+}
+
+/// A handled pen event: where it was, what it touched and what the synth was told.
+public struct PenRecord: Sendable, Equatable {
+    public var t: Double
+    public var rootX: Double
+    public var rootY: Double
+    public var imageX: Double
+    public var imageY: Double
+    public var inImage: Bool
+    /// The raw sample of the pixel under the nib; 0 outside the image.
+    public var sample: Int
+    public var level: Double
+    public var pressure: Double
+    public var tiltX: Double
+    public var tiltY: Double
+    public var buttons: PenButtons
+    public var mode: String
+    /// The synth targets this event set (0 when silent).
+    public var frequency: Double
+    public var amplitude: Double
+}

@@ -1,0 +1,144 @@
+import CPulse
+import Glibc
+import SonicCore
+
+public struct AudioError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// Something the audio thread can call to fill interleaved float frames. It must not allocate,
+/// lock or do I/O.
+public protocol AudioRenderer: AnyObject {
+    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int)
+}
+
+extension ToneSynth: AudioRenderer {}
+
+/// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
+/// thread. Only `renderer` runs there; everything else here runs on the caller's thread.
+public final class PulseOutput {
+    public static let channels = 2
+    public let sampleRate: Int
+    private let mainloop: OpaquePointer
+    private let context: OpaquePointer
+    private var stream: OpaquePointer?
+    /// Kept alive here; the callback borrows it through an unretained pointer.
+    private let target: RenderTarget
+
+    /// Connects to the default sound server and starts playing what `renderer` produces.
+    /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds.
+    public init(renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String) throws(AudioError) {
+        self.sampleRate = sampleRate
+        target = RenderTarget(renderer: renderer)
+        guard let mainloop = pa_threaded_mainloop_new() else { throw AudioError(message: "cannot start the audio thread") }
+        self.mainloop = mainloop
+        guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), "SonicAtomic") else {
+            pa_threaded_mainloop_free(mainloop)
+            throw AudioError(message: "cannot create a sound-server context")
+        }
+        self.context = context
+        pa_threaded_mainloop_start(mainloop)
+
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
+              waitUntil({ pa_context_get_state(context) == PA_CONTEXT_READY },
+                        failed: { PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 }) else {
+            throw AudioError(message: "no sound server: \(errorText) (is PulseAudio or PipeWire running?)")
+        }
+
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(Self.channels))
+        guard let stream = pa_stream_new(context, streamName, &spec, nil) else {
+            throw AudioError(message: "cannot create a playback stream: \(errorText)")
+        }
+        self.stream = stream
+        pa_stream_set_write_callback(stream, writeAudio, Unmanaged.passUnretained(target).toOpaque())
+        // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
+        let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
+        var attributes = pa_buffer_attr(maxlength: .max, tlength: targetBytes, prebuf: .max,
+                                        minreq: targetBytes / 4, fragsize: .max)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
+                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
+        guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0,
+              waitUntil({ pa_stream_get_state(stream) == PA_STREAM_READY },
+                        failed: { PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) == 0 }) else {
+            throw AudioError(message: "cannot open a playback stream: \(errorText)")
+        }
+    }
+
+    deinit {
+        pa_threaded_mainloop_lock(mainloop)
+        if let stream {
+            pa_stream_set_write_callback(stream, nil, nil)
+            pa_stream_disconnect(stream)
+            pa_stream_unref(stream)
+        }
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        pa_threaded_mainloop_unlock(mainloop)
+        pa_threaded_mainloop_stop(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+    }
+
+    /// The buffer the server actually granted, in seconds (it may round the request).
+    public var grantedLatency: Double {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, let attributes = pa_stream_get_buffer_attr(stream) else { return 0 }
+        return Double(attributes.pointee.tlength) / Double(sampleRate * Self.channels * MemoryLayout<Float>.size)
+    }
+
+    private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
+
+    /// Waits (mainloop locked) for a state change, giving up after 5 s so a wedged server cannot hang us.
+    private func waitUntil(_ ready: () -> Bool, failed: () -> Bool) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        deadline.tv_sec += 5
+        while !ready() {
+            if failed() { return false }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            if now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec) {
+                return false
+            }
+            // Polling (rather than waiting for a signal) lets a silent server time out.
+            pa_threaded_mainloop_unlock(mainloop)
+            usleep(2_000)
+            pa_threaded_mainloop_lock(mainloop)
+        }
+        return true
+    }
+}
+
+/// The renderer as the audio callback sees it.
+private final class RenderTarget {
+    let renderer: AudioRenderer
+    init(renderer: AudioRenderer) { self.renderer = renderer }
+}
+
+private let frameBytes = PulseOutput.channels * MemoryLayout<Float>.size
+
+/// PulseAudio's write callback, on its mainloop thread: fill every byte asked for, straight into
+/// the server's buffer. No allocation, no locks, no I/O of ours.
+private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: UnsafeMutableRawPointer?) {
+    guard let stream, let userdata else { return }
+    let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
+    var remaining = requested
+    while remaining >= frameBytes {
+        var buffer: UnsafeMutableRawPointer?
+        var bytes = remaining
+        guard pa_stream_begin_write(stream, &buffer, &bytes) == 0, let buffer else { return }
+        let frames = min(bytes, remaining) / frameBytes
+        guard frames > 0 else {
+            pa_stream_cancel_write(stream)
+            return
+        }
+        target.renderer.render(into: buffer.assumingMemoryBound(to: Float.self), frames: frames,
+                               channels: PulseOutput.channels)
+        pa_stream_write(stream, buffer, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
+        remaining -= frames * frameBytes
+    }
+}

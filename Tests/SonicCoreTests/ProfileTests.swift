@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import SonicCore
+
+@Suite struct ProfileTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func shippedDefaultProfileHoldsTheDocumentedMapping() throws {
+        let path = Self.repository.appendingPathComponent("profiles/default.toml").path
+        let profile = try Profile(name: "default", file: path, text: String(contentsOfFile: path, encoding: .utf8))
+        #expect(profile.lowPercentile == 0.5 && profile.highPercentile == 99.5)
+        #expect(profile.baseFrequency == 110 && profile.octaves == 4)
+        #expect(profile.amplitude == 0.5)
+        #expect(profile == Profile.builtIn)
+    }
+
+    @Test func missingKeysFallBackToTheDefault() throws {
+        let profile = try Profile(name: "x", file: "x.toml", text: "[pitch]\noctaves = 2  # two only\n")
+        #expect(profile.octaves == 2)
+        #expect(profile.baseFrequency == 110)
+    }
+
+    @Test(arguments: [
+        ("[pitch]\nbase_frequncy = 220\n", 2, "pitch.base_frequncy", "unknown key"),
+        ("# c\n\n[tone]\namplitude = \"loud\"\n", 4, "tone.amplitude", "must be a number"),
+        ("[tone]\namplitude = 1.5\n", 2, "tone.amplitude", "between 0 and 1"),
+        ("[level]\nlow_percentile = 60\nhigh_percentile = 40\n", 3, "level.high_percentile", "must be above"),
+        ("[pitch]\nbase_frequency = 2000\noctaves = 4\n", 3, "pitch.octaves", "20 kHz"),
+        ("description = \"a\"\ndescription = \"b\"\n", 2, "description", "set twice"),
+        ("[pitch]\noctaves = four\n", 2, "pitch.octaves", "is not a value"),
+        ("[pitch]\noctaves 4\n", 2, "pitch.octaves", "expected `=`"),
+        ("[pitch\n", 1, nil, "section header"),
+        ("description = \"open\n", 1, "description", "closing quote"),
+        ("[pitch]\noctaves = 4 5\n", 2, "pitch.octaves", "unexpected text"),
+    ] as [(String, Int, String?, String)])
+    func errorsNameFileLineAndKey(text: String, line: Int, key: String?, message: String) {
+        #expect {
+            try Profile(name: "bad", file: "profiles/bad.toml", text: text)
+        } throws: { error in
+            guard let error = error as? ProfileError else { return false }
+            return error.file == "profiles/bad.toml" && error.line == line && error.key == key
+                && error.message.contains(message)
+                && error.description.hasPrefix("profiles/bad.toml:\(line): " + (key.map { $0 + ": " } ?? ""))
+        }
+    }
+
+    @Test func documentReadsTheTOMLSubset() throws {
+        let doc = try ProfileDocument(file: "f", text: """
+            top = 1_000
+            [s]
+            text = "a \\"quoted\\" word" # comment
+            flag = true
+            list = [1, 2.5, "three"]
+            """)
+        #expect(doc.entry("top")?.value == .number(1000))
+        #expect(doc.entry("s.text")?.value == .string("a \"quoted\" word"))
+        #expect(doc.entry("s.flag")?.value == .bool(true))
+        #expect(doc.entry("s.list")?.value == .array([.number(1), .number(2.5), .string("three")]))
+        #expect(doc.entry("s.list")?.line == 5)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import SonicCore
+
+@Suite struct SessionRecordTests {
+    @Test func penRecordHasTheDocumentedFieldsInOrder() throws {
+        var buttons = PenButtons()
+        buttons.insert(1); buttons.insert(3)
+        let record = PenRecord(t: 12.25, rootX: 100, rootY: 200.5, imageX: -0.5, imageY: 3.25, inImage: true,
+                               sample: 4242, level: 0.125, pressure: 0.5, tiltX: 10, tiltY: -20, buttons: buttons,
+                               mode: "intensity-pitch", frequency: 440, amplitude: 0.5)
+        let line = SessionRecord.pen(record).jsonLine
+        #expect(line == #"{"type":"pen","t":12.25,"x":100,"y":200.5,"ix":-0.5,"iy":3.25,"inImage":true,"sample":4242,"level":0.125,"pressure":0.5,"tiltX":10,"tiltY":-20,"buttons":[1,3],"mode":"intensity-pitch","frequency":440,"amplitude":0.5}"#)
+        // And it is JSON that a standard parser reads back.
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+        #expect(object["ix"] as? Double == -0.5)
+    }
+
+    @Test func startAndViewportRecords() throws {
+        let start = SessionRecord.start(StartRecord(t: 1.5, image: "/data/a \"b\".png", width: 3, height: 4,
+                                                    bitDepth: 16, profile: "default", sampleRate: 48000))
+        #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".png","width":3,"height":4,"bitDepth":16,"profile":"default","sampleRate":48000}"#)
+        let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
+        #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
+    }
+
+    @Test func numbersRoundTripAndControlCharactersAreEscaped() throws {
+        var line = JSONLine()
+        line.add("a", 0.1 + 0.2)
+        line.add("b", "tab\there\u{1}")
+        line.add("c", Double.nan)
+        // Shortest round-trip digits (some JSON parsers lose the last bit; the text itself is exact).
+        #expect(line.result.contains(#""a":0.30000000000000004"#))
+        #expect(Double("0.30000000000000004") == 0.1 + 0.2)
+        let object = try JSONSerialization.jsonObject(with: Data(line.result.utf8)) as! [String: Any]
+        #expect(object["b"] as? String == "tab\there\u{1}")
+        #expect(object["c"] is NSNull)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Measurements on recorded or rendered audio (mono float samples).
+public enum SignalAnalysis {
+    public static func rms(_ x: ArraySlice<Float>) -> Double {
+        guard !x.isEmpty else { return 0 }
+        return (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count)).squareRoot()
+    }
+
+    public static func dBFS(_ x: ArraySlice<Float>) -> Double { 20 * log10(max(rms(x), 1e-12)) }
+
+    public static func peak(_ x: ArraySlice<Float>) -> Double { Double(x.map { abs($0) }.max() ?? 0) }
+
+    /// Frequency from the rising zero crossings (interpolated to a fraction of a sample) between the
+    /// first and the last crossing: very precise for a steady tone, nil with fewer than three cycles.
+    public static func zeroCrossingFrequency(_ x: ArraySlice<Float>, sampleRate: Double) -> Double? {
+        var crossings: [Double] = []
+        var previous = x.startIndex
+        for i in x.indices.dropFirst() {
+            if x[previous] < 0 && x[i] >= 0 {
+                let fraction = Double(-x[previous]) / Double(x[i] - x[previous])
+                crossings.append(Double(previous) + fraction)
+            }
+            previous = i
+        }
+        guard crossings.count >= 3 else { return nil }
+        return Double(crossings.count - 1) * sampleRate / (crossings.last! - crossings.first!)
+    }
+
+    /// Stretches where the level stays above `threshold` (linear RMS over `window` samples),
+    /// merging gaps shorter than `minimumGap` samples.
+    public static func bursts(_ x: [Float], threshold: Double, window: Int, minimumGap: Int) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var start: Int?
+        var i = 0
+        while i + window <= x.count {
+            let loud = rms(x[i..<i + window]) > threshold
+            if loud && start == nil { start = i }
+            if !loud, let s = start {
+                if let last = found.last, s - last.upperBound < minimumGap {
+                    found[found.count - 1] = last.lowerBound..<i
+                } else {
+                    found.append(s..<i)
+                }
+                start = nil
+            }
+            i += window
+        }
+        if let s = start { found.append(s..<x.count) }
+        return found
+    }
+
+    /// Steady pitches in a stretch of tone: frequencies measured in consecutive windows, grouped
+    /// while they agree within `tolerance` (relative); groups shorter than `minimumLength` samples dropped.
+    public static func pitchPlateaus(_ x: ArraySlice<Float>, sampleRate: Double, window: Int,
+                                     tolerance: Double, minimumLength: Int) -> [(frequency: Double, range: Range<Int>)] {
+        var plateaus: [(frequency: Double, range: Range<Int>)] = []
+        var group: [(Double, Range<Int>)] = []
+        func close() {
+            guard let first = group.first, let last = group.last else { return }
+            let range = first.1.lowerBound..<last.1.upperBound
+            if range.count >= minimumLength, let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate) {
+                plateaus.append((f, range))
+            }
+            group = []
+        }
+        var i = x.startIndex
+        while i + window <= x.endIndex {
+            let range = i..<i + window
+            if let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate), rms(x[range]) > 0.01 {
+                if let reference = group.first?.0, abs(f / reference - 1) > tolerance { close() }
+                group.append((f, range))
+            } else {
+                close()
+            }
+            i += window
+        }
+        close()
+        return plateaus
+    }
+
+    /// Reads raw little-endian float32 mono samples (as parec --format=float32le --channels=1 writes).
+    public static func readFloat32(_ path: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { raw in
+            (0..<data.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+    }
+}
