@@ -84,8 +84,8 @@ struct Play: ParsableCommand {
                 case .placed(let window):
                     let viewport = Viewport(fitting: picture.width, picture.height, into: window)
                     instrument.place(viewport)
-                    frontend.show(viewport)
                     log?.write(.viewport(t: monotonicSeconds(), viewport))
+                    frontend.show(viewport)
                 case .key(let name):
                     if name == "Escape" || name == "q" { running = false }
                 case .closeRequested:

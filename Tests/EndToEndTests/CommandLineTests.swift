@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    /// Bad input meets the user as one clear line on stderr and a documented exit status.
+    @Suite struct CommandLineTests {
+        func play(_ arguments: [String], environment: [String: String] = ["DISPLAY": ":1"]) throws -> (status: Int32, output: String) {
+            try Subprocess.run(Fixtures.binary, ["play"] + arguments, environment: environment)
+        }
+
+        func expectOneLine(_ result: (status: Int32, output: String), status: Int32, containing text: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(result.status == status, "\(result.output)", sourceLocation: sourceLocation)
+            #expect(result.output.hasPrefix("sonic-atomic: "), "\(result.output)", sourceLocation: sourceLocation)
+            #expect(result.output.contains(text), "\(result.output)", sourceLocation: sourceLocation)
+            #expect(result.output.split(separator: "\n").count == 1, "\(result.output)", sourceLocation: sourceLocation)
+        }
+
+        @Test func badImagesExitWithStatusTwo() throws {
+            let folder = try Fixtures.scratch("badimages")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let good = TestPNG(width: 20, height: 20, bitDepth: 16, colourType: .gray,
+                               samples: (0..<400).map { UInt16($0 * 100) }).bytes
+            var corrupt = good
+            for i in 60..<70 { corrupt[i] ^= 0xFF }
+            var huge = good
+            huge.replaceSubrange(16..<24, with: [0, 1, 0, 0, 0, 1, 0, 0])    // 65536 × 65536
+            huge.replaceSubrange(29..<33, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: TestPNG.crc32(Array(huge[12..<29])) >> $0) })
+            let files: [(String, [UInt8], String)] = [
+                ("truncated.png", Array(good[0..<(good.count / 2)]), "truncated"),
+                ("corrupt.png", corrupt, "damaged"),
+                ("text.png", Array("not an image\n".utf8), "not a PNG"),
+                ("empty.png", [], "not a PNG"),
+                ("huge.png", huge, "limit"),
+            ]
+            for (name, bytes, text) in files {
+                let path = folder + "/" + name
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                expectOneLine(try play([path]), status: 2, containing: text)
+            }
+            expectOneLine(try play([folder + "/missing.png"]), status: 2, containing: "no such file")
+            expectOneLine(try play([folder]), status: 2, containing: "not a regular file")
+        }
+
+        @Test func badProfilesExitWithStatusTwoNamingFileLineAndKey() throws {
+            let folder = try Fixtures.scratch("badprofile")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let path = folder + "/loud.toml"
+            try "# mine\n[tone]\namplitude = 3\n".write(toFile: path, atomically: true, encoding: .utf8)
+            expectOneLine(try play(["--profile", path]), status: 2, containing: "\(path):3: tone.amplitude: must be between 0 and 1")
+            expectOneLine(try play(["--profile", "no-such-profile"]), status: 2, containing: "no such profile")
+        }
+
+        @Test func noDisplayExitsWithStatusThree() throws {
+            let image = Fixtures.repository + "/images/atomic-lattice.png"
+            var environment = ProcessInfo.processInfo.environment
+            environment["DISPLAY"] = ":987"
+            expectOneLine(try play([image], environment: environment), status: 3, containing: "cannot open X display \":987\"")
+            // Without DISPLAY at all (the child inherits the merged environment; an empty value reads as unset).
+            environment["DISPLAY"] = ""
+            expectOneLine(try play([image], environment: environment), status: 3, containing: "DISPLAY is not set")
+        }
+    }
+}

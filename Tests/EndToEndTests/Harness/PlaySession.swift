@@ -1,0 +1,63 @@
+import Foundation
+
+/// `sonic-atomic play` running against a test display and sound server, with its session log.
+final class PlaySession {
+    let process: Subprocess
+    let logPath: String
+    private let display: TestDisplay
+
+    init(image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
+         environment: [String: String] = [:]) throws {
+        self.display = display
+        sound.waitUntilLive()
+        logPath = folder + "/session.jsonl"
+        var args = ["play"]
+        if let image { args.append(image) }
+        args += ["--events", logPath] + arguments
+        process = try Subprocess(Fixtures.binary, args,
+                                 environment: display.environment.merging(sound.clientEnvironment) { $1 }
+                                    .merging(environment) { $1 },
+                                 folder: folder, label: "sonic-atomic")
+    }
+
+    /// Every record of the session log so far.
+    func records() throws -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw HarnessError("not a JSON object in the session log: \(line)")
+            }
+            return object
+        }
+    }
+
+    func records(ofType type: String) throws -> [[String: Any]] {
+        try records().filter { $0["type"] as? String == type }
+    }
+
+    /// Waits until the window is placed and drawn (its viewport is logged) and returns the viewport.
+    @discardableResult
+    func waitUntilShown(timeout: Double = 20) throws -> (originX: Double, originY: Double, scale: Double) {
+        try waitFor("the window to be placed (a viewport record)", timeout: timeout) {
+            !process.isRunning || ((try? records(ofType: "viewport"))?.isEmpty == false)
+        }
+        guard process.isRunning, let v = try records(ofType: "viewport").last else {
+            throw HarnessError("sonic-atomic exited early (\(process.terminationStatus ?? -1)): \(process.stderr)")
+        }
+        // Give the first frame a moment to reach the screen before the pen arrives.
+        usleep(200_000)
+        return (v["originX"] as! Double, v["originY"] as! Double, v["scale"] as! Double)
+    }
+
+    /// Quits with the q key, as a user would, and returns the exit status.
+    func quitWithKey() throws -> Int32 {
+        try display.key("q")
+        guard let status = process.wait(timeout: 10) else {
+            process.stop()
+            throw HarnessError("sonic-atomic did not quit on the q key")
+        }
+        return status
+    }
+
+    func stop() { process.stop() }
+}

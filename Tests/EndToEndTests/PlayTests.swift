@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    /// The first whole path on real parts: a PNG on screen, a pen on it, a tone out of PulseAudio.
+    /// Assertions about sound come from the recording of the sink, not from what the program logs.
+    @Suite struct PlayTests {
+        /// Runs `body` with a fresh X display (pen-tablet), sound server and scratch folder, then tears down.
+        func withServers(_ name: String, _ body: (TestDisplay, SoundServer, String) throws -> Void) throws {
+            let folder = try Fixtures.scratch(name)
+            // Sound first: its sink warms up while the X server starts.
+            let sound = try SoundServer(folder: folder)
+            defer { sound.stop() }
+            let display = try TestDisplay(folder: folder)
+            defer { display.stop() }
+            try body(display, sound, folder)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
+        /// Nearest-rank percentile, computed here from the definition.
+        static func percentile(_ samples: [UInt16], _ p: Double) -> Double {
+            let sorted = samples.sorted()
+            let rank = max(1, Int((p / 100 * Double(sorted.count) - 1e-9).rounded(.up)))
+            return Double(sorted[rank - 1])
+        }
+
+        /// The default profile's mapping, from the issue: level = clamp((v − lo)/(hi − lo)), f = 110·16^level.
+        static func mappedFrequency(_ value: UInt16, samples: [UInt16]) -> Double {
+            let lo = percentile(samples, 0.5), hi = percentile(samples, 99.5)
+            let level = min(max((Double(value) - lo) / (hi - lo), 0), 1)
+            return 110 * pow(16, level)
+        }
+
+        @Test func pitchFollowsIntensityAndLiftingIsSilent() throws {
+            try withServers("regions") { display, sound, folder in
+                // Five 10×10 regions of known values, side by side.
+                let values: [UInt16] = [3000, 12_000, 25_000, 41_000, 60_000]
+                let width = 50, height = 10
+                let samples = (0..<width * height).map { values[($0 % width) / 10] }
+                let imagePath = folder + "/regions.png"
+                try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)
+                    .write(to: URL(fileURLWithPath: imagePath))
+
+                let session = try PlaySession(image: imagePath, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                let viewport = try session.waitUntilShown()
+                // Independently: the image fills the screen's width, centred vertically.
+                let scale = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
+                let originX = (Double(display.width) - Double(width) * scale) / 2
+                let originY = (Double(display.height) - Double(height) * scale) / 2
+                #expect(abs(viewport.scale - scale) < 1e-9 && abs(viewport.originX - originX) < 1e-6
+                        && abs(viewport.originY - originY) < 1e-6)
+
+                // The sighted view: each region drawn with the percentile stretch, letterbox black.
+                let shot = try Screenshot.capture(display)
+                let lo = Self.percentile(samples, 0.5), hi = Self.percentile(samples, 99.5)
+                for (region, value) in values.enumerated() {
+                    let x = Int(originX + (Double(region * 10) + 5) * scale), y = Int(originY + 5 * scale)
+                    let expectedGray = Int((min(max((Double(value) - lo) / (hi - lo), 0), 1) * 255).rounded())
+                    #expect(shot.gray(x: x, y: y) == expectedGray, "region \(region) at \(x),\(y): \(String(shot[x, y], radix: 16))")
+                }
+                #expect(shot[display.width / 2, Int(originY) / 2] == 0 && shot[10, display.height - 5] == 0)
+
+                // Slowly across all five regions, lift, rest, then a tap on the middle region.
+                let y = originY + 5.3 * scale
+                let from = (originX + 1.5 * scale, y), to = (originX + 48.5 * scale, y)
+                usleep(300_000)
+                try display.stroke(from: from, to: to, ms: 3000)
+                usleep(600_000)
+                let tapPoint = (originX + 25.2 * scale, originY + 3.7 * scale)
+                try display.tap(tapPoint.0, tapPoint.1, ms: 400)
+                usleep(500_000)
+                #expect(try session.quitWithKey() == 0)
+                usleep(200_000)
+
+                // --- What came out of the sink.
+                let recording = try sound.recording()
+                let rate = SoundServer.sampleRate
+                let bursts = SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800)
+                try #require(bursts.count == 2, "expected two sounding stretches (stroke, tap), found \(bursts.map { Double($0.count) / rate })")
+                let stroke = bursts[0], tap = bursts[1]
+
+                let expected = values.map { Self.mappedFrequency($0, samples: samples) }
+                let plateaus = SignalAnalysis.pitchPlateaus(recording[stroke], sampleRate: rate, window: 2400,
+                                                            tolerance: 0.005, minimumLength: 9600)
+                #expect(plateaus.count == 5, "plateaus: \(plateaus.map { ($0.frequency, Double($0.range.count) / rate) })")
+                for (plateau, frequency) in zip(plateaus, expected) {
+                    #expect(abs(plateau.frequency / frequency - 1) < 0.01,
+                            "region at \(frequency) Hz sounded \(plateau.frequency) Hz")
+                }
+                let tapPitch = SignalAnalysis.zeroCrossingFrequency(recording[(tap.lowerBound + 960)..<(tap.upperBound - 960)],
+                                                                    sampleRate: rate)
+                #expect(abs((tapPitch ?? 0) / expected[2] - 1) < 0.01, "tap sounded \(tapPitch ?? 0) Hz, expected \(expected[2])")
+
+                // Silence (< −60 dBFS) while the pen is lifted: before the first touch and between the two.
+                let gap = (stroke.upperBound + 960)..<(tap.lowerBound - 960)
+                #expect(gap.count > 12_000)
+                #expect(SignalAnalysis.peak(recording[gap]) < 0.001, "lifted gap peak \(SignalAnalysis.peak(recording[gap]))")
+                #expect(SignalAnalysis.peak(recording[0..<max(0, stroke.lowerBound - 960)]) < 0.001)
+                // Lifting fades out within 10 ms: from the last full-level millisecond to below −60 dBFS.
+                for burst in [stroke, tap] {
+                    let ms = 48
+                    var lastLoud = burst.lowerBound
+                    for start in stride(from: burst.lowerBound, to: burst.upperBound + 2400, by: ms)
+                    where SignalAnalysis.peak(recording[start..<start + ms]) > 0.45 { lastLoud = start + ms }
+                    var firstQuiet = lastLoud
+                    while SignalAnalysis.peak(recording[firstQuiet..<firstQuiet + ms]) >= 0.001 { firstQuiet += ms }
+                    #expect(Double(firstQuiet - lastLoud) / rate <= 0.010, "fade took \(Double(firstQuiet - lastLoud) / rate) s")
+                }
+
+                // --- What the log says about positions: every touching record maps the sent position exactly.
+                let sent = [from] + TestDisplay.strokePoints(from: from, to: to, ms: 3000) + [tapPoint]
+                let touching = try session.records(ofType: "pen").filter { ($0["buttons"] as! [Int]).contains(1) }
+                #expect(touching.count > 200)
+                for record in touching {
+                    let x = record["x"] as! Double, y = record["y"] as! Double
+                    // The sent point this record reports (the X server passes tenths of a pixel).
+                    let match = sent.map { display.effective($0.0, $0.1) }.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!
+                    #expect(hypot(match.x - x, match.y - y) < 0.05, "record at \(x),\(y) matches no sent point")
+                    let ix = (match.x - originX) / scale - 0.5, iy = (match.y - originY) / scale - 0.5
+                    #expect(abs(record["ix"] as! Double - ix) <= 0.5 && abs(record["iy"] as! Double - iy) <= 0.5)
+                    let i = Int((ix + 0.5).rounded(.down)), j = Int((iy + 0.5).rounded(.down))
+                    #expect(record["sample"] as! Int == Int(samples[j * width + i]))
+                }
+            }
+        }
+
+        @Test func everyPenPositionReadsItsExactPixel() throws {
+            try withServers("pixels") { display, sound, folder in
+                // A large image where neighbouring pixels differ, shown at a scale near 1.
+                let width = 1500, height = 900
+                let samples = (0..<width * height).map { UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009) }
+                let imagePath = folder + "/gradient.png"
+                try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)
+                    .write(to: URL(fileURLWithPath: imagePath))
+                let session = try PlaySession(image: imagePath, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                let scale = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
+                let originX = (Double(display.width) - Double(width) * scale) / 2
+                let originY = (Double(display.height) - Double(height) * scale) / 2
+
+                // Positions in tenths of a pixel all over the screen, including the letterbox.
+                var random = SystemRandomNumberGenerator()
+                var points: [(Double, Double)] = (0..<30).map { _ in
+                    (Double(Int.random(in: 0..<display.width * 10, using: &random)) / 10,
+                     Double(Int.random(in: 0..<display.height * 10, using: &random)) / 10)
+                }
+                points += [(originX + 0.1, originY + 0.1), (originX - 0.5, 500), (originX + Double(width) * scale - 0.1, 300.3)]
+                try display.down(points[0].0, points[0].1)
+                for p in points.dropFirst() { try display.move(p.0, p.1) }
+                try display.up()
+                usleep(300_000)
+                #expect(try session.quitWithKey() == 0)
+
+                let records = try session.records(ofType: "pen")
+                var checked = Set<Int>()
+                for (index, p) in points.enumerated() {
+                    let e = display.effective(p.0, p.1)
+                    guard let record = records.first(where: {
+                        abs($0["x"] as! Double - e.x) < 0.05 && abs($0["y"] as! Double - e.y) < 0.05
+                            && ($0["buttons"] as! [Int]).contains(1)
+                    }) else {
+                        Issue.record("no pen record for the point sent to \(e)")
+                        continue
+                    }
+                    checked.insert(index)
+                    let ix = (e.x - originX) / scale - 0.5, iy = (e.y - originY) / scale - 0.5
+                    #expect(abs(record["ix"] as! Double - ix) <= 0.5 && abs(record["iy"] as! Double - iy) <= 0.5)
+                    // On a pixel edge (X passes 16.16 fixed point, so 75.6 arrives as 75.599998) either neighbour is right.
+                    func candidates(_ v: Double) -> [Int] {
+                        let edge = (v + 0.5).rounded()
+                        return abs(v + 0.5 - edge) < 1e-3 ? [Int(edge) - 1, Int(edge)] : [Int((v + 0.5).rounded(.down))]
+                    }
+                    // Each candidate pixel as the log must report it: (inImage, sample; 0 outside).
+                    let expected = candidates(ix).flatMap { i in candidates(iy).map { j in
+                        i >= 0 && i < width && j >= 0 && j < height ? "\(true) \(samples[j * width + i])" : "\(false) 0" } }
+                    let reported = "\(record["inImage"] as! Bool) \(record["sample"] as! Int)"
+                    #expect(expected.contains(reported), "at \(e): logged \(reported), expected one of \(expected)")
+                }
+                #expect(checked.count == points.count)
+            }
+        }
+
+        @Test func opensTheBundledImageByDefaultAndQuitsOnSignal() throws {
+            try withServers("default") { display, sound, folder in
+                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                let start = try #require(try session.records(ofType: "start").first)
+                #expect((start["image"] as! String).hasSuffix("/images/atomic-lattice.png"))
+                #expect(start["bitDepth"] as? Int == 16 && start["profile"] as? String == "default")
+                #expect(start["sampleRate"] as? Int == 48000)
+                // A touch on the lattice sounds; SIGTERM ends the program cleanly.
+                let mark = sound.recordedSampleCount()
+                try display.tap(Double(display.width) / 2, Double(display.height) / 2, ms: 300)
+                usleep(300_000)
+                session.process.signal(SIGTERM)
+                #expect(session.process.wait(timeout: 10) == 0)
+                let recording = try sound.recording()
+                #expect(SignalAnalysis.peak(recording[mark...]) > 0.4)
+            }
+        }
+
+        @Test func asksTheWindowManagerForFullScreenAndQuitsOnEscape() throws {
+            try withServers("wm") { display, sound, folder in
+                guard let openbox = Subprocess.which("openbox"), let xprop = Subprocess.which("xprop") else {
+                    throw HarnessError("openbox and xprop are needed for this test (scripts/install-deps test)")
+                }
+                let manager = try Subprocess(openbox, [], environment: display.environment, folder: folder, label: "openbox")
+                defer { manager.stop() }
+                try waitFor("openbox to manage the screen", timeout: 10) {
+                    let root = try? Subprocess.run(xprop, ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: display.environment)
+                    return root?.output.contains("window id") == true
+                }
+                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                // Full screen: the window manager gives the window the whole screen.
+                try waitFor("a full-screen placement", timeout: 20) {
+                    (try? session.records(ofType: "viewport"))?.last.map { ($0["scale"] as! Double) == Double(display.height) / 384 } == true
+                }
+                let search = try Subprocess.run(try #require(Subprocess.which("xdotool")),
+                                                ["search", "--name", "SonicAtomic"], environment: display.environment)
+                let window = try #require(search.output.split(separator: "\n").first.map(String.init))
+                let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE"], environment: display.environment)
+                #expect(state.output.contains("_NET_WM_STATE_FULLSCREEN"), "\(state.output)")
+                try display.key("Escape")
+                #expect(session.process.wait(timeout: 10) == 0)
+            }
+        }
+
+        @Test func noSoundServerIsOneLineAndStatusFour() throws {
+            let folder = try Fixtures.scratch("nosound")
+            let display = try TestDisplay(folder: folder)
+            defer { display.stop() }
+            let image = Fixtures.repository + "/images/atomic-lattice.png"
+            let result = try Subprocess.run(Fixtures.binary, ["play", image],
+                                            environment: display.environment.merging(
+                                                ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"]) { $1 })
+            #expect(result.status == 4)
+            #expect(result.output.hasPrefix("sonic-atomic: no sound server"))
+            #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
+        }
+    }
+}
