@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
     ],
     targets: [
         // C libraries from Debian, used directly.
@@ -37,6 +38,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Renders the sound engine offline and reports speed, block times, memory and allocations.
+        .executableTarget(
+            name: "engine-benchmark",
+            dependencies: ["SonicCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+        ),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG"]),
 
@@ -44,6 +50,6 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "SonicCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "SonicCore", "TestSupport"]),
     ]
 )

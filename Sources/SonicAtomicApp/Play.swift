@@ -61,7 +61,8 @@ struct Play: ParsableCommand {
         }
         let output: PulseOutput
         do {
-            output = try PulseOutput(renderer: ToneSynth(sampleRate: Double(Self.sampleRate), controls: controls),
+            output = try PulseOutput(renderer: SynthEngine(chain: profile.chain, sampleRate: Double(Self.sampleRate),
+                                                                  controls: controls),
                                      sampleRate: Self.sampleRate, latency: latency / 1000, streamName: imageName)
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)

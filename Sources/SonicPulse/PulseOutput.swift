@@ -13,7 +13,7 @@ public protocol AudioRenderer: AnyObject {
     func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int)
 }
 
-extension ToneSynth: AudioRenderer {}
+extension SynthEngine: AudioRenderer {}
 
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.

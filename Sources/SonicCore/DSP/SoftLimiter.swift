@@ -1,0 +1,21 @@
+/// Keeps the master within ±1 without a hard edge: linear up to `threshold`, then a smooth
+/// saturating curve that approaches 1. Anything non-finite becomes silence.
+public struct SoftLimiter: Sendable {
+    public let threshold: Float
+
+    public init(threshold: Float = 0.9) {
+        self.threshold = min(max(threshold, 0.1), 0.99)
+    }
+
+    public func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int) {
+        let t = threshold, knee = 1 - threshold
+        for i in 0..<frames {
+            let x = buffer[i]
+            let magnitude = abs(x)
+            if magnitude <= t { continue }
+            guard x.isFinite else { buffer[i] = 0; continue }
+            let limited = t + knee * FastMath.saturate((magnitude - t) / knee)
+            buffer[i] = x < 0 ? -limited : limited
+        }
+    }
+}

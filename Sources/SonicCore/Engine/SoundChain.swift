@@ -1,0 +1,49 @@
+/// What the instrument is made of: oscillators mixed into one voice, then effects in order,
+/// then a soft limiter. Read from a profile; the default is one plain sine.
+public struct SoundChain: Sendable, Equatable {
+    public struct Oscillator: Sendable, Equatable {
+        /// Carrier frequency as a multiple of the pitch the controller asks for.
+        public var ratio: Double
+        /// Modulator frequency as a multiple of the carrier's.
+        public var modulatorRatio: Double
+        /// FM index: peak phase deviation in radians (0 = pure sine).
+        public var index: Double
+        /// Level in the mix.
+        public var level: Double
+
+        public init(ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0, level: Double = 1) {
+            self.ratio = ratio; self.modulatorRatio = modulatorRatio; self.index = index; self.level = level
+        }
+    }
+
+    public enum Effect: Sendable, Equatable {
+        /// Echoes `time` seconds apart, each `feedback` times the last; `mix` 0 dry … 1 echoes only.
+        case delay(time: Double, feedback: Double, mix: Double)
+        /// Costello reverb; `mix` crossfades from its input (0) to the reverberation (1).
+        case reverb(feedback: Double, cutoff: Double, mix: Double)
+        /// Moog ladder low-pass: −3 dB point in Hz and resonance 0…1.
+        case ladder(cutoff: Double, resonance: Double)
+
+        public var name: String {
+            switch self {
+            case .delay: "delay"
+            case .reverb: "reverb"
+            case .ladder: "ladder"
+            }
+        }
+    }
+
+    public var oscillators: [Oscillator]
+    public var effects: [Effect]
+    public var limiterThreshold: Double
+    /// Seconds every parameter change glides over.
+    public var glideTime: Double
+
+    public init(oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [], limiterThreshold: Double = 0.9,
+                glideTime: Double = 0.005) {
+        self.oscillators = oscillators; self.effects = effects
+        self.limiterThreshold = limiterThreshold; self.glideTime = glideTime
+    }
+
+    public static let plainTone = SoundChain()
+}

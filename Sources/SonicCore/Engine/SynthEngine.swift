@@ -1,0 +1,155 @@
+/// The instrument's sound engine: the profile's chain, driven by the controller's targets.
+///
+/// Rendering allocates nothing, takes no locks and makes no system calls, so it runs on the audio
+/// thread; every buffer and delay line is allocated here, up front. Targets arrive through
+/// `SynthControls` (lock-free) and are read at the start of each block of at most `blockSize` frames.
+public final class SynthEngine {
+    public static let blockSize = 128
+
+    public let sampleRate: Double
+    public let chain: SoundChain
+    private let controls: SynthControls
+
+    private var oscillators: [FMOscillator]
+    private var mixer: Mixer
+    private var effects: [EffectUnit]
+    private let limiter: SoftLimiter
+
+    /// Named types only: a tuple payload would make the runtime build its type metadata (allocating,
+    /// under a lock) the first time the audio thread touched it.
+    private enum EffectUnit {
+        case delay(FeedbackDelay)
+        case reverb(ReverbInsert)
+        case ladder(MoogLadder)
+    }
+
+    /// The reverberation crossfaded with its own input.
+    private struct ReverbInsert {
+        let reverb: CostelloReverb
+        var dryWet: DryWetMixer
+    }
+
+    /// One buffer per oscillator, then left, right, dry left, dry right.
+    private let buffers: UnsafeMutablePointer<Float>
+    private let oscillatorBuffers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let stereo: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private var left: UnsafeMutablePointer<Float> { stereo[0] }
+    private var right: UnsafeMutablePointer<Float> { stereo[1] }
+    private let dryLeft: UnsafeMutablePointer<Float>
+    private let dryRight: UnsafeMutablePointer<Float>
+
+    public init(chain: SoundChain, sampleRate: Double, controls: SynthControls) {
+        self.chain = chain
+        self.sampleRate = sampleRate
+        self.controls = controls
+        let ramp = max(1, Int((chain.glideTime * sampleRate).rounded()))
+        // A filter swept fast sharpens the waveform it passes; 20 ms keeps that close to a slow sweep.
+        let filterRamp = max(ramp, Int(0.02 * sampleRate))
+        oscillators = chain.oscillators.map {
+            FMOscillator(sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440, modulatorRatio: $0.modulatorRatio,
+                         index: $0.index, amplitude: 1)
+        }
+        mixer = Mixer(inputs: chain.oscillators.count, rampSamples: ramp, levels: chain.oscillators.map(\.level), gain: 0)
+        effects = chain.effects.map { effect in
+            switch effect {
+            case let .delay(time, feedback, mix):
+                .delay(FeedbackDelay(sampleRate: sampleRate, channels: 2, rampSamples: ramp, time: time,
+                                     feedback: feedback, mix: mix))
+            case let .reverb(feedback, cutoff, mix):
+                .reverb(ReverbInsert(
+                    reverb: CostelloReverb(sampleRate: sampleRate, rampSamples: filterRamp, feedback: feedback, cutoff: cutoff),
+                    dryWet: DryWetMixer(rampSamples: ramp, balance: mix)))
+            case let .ladder(cutoff, resonance):
+                .ladder(MoogLadder(sampleRate: sampleRate, rampSamples: filterRamp, cutoff: cutoff, resonance: resonance))
+            }
+        }
+        limiter = SoftLimiter(threshold: Float(chain.limiterThreshold))
+
+        let count = chain.oscillators.count + 4
+        buffers = .allocate(capacity: count * Self.blockSize)
+        buffers.initialize(repeating: 0, count: count * Self.blockSize)
+        oscillatorBuffers = .allocate(capacity: max(1, chain.oscillators.count))
+        for k in 0..<chain.oscillators.count { oscillatorBuffers[k] = buffers + k * Self.blockSize }
+        let base = buffers + chain.oscillators.count * Self.blockSize
+        stereo = .allocate(capacity: 2)
+        stereo[0] = base
+        stereo[1] = base + Self.blockSize
+        dryLeft = base + 2 * Self.blockSize
+        dryRight = base + 3 * Self.blockSize
+        // One silent block now, so whatever the runtime sets up lazily on first use happens here,
+        // not on the audio thread.
+        renderBlock(frames: Self.blockSize)
+    }
+
+    deinit {
+        buffers.deallocate()
+        oscillatorBuffers.deallocate()
+        stereo.deallocate()
+    }
+
+    /// Fills `frames` interleaved frames of `channels` samples (1: mono, 2: stereo, more: stereo then copies).
+    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(Self.blockSize, frames - done)
+            applyTargets()
+            renderBlock(frames: n)
+            let out = output + done * channels
+            for i in 0..<n {
+                let l = left[i], r = right[i]
+                if channels == 1 {
+                    out[i] = (l + r) * 0.5
+                } else {
+                    out[i * channels] = l
+                    out[i * channels + 1] = r
+                    for c in 2..<max(2, channels) { out[i * channels + c] = (l + r) * 0.5 }
+                }
+            }
+            done += n
+        }
+    }
+
+    private func applyTargets() {
+        let frequency = controls.frequency
+        let amplitude = controls.amplitude
+        // A note that starts from silence starts at its own pitch, not with a glide from the last one.
+        let fromSilence = mixer.gain.value == 0 && !mixer.gain.isGliding
+        if frequency > 0 {
+            for k in oscillators.indices {
+                let target = frequency * chain.oscillators[k].ratio
+                if fromSilence { oscillators[k].carrierFrequency.jump(to: target) }
+                else { oscillators[k].carrierFrequency.glide(to: target) }
+            }
+        }
+        mixer.gain.glide(to: amplitude)
+        let cutoff = controls.cutoff
+        for index in effects.indices {
+            guard case .ladder(var ladder) = effects[index], case .ladder(let profileCutoff, _) = chain.effects[index] else { continue }
+            ladder.cutoff.glide(to: cutoff > 0 ? cutoff : profileCutoff)
+            effects[index] = .ladder(ladder)
+        }
+    }
+
+    private func renderBlock(frames: Int) {
+        for k in oscillators.indices { oscillators[k].process(into: oscillatorBuffers[k], frames: frames) }
+        mixer.process(oscillatorBuffers, into: left, frames: frames)
+        right.update(from: left, count: frames)
+        for index in effects.indices {
+            switch effects[index] {
+            case .delay(let delay):
+                delay.process(stereo, frames: frames)
+            case .reverb(var insert):
+                dryLeft.update(from: left, count: frames)
+                dryRight.update(from: right, count: frames)
+                insert.reverb.process(left: left, right: right, frames: frames)
+                insert.dryWet.process(dry: (dryLeft, dryRight), wet: (left, right), frames: frames)
+                effects[index] = .reverb(insert)
+            case .ladder(var ladder):
+                ladder.process(left: left, right: right, frames: frames)
+                effects[index] = .ladder(ladder)
+            }
+        }
+        limiter.process(left, frames: frames)
+        limiter.process(right, frames: frames)
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SonicCore
+
+/// Each DSP unit measured on what it renders.
+@Suite struct DSPUnitTests {
+    static let rate = 48_000.0
+    static let ramp = 240
+
+    /// A unit driven block by block (128 frames), as the engine drives it.
+    static func blocks(_ total: Int, _ body: (_ offset: Int, _ count: Int) -> Void) {
+        var done = 0
+        while done < total {
+            let n = min(128, total - done)
+            body(done, n)
+            done += n
+        }
+    }
+
+    static func sine(_ frequency: Double, amplitude: Float = 0.1, count: Int) -> [Float] {
+        (0..<count).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) }
+    }
+
+    // MARK: Oscillator
+
+    @Test(arguments: [27.5, 110, 440.0, 1000, 1760, 7040, 15000])
+    func oscillatorFrequencyErrorIsBelowFiveHundredthsOfAPercent(frequency: Double) {
+        var oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: frequency)
+        var x = [Float](repeating: 0, count: 96_000)
+        x.withUnsafeMutableBufferPointer { out in Self.blocks(out.count) { oscillator.process(into: out.baseAddress! + $0, frames: $1) } }
+        let measured = SignalAnalysis.zeroCrossingFrequency(x[...], sampleRate: Self.rate)!
+        #expect(abs(measured / frequency - 1) < 0.0005, "measured \(measured) Hz")
+        // And it is a clean sine: nothing at the second or third harmonic.
+        if frequency * 3 < Self.rate / 2 {
+            #expect(Spectrum.amplitude(x[...], at: frequency * 2, sampleRate: Self.rate) < 1e-5)
+            #expect(Spectrum.amplitude(x[...], at: frequency * 3, sampleRate: Self.rate) < 1e-5)
+        }
+    }
+
+    @Test func frequencyModulationMakesBesselSidebands() {
+        // Carrier 1000 Hz, modulator 3500 Hz, index 1: components at 1000 (J0), 4500 and 2500 (J1),
+        // 8000 and 6000 (J2) — amplitudes from the Bessel functions of the first kind.
+        var oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1000,
+                                      modulatorRatio: 3.5, index: 1)
+        var x = [Float](repeating: 0, count: 48_000)
+        x.withUnsafeMutableBufferPointer { out in Self.blocks(out.count) { oscillator.process(into: out.baseAddress! + $0, frames: $1) } }
+        let expected: [(Double, Double)] = [(1000, 0.7651977), (4500, 0.4400506), (2500, 0.4400506),
+                                            (8000, 0.1149035), (6000, 0.1149035)]
+        for (frequency, amplitude) in expected {
+            let measured = Spectrum.amplitude(x[...], at: frequency, sampleRate: Self.rate)
+            #expect(abs(measured - amplitude) < 0.005, "at \(frequency) Hz: \(measured), expected \(amplitude)")
+        }
+    }
+
+    // MARK: Mixer and panner
+
+    @Test func mixerSumsInputsAtTheirLevels() {
+        let count = 4800
+        var a = Self.sine(500, amplitude: 1, count: count), b = Self.sine(1300, amplitude: 1, count: count)
+        var out = [Float](repeating: 0, count: count)
+        var mixer = Mixer(inputs: 2, rampSamples: Self.ramp, levels: [0.25, 0.6], gain: 0.5)
+        a.withUnsafeMutableBufferPointer { a in
+            b.withUnsafeMutableBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { out in
+                    var inputs = [a.baseAddress!, b.baseAddress!]
+                    inputs.withUnsafeMutableBufferPointer { inputs in
+                        mixer.process(UnsafePointer(inputs.baseAddress!), into: out.baseAddress!, frames: count)
+                    }
+                }
+            }
+        }
+        #expect(abs(Spectrum.amplitude(out[...], at: 500, sampleRate: Self.rate) - 0.125) < 0.001)
+        #expect(abs(Spectrum.amplitude(out[...], at: 1300, sampleRate: Self.rate) - 0.3) < 0.001)
+    }
+
+    @Test(arguments: [-1.0, -0.5, 0, 0.3, 1])
+    func pannerKeepsPowerConstant(pan: Double) {
+        var panner = Panner(rampSamples: Self.ramp, pan: pan)
+        var left = [Float](repeating: 1, count: 256), right = [Float](repeating: 0, count: 256)
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            panner.process(left: l.baseAddress!, right: r.baseAddress!, frames: 256)
+        } }
+        let theta = (pan + 1) * Double.pi / 4
+        #expect(abs(Double(left[100]) - cos(theta)) < 1e-6 && abs(Double(right[100]) - sin(theta)) < 1e-6)
+        #expect(abs(Double(left[100] * left[100] + right[100] * right[100]) - 1) < 1e-6)
+    }
+
+    // MARK: Delay
+
+    @Test func delayEchoesAtATenthOfASecondEachThreeTenthsOfTheLast() {
+        let delay = FeedbackDelay(sampleRate: Self.rate, channels: 1, rampSamples: Self.ramp, time: 0.1, feedback: 0.3, mix: 1)
+        var x = [Float](repeating: 0, count: 48_000)
+        x[0] = 1
+        x.withUnsafeMutableBufferPointer { buffer in
+            var channels = [buffer.baseAddress!]
+            channels.withUnsafeMutableBufferPointer { channels in
+                Self.blocks(buffer.count) { offset, n in
+                    channels[0] = buffer.baseAddress! + offset
+                    delay.process(UnsafePointer(channels.baseAddress!), frames: n)
+                }
+            }
+        }
+        // Find the echoes from the output alone: the local peaks above the noise floor.
+        let echoes = x.indices.filter { abs(x[$0]) > 1e-4 && ($0 == 0 || abs(x[$0]) > abs(x[$0 - 1])) && abs(x[$0]) >= abs(x[min($0 + 1, x.count - 1)]) }
+        #expect(echoes.count >= 5)
+        for (n, index) in echoes.prefix(5).enumerated() {
+            #expect(abs(index - 4800 * (n + 1)) <= 1, "echo \(n + 1) at sample \(index)")
+            #expect(abs(Double(x[index]) - pow(0.3, Double(n))) < 1e-5, "echo \(n + 1) is \(x[index])")
+        }
+    }
+
+    // MARK: Reverb
+
+    func reverbImpulse(feedback: Double, cutoff: Double, seconds: Double = 3) -> (left: [Float], right: [Float]) {
+        let reverb = CostelloReverb(sampleRate: Self.rate, rampSamples: Self.ramp, feedback: feedback, cutoff: cutoff)
+        let count = Int(seconds * Self.rate)
+        var left = [Float](repeating: 0, count: count), right = [Float](repeating: 0, count: count)
+        left[0] = 1; right[0] = 1
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            Self.blocks(count) { reverb.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
+        } }
+        return (left, right)
+    }
+
+    /// Seconds for the tail's level to fall by 30 dB (×2 gives RT60), from 50 ms windows.
+    func decayTime(_ x: [Float]) -> Double {
+        let window = 2400
+        let levels = stride(from: 0, to: x.count - window, by: window).map { SignalAnalysis.dBFS(x[$0..<$0 + window]) }
+        let loudest = levels.max()!
+        let start = levels.firstIndex(of: loudest)!
+        let end = levels[start...].firstIndex { $0 < loudest - 30 } ?? levels.count
+        return Double(end - start) * Double(window) / Self.rate
+    }
+
+    @Test func reverbTailDecaysLongerWithMoreFeedbackAndDarkerWithLowerCutoff() {
+        let short = reverbImpulse(feedback: 0.5, cutoff: 8000), long = reverbImpulse(feedback: 0.9, cutoff: 8000)
+        #expect(decayTime(long.left) > 2 * decayTime(short.left), "\(decayTime(long.left)) vs \(decayTime(short.left))")
+        let bright = reverbImpulse(feedback: 0.8, cutoff: 10_000, seconds: 1)
+        let dark = reverbImpulse(feedback: 0.8, cutoff: 1000, seconds: 1)
+        let tail = 4800..<48_000
+        #expect(Spectrum.centroid(dark.left[tail], sampleRate: Self.rate) < 0.6 * Spectrum.centroid(bright.left[tail], sampleRate: Self.rate))
+        // Stereo: the two sides are different reflections of the same impulse.
+        let l = long.left[tail], r = long.right[tail]
+        let correlation = zip(l, r).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
+            / (l.reduce(0.0) { $0 + Double($1 * $1) } * r.reduce(0.0) { $0 + Double($1 * $1) }).squareRoot()
+        #expect(abs(correlation) < 0.5)
+    }
+
+    @Test func reverbFirstReflectionsArriveAtTheLineDelays() {
+        let (left, _) = reverbImpulse(feedback: 0.6, cutoff: 20_000, seconds: 0.2)
+        // Nothing before the shortest line (1933/44100 s minus its 0.6 ms drift), something right after.
+        let earliest = Int((1933.0 / 44100 - 0.0006) * Self.rate) - 2
+        #expect(SignalAnalysis.peak(left[1..<earliest]) == 0)
+        #expect(SignalAnalysis.peak(left[earliest..<(earliest + 400)]) > 0.01)
+    }
+
+    // MARK: Dry/wet
+
+    @Test func dryWetCrossfadesLinearly() {
+        for balance in [0.0, 0.25, 0.5, 1] {
+            var mixer = DryWetMixer(rampSamples: Self.ramp, balance: balance)
+            var dry = [Float](repeating: 1, count: 64), dryR = [Float](repeating: 1, count: 64)
+            var wet = [Float](repeating: -1, count: 64), wetR = [Float](repeating: 3, count: 64)
+            dry.withUnsafeMutableBufferPointer { dl in dryR.withUnsafeMutableBufferPointer { dr in
+                wet.withUnsafeMutableBufferPointer { wl in wetR.withUnsafeMutableBufferPointer { wr in
+                    mixer.process(dry: (dl.baseAddress!, dr.baseAddress!), wet: (wl.baseAddress!, wr.baseAddress!), frames: 64)
+                } }
+            } }
+            #expect(abs(Double(wet[10]) - (1 - 2 * balance)) < 1e-6 && abs(Double(wetR[10]) - (1 + 2 * balance)) < 1e-6)
+        }
+    }
+
+    // MARK: Moog ladder
+
+    /// Steady-state gain of the ladder for a sine at `frequency` (output amplitude / input amplitude).
+    func ladderGain(cutoff: Double, resonance: Double = 0, at frequency: Double) -> Double {
+        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: cutoff, resonance: resonance)
+        let count = 48_000
+        var left = Self.sine(frequency, amplitude: 0.05, count: count), right = left
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            Self.blocks(count) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
+        } }
+        return Spectrum.amplitude(left[24_000...], at: frequency, sampleRate: Self.rate) / 0.05
+    }
+
+    @Test(arguments: [50.0, 200, 500, 1000, 2000, 3500, 4900])
+    func ladderIsThreeDecibelsDownAtItsCutoff(cutoff: Double) {
+        // Find the −3 dB point from measured gains by bisection on a log scale.
+        let target = pow(10, -3.0 / 20)
+        var low = cutoff / 4, high = cutoff * 4
+        for _ in 0..<18 {
+            let middle = (low * high).squareRoot()
+            if ladderGain(cutoff: cutoff, at: middle) > target { low = middle } else { high = middle }
+        }
+        let measured = (low * high).squareRoot()
+        #expect(abs(measured / cutoff - 1) < 0.05, "−3 dB at \(measured) Hz for cutoff \(cutoff)")
+    }
+
+    @Test func ladderFallsTwentyFourDecibelsPerOctave() {
+        // Far above the poles (which sit at cutoff / 0.435): one octave apart.
+        let cutoff = 50.0, poles = cutoff / MoogLadder.minus3dBRatio
+        let a = ladderGain(cutoff: cutoff, at: 8 * poles), b = ladderGain(cutoff: cutoff, at: 16 * poles)
+        let slope = 20 * log10(a / b)
+        #expect(abs(slope - 24) < 1, "slope \(slope) dB/octave")
+    }
+
+    @Test func resonancePeaksNearThePolesAndSelfOscillatesBounded() {
+        let poles = 1000 / MoogLadder.minus3dBRatio
+        #expect(ladderGain(cutoff: 1000, resonance: 0.9, at: poles) > 3 * ladderGain(cutoff: 1000, resonance: 0, at: poles))
+        // Resonance 1 with a single kick: it rings on by itself, at a bounded level.
+        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 1000, resonance: 1)
+        var left = [Float](repeating: 0, count: 96_000), right = left
+        left[0] = 0.5; right[0] = 0.5
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            Self.blocks(96_000) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
+        } }
+        #expect(left.allSatisfy { $0.isFinite && abs($0) < 4 })
+    }
+
+    // MARK: Limiter
+
+    @Test func limiterIsTransparentBelowThresholdAndBoundedAbove() {
+        let limiter = SoftLimiter(threshold: 0.9)
+        var x: [Float] = [0, 0.5, -0.89, 0.95, -2, 10, 1e30, -.infinity, .nan, .greatestFiniteMagnitude]
+        x.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: $0.count) }
+        #expect(x[0] == 0 && x[1] == 0.5 && x[2] == -0.89)
+        #expect(x[3] > 0.9 && x[3] < 0.95 && x[4] < -0.9)
+        #expect(x.allSatisfy { $0.isFinite && abs($0) <= 1 })
+        #expect(x[7] == 0 && x[8] == 0)
+        // Monotonic: louder in, louder (or equal) out.
+        var ramp = (0..<1000).map { Float($0) / 100 }
+        ramp.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: $0.count) }
+        #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+}
