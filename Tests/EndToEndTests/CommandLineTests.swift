@@ -52,6 +52,25 @@ extension EndToEnd {
             expectOneLine(try play(["--profile", "no-such-profile"]), status: 2, containing: "no such profile")
         }
 
+        @Test func badSessionLogsExitWithStatusTwoNamingTheLine() throws {
+            let folder = try Fixtures.scratch("badlog")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let image = Fixtures.repository + "/images/atomic-lattice.png"
+            let start = #"{"type":"start","t":1,"image":"x.png","width":384,"height":384,"bitDepth":16,"profile":"default","sampleRate":48000}"#
+            let cases: [(String, String)] = [
+                (start + "\nnot json\n", "log.jsonl:2: not a JSON object"),
+                (start + "\n" + #"{"type":"viewport","t":2,"originX":0,"originY":0}"#, "log.jsonl:2: \"scale\" must be a number"),
+                (#"{"type":"viewport","t":2,"originX":0,"originY":0,"scale":1}"#, "no start record"),
+                (start.replacingOccurrences(of: "384,\"height\"", with: "100,\"height\""), "the session played a 100 × 384 image"),
+            ]
+            for (text, message) in cases {
+                try text.write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
+                let result = try Subprocess.run(Fixtures.binary, ["render", image, "--session", folder + "/log.jsonl",
+                                                                  "--out", folder + "/out.wav"])
+                expectOneLine(result, status: 2, containing: message)
+            }
+        }
+
         @Test func noDisplayExitsWithStatusThree() throws {
             let image = Fixtures.repository + "/images/atomic-lattice.png"
             var environment = ProcessInfo.processInfo.environment

@@ -109,6 +109,29 @@ extension EndToEnd {
                     #expect(Double(firstQuiet - lastLoud) / rate <= 0.010, "fade took \(Double(firstQuiet - lastLoud) / rate) s")
                 }
 
+                // --- The offline render of this session's log sounds what the sink heard, and is repeatable.
+                let wavPath = folder + "/session.wav"
+                for copy in 0..<2 {
+                    let rendered = try Subprocess.run(Fixtures.binary, ["render", imagePath, "--session", session.logPath,
+                                                                        "--out", wavPath + ".\(copy)"])
+                    #expect(rendered.status == 0, "\(rendered.output)")
+                }
+                let renderedBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath + ".0")))
+                #expect(renderedBytes == (try [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath + ".1")))))
+                let wav = try WAVFile(bytes: renderedBytes)
+                let renderedLeft = wav.channel(0)
+                let renderedBursts = SignalAnalysis.bursts(renderedLeft, threshold: 0.01, window: 48, minimumGap: 4800)
+                #expect(renderedBursts.count == 2)
+                let renderedPlateaus = SignalAnalysis.pitchPlateaus(renderedLeft[renderedBursts[0]], sampleRate: rate,
+                                                                    window: 2400, tolerance: 0.005, minimumLength: 9600)
+                #expect(renderedPlateaus.count == plateaus.count
+                        && zip(renderedPlateaus, plateaus).allSatisfy { abs($0.frequency / $1.frequency - 1) < 0.002 },
+                        "rendered \(renderedPlateaus.map(\.frequency)) vs heard \(plateaus.map(\.frequency))")
+                // The lifted gap lasts as long in the render as in the recording (within 20 ms).
+                let heardGap = Double(tap.lowerBound - stroke.upperBound) / rate
+                let renderedGap = Double(renderedBursts[1].lowerBound - renderedBursts[0].upperBound) / rate
+                #expect(abs(heardGap - renderedGap) < 0.02, "gap \(renderedGap) s rendered, \(heardGap) s heard")
+
                 // --- What the log says about positions: every touching record maps the sent position exactly.
                 let sent = [from] + TestDisplay.strokePoints(from: from, to: to, ms: 3000) + [tapPoint]
                 let touching = try session.records(ofType: "pen").filter { ($0["buttons"] as! [Int]).contains(1) }

@@ -79,4 +79,13 @@ public struct PenRecord: Sendable, Equatable {
     /// The synth targets this event set (0 when silent).
     public var frequency: Double
     public var amplitude: Double
+
+    public init(t: Double, rootX: Double, rootY: Double, imageX: Double, imageY: Double, inImage: Bool, sample: Int,
+                level: Double, pressure: Double, tiltX: Double, tiltY: Double, buttons: PenButtons, mode: String,
+                frequency: Double, amplitude: Double) {
+        self.t = t; self.rootX = rootX; self.rootY = rootY; self.imageX = imageX; self.imageY = imageY
+        self.inImage = inImage; self.sample = sample; self.level = level; self.pressure = pressure
+        self.tiltX = tiltX; self.tiltY = tiltY; self.buttons = buttons; self.mode = mode
+        self.frequency = frequency; self.amplitude = amplitude
+    }
 }

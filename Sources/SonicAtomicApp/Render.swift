@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import SonicCore
+import SonicPNG
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a session log through the sound engine and write what it sounds like to a WAV file.",
+        discussion: """
+            The log's pen events go through the same controller and engine as they did live, at their logged \
+            times, so with the session's own profile the file holds what was heard. Rendering the same input \
+            twice gives the same bytes.
+            """)
+
+    @Argument(help: "The image the session played.")
+    var image: String
+
+    @Option(help: "The session log written by `play --events`.")
+    var session: String
+
+    @Option(help: "The WAV file to write (48 kHz stereo).")
+    var out: String
+
+    @Option(help: "A profile name or path (default: the session's own).")
+    var profile: String?
+
+    @Flag(help: "Write 32-bit float samples instead of 16-bit.")
+    var float = false
+
+    func run() throws {
+        let log: (start: StartRecord, records: [SessionRecord])
+        do { log = try SessionLogReader.read(path: session) } catch {
+            throw fail("\(error)", status: ExitStatus.badInput)
+        }
+        let chosen: Profile
+        do { chosen = try Installation.loadProfile(profile ?? log.start.profile) } catch let error as ProfileError {
+            throw fail(error.description, status: ExitStatus.badInput)
+        }
+        let picture: GrayImage
+        do { picture = try PNGDecoder.decode(path: image) } catch {
+            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
+        }
+        guard picture.width == log.start.width, picture.height == log.start.height else {
+            throw fail("the session played a \(log.start.width) × \(log.start.height) image, \(image) is "
+                       + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
+        }
+        let samples = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate)
+            .render(log.records, start: log.start)
+        let bytes = WAVEncoder.encode(samples, channels: 2, sampleRate: Play.sampleRate, format: float ? .float32 : .pcm16)
+        guard FileManager.default.createFile(atPath: out, contents: Data(bytes)) else {
+            throw fail("cannot write \(out)", status: ExitStatus.badInput)
+        }
+    }
+}

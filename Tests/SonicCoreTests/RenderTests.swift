@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SonicCore
+
+@Suite struct RenderTests {
+    @Test func wavFilesCarryTheSamplesExactly() throws {
+        let samples: [Float] = [0, 0.5, -0.5, 1, -1, 0.25, 2, -3]
+        let float = try WAVFile(bytes: WAVEncoder.encode(samples, channels: 2, sampleRate: 48000, format: .float32))
+        #expect(float.isFloat && float.channels == 2 && float.sampleRate == 48000 && float.bitsPerSample == 32)
+        #expect(float.samples == samples)
+        let pcm = try WAVFile(bytes: WAVEncoder.encode(samples, channels: 2, sampleRate: 48000, format: .pcm16))
+        #expect(!pcm.isFloat && pcm.bitsPerSample == 16)
+        // Rounded to 1/32767, beyond ±1 clipped.
+        #expect(zip(pcm.samples, [0, 0.5, -0.5, 1, -1, 0.25, 1, -1]).allSatisfy { abs($0 - $1) <= 0.5 / 32767 })
+    }
+
+    /// A 2×1 image (1000, 60000), shown at scale 100 from (0, 0): x 0…100 is pixel 0, 100…200 pixel 1.
+    let image = GrayImage(width: 2, height: 1, bitDepth: 16, samples: [1000, 60000])
+    let start = StartRecord(t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, profile: "default", sampleRate: 48000)
+
+    func pen(_ t: Double, x: Double, tip: Bool, inImage: Bool = true) -> SessionRecord {
+        var buttons = PenButtons()
+        if tip { buttons.insert(1) }
+        return .pen(PenRecord(t: t, rootX: x, rootY: 50, imageX: 0, imageY: 0, inImage: inImage, sample: 0, level: 0,
+                              pressure: tip ? 0.5 : 0, tiltX: 0, tiltY: 0, buttons: buttons, mode: "intensity-pitch",
+                              frequency: 0, amplitude: 0))
+    }
+
+    var session: [SessionRecord] {
+        [.start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 100)),
+         pen(100.5, x: 50, tip: true), pen(101.0, x: 150, tip: true), pen(101.5, x: 150, tip: false)]
+    }
+
+    @Test func replayPlaysEachEventAtItsLoggedTime() {
+        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000).render(session, start: start)
+        let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        let rate = 48_000.0
+        // Silent until 0.5 s; the dark pixel (110 Hz) until 1.0 s; the bright one (1760 Hz) until 1.5 s.
+        #expect(SignalAnalysis.peak(left[0..<24_000]) == 0)
+        #expect(SignalAnalysis.peak(left[24_000..<24_048]) > 0)
+        let low = SignalAnalysis.zeroCrossingFrequency(left[25_000..<47_000], sampleRate: rate)!
+        let high = SignalAnalysis.zeroCrossingFrequency(left[49_000..<71_000], sampleRate: rate)!
+        #expect(abs(low / 110 - 1) < 0.001 && abs(high / 1760 - 1) < 0.001)
+        // Lifted at 1.5 s: silent 10 ms later, and the file ends after 0.1 s of silence.
+        #expect(SignalAnalysis.peak(left[72_480...]) == 0)
+        #expect(left.count >= 72_000 + 4800 && left.count < 72_000 + 4800 + 600)
+    }
+
+    @Test func replayIsDeterministic() {
+        let replay = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000)
+        #expect(replay.render(session, start: start) == replay.render(session, start: start))
+    }
+
+    @Test func leavingTheWindowOverTheImageIsSilentInReplayToo() {
+        // Logged "not in image" at a position over the image: the pen had left the window.
+        let records = [session[0], session[1], pen(100.5, x: 50, tip: true), pen(100.8, x: 50, tip: true, inImage: false)]
+        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000).render(records, start: start)
+        let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        #expect(SignalAnalysis.peak(left[25_000..<38_000]) > 0.4)
+        #expect(SignalAnalysis.peak(left[(38_400 + 480)...]) == 0)
+    }
+}
