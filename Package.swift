@@ -30,11 +30,12 @@ let package = Package(
         .target(name: "SonicPNG", dependencies: ["SonicCore", "CPNG"]),
         .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
+        .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
 
         .executableTarget(
             name: "SonicAtomicApp",
             dependencies: [
-                "SonicCore", "SonicPNG", "SonicX11", "SonicPulse",
+                "SonicCore", "SonicPNG", "SonicX11", "SonicPulse", "SonicSpeech",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -8,6 +8,11 @@ enum ExitStatus {
     static let noSound: Int32 = 4
 }
 
+/// One line on stderr about something the program works around.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("sonic-atomic: \(message)\n".utf8))
+}
+
 /// Prints one line on stderr and ends the command with `status`.
 func fail(_ message: String, status: Int32) -> ExitCode {
     FileHandle.standardError.write(Data("sonic-atomic: \(message)\n".utf8))

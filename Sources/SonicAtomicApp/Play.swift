@@ -4,14 +4,22 @@ import Glibc
 import SonicCore
 import SonicPNG
 import SonicPulse
+import SonicSpeech
 import SonicX11
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show an image full-screen and play it: the pen's nib sounds the intensity under it.",
-        discussion: "Keys: Escape or q quits.")
+        discussion: """
+            Pen: double-click the lower barrel button for the next mode, click it for where am I; the upper \
+            button removes the last tag (tagging mode) or repeats the last announcement. Keys: Tab / Shift+Tab \
+            next / previous mode, 1-4 choose a mode, Space where am I, BackSpace remove the last tag, R repeat, \
+            F1 key help, Escape or q quit.
+            """)
 
     static let sampleRate = 48_000
+    /// Room for the longest announcement (the key help) at 48 kHz.
+    static let speechSeconds = 60.0
 
     @Argument(help: "A PNG image (8- or 16-bit gray, or colour). Default: the bundled atomic lattice.")
     var image: String?
@@ -25,15 +33,24 @@ struct Play: ParsableCommand {
     @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
     var latency = 5.0
 
+    @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
+    var voice: String?
+
+    @Option(help: "Speech rate in words per minute (80-450); overrides the profile's.")
+    var rate: Int?
+
     func validate() throws {
         guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
+        if let rate, !(80...450).contains(rate) { throw ValidationError("--rate must be 80 to 450 words per minute") }
     }
 
     func run() throws {
-        let profile: Profile
-        do { profile = try Installation.loadProfile(self.profile) } catch let error as ProfileError {
+        var settings: Profile
+        do { settings = try Installation.loadProfile(profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
         }
+        if let voice { settings.speech.voice = voice }
+        if let rate { settings.speech.rate = rate }
         guard let imagePath = image ?? Installation.defaultImage else {
             throw fail("no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                        status: ExitStatus.badInput)
@@ -47,9 +64,8 @@ struct Play: ParsableCommand {
             throw fail(error.message, status: ExitStatus.badInput)
         }
 
-        let statistics = SampleStatistics(picture)
         let controls = SynthControls()
-        let instrument = Instrument(image: picture, profile: profile, statistics: statistics,
+        let instrument = Instrument(image: picture, profile: settings, statistics: SampleStatistics(picture),
                                     viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
         let imageName = URL(fileURLWithPath: imagePath).lastPathComponent
         let frontend: X11Frontend
@@ -59,46 +75,85 @@ struct Play: ParsableCommand {
         } catch {
             throw fail(error.description, status: ExitStatus.noDisplay)
         }
+        let speechBuffer = SpeechBuffer(capacity: Int(Self.speechSeconds * Double(Self.sampleRate)))
+        let renderer = VoicedRenderer(
+            engine: SynthEngine(chain: settings.chain, sampleRate: Double(Self.sampleRate), controls: controls),
+            speech: speechBuffer, duckDecibels: settings.speech.duckDecibels, volume: settings.speech.volume)
         let output: PulseOutput
         do {
-            output = try PulseOutput(renderer: SynthEngine(chain: profile.chain, sampleRate: Double(Self.sampleRate),
-                                                                  controls: controls),
-                                     sampleRate: Self.sampleRate, latency: latency / 1000, streamName: imageName)
+            output = try PulseOutput(renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
+                                     streamName: imageName)
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)
         }
+        let voice = startVoice(settings.speech, buffer: speechBuffer)
+        defer { voice?.stop() }
 
         log?.write(.start(StartRecord(
             t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path,
-            width: picture.width, height: picture.height, bitDepth: picture.bitDepth, profile: profile.name,
-            sampleRate: Self.sampleRate)))
-        log?.flush()
+            width: picture.width, height: picture.height, bitDepth: picture.bitDepth, profile: settings.name,
+            sampleRate: Self.sampleRate, voice: settings.speech.voice, rate: settings.speech.rate)))
+        let controller = SessionController(instrument: instrument, imageName: imageName)
+
+        /// Carries out what the controller asks; false when it asks to quit.
+        func perform(_ outputs: [ControllerOutput]) -> Bool {
+            var keepGoing = true
+            for output in outputs {
+                let now = monotonicSeconds()
+                switch output {
+                case .pen(let record): log?.write(.pen(record))
+                case .mode(let mode): log?.write(.mode(t: now, mode))
+                case .speak(let text):
+                    voice?.say(text)
+                    log?.write(.speech(t: now, text: text))
+                case .tagAdded(let tag): log?.write(.tag(t: now, tag))
+                case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
+                case .quit: keepGoing = false
+                }
+            }
+            return keepGoing
+        }
 
         installQuitSignals()
-        var running = true
+        var running = perform(controller.start(notices: voice?.warning.map { ["Note: \($0)."] } ?? []))
         while running && !quitSignalled.load(ordering: .relaxed) {
-            for event in frontend.nextEvents(timeout: 100) {
+            // Wake for input, or for a pending single click to declare itself.
+            let untilDeadline = controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
+            for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
                 switch event {
                 case .pen(let pen):
-                    let record = instrument.handle(pen)
-                    log?.write(.pen(record))
+                    running = perform(controller.handle(pen)) && running
                 case .placed(let window):
                     let viewport = Viewport(fitting: picture.width, picture.height, into: window)
                     instrument.place(viewport)
                     log?.write(.viewport(t: monotonicSeconds(), viewport))
                     frontend.show(viewport)
                 case .key(let name):
-                    if name == "Escape" || name == "q" { running = false }
+                    running = perform(controller.handle(key: name)) && running
                 case .closeRequested:
-                    running = false
+                    running = perform(controller.handle(key: "Escape")) && running
                 }
             }
+            running = perform(controller.poll(at: monotonicSeconds())) && running
             log?.flush()
         }
 
-        // Let the tone fade through the buffer rather than cut off mid-wave.
+        // Let the goodbye be heard (a signal skips it), and the tone fade rather than cut off.
         instrument.silence()
+        if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
         usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
         log?.flush()
+    }
+
+    /// The voice, or nil with one line on stderr if there is none: the instrument works without it.
+    private func startVoice(_ settings: Profile.SpeechSettings, buffer: SpeechBuffer) -> LiveVoice? {
+        do {
+            let voice = try LiveVoice(settings: settings, buffer: buffer, outputRate: Double(Self.sampleRate))
+            if let warning = voice.warning { warn(warning) }
+            return voice
+        } catch {
+            warn("\(error); continuing without a voice")
+            return nil
+        }
     }
 }

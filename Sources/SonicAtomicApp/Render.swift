@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SonicCore
 import SonicPNG
+import SonicSpeech
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,11 +45,29 @@ struct Render: ParsableCommand {
             throw fail("the session played a \(log.start.width) × \(log.start.height) image, \(image) is "
                        + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
         }
-        let samples = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate)
+        // Speak as the session did, whatever the profile says.
+        var spoken = chosen.speech
+        if let voice = log.start.voice { spoken.voice = voice }
+        if let rate = log.start.rate { spoken.rate = rate }
+        let voice = speech(spoken, needed: log.records.contains { if case .speech = $0 { true } else { false } })
+        let samples = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice)
             .render(log.records, start: log.start)
         let bytes = WAVEncoder.encode(samples, channels: 2, sampleRate: Play.sampleRate, format: float ? .float32 : .pcm16)
         guard FileManager.default.createFile(atPath: out, contents: Data(bytes)) else {
             throw fail("cannot write \(out)", status: ExitStatus.badInput)
+        }
+    }
+
+    /// The voice for the logged announcements; without one the render goes on, silent where it spoke.
+    private func speech(_ settings: Profile.SpeechSettings, needed: Bool) -> OfflineSpeech? {
+        guard needed else { return nil }
+        do {
+            let voice = try OfflineSpeech(settings: settings)
+            if let warning = voice.warning { warn(warning) }
+            return voice
+        } catch {
+            warn("\(error); rendering without it")
+            return nil
         }
     }
 }

@@ -26,7 +26,8 @@ enum SessionLogReader {
                 let record = StartRecord(
                     t: try fields.number("t"), image: try fields.string("image"), width: try fields.integer("width"),
                     height: try fields.integer("height"), bitDepth: try fields.integer("bitDepth"),
-                    profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate"))
+                    profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate"),
+                    voice: object["voice"] as? String, rate: (object["rate"] as? NSNumber)?.intValue)
                 start = record
                 records.append(.start(record))
             case "viewport":
@@ -44,6 +45,18 @@ enum SessionLogReader {
                     pressure: try fields.number("pressure"), tiltX: try fields.number("tiltX"),
                     tiltY: try fields.number("tiltY"), buttons: buttons, mode: try fields.string("mode"),
                     frequency: try fields.number("frequency"), amplitude: try fields.number("amplitude"))))
+            case "mode":
+                guard let mode = Mode(rawValue: try fields.string("mode")) else {
+                    throw Failure(description: "\(place): unknown mode")
+                }
+                records.append(.mode(t: try fields.number("t"), mode))
+            case "speech":
+                records.append(.speech(t: try fields.number("t"), text: try fields.string("text")))
+            case "tag":
+                records.append(.tag(t: try fields.number("t"), Tag(id: try fields.integer("id"), x: try fields.number("ix"),
+                                                                   y: try fields.number("iy"))))
+            case "untag":
+                records.append(.untag(t: try fields.number("t"), id: try fields.integer("id")))
             default:
                 continue
             }

@@ -14,6 +14,7 @@ public protocol AudioRenderer: AnyObject {
 }
 
 extension SynthEngine: AudioRenderer {}
+extension VoicedRenderer: AudioRenderer {}
 
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.

@@ -1,7 +1,8 @@
-// engine-benchmark — renders the sound engine offline through a profile's chain, driven by a seeded
-// pitch / loudness / cutoff trajectory that changes 200 times a second, and reports the real-time
-// factor, the time of each 128-frame block (median, p99), peak memory and, when the allocation
-// counter is preloaded, how many allocations rendering made.
+// engine-benchmark — renders what the audio thread renders (the profile's chain, ducked under a
+// voice that speaks a tenth of the time) offline, driven by a seeded pitch / loudness / cutoff
+// trajectory that changes 200 times a second, and reports the real-time factor, the time of each
+// 128-frame block (median, p99), peak memory and, when the allocation counter is preloaded, how many
+// allocations rendering made.
 //
 //   swift build -c release --product engine-benchmark
 //   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--json FILE]
@@ -31,7 +32,11 @@ do { profile = try Profile(name: "bench", file: profilePath, text: text) } catch
 let sampleRate = 48_000.0
 let frames = SynthEngine.blockSize
 let controls = SynthControls()
-let engine = SynthEngine(chain: profile.chain, sampleRate: sampleRate, controls: controls)
+let speech = SpeechBuffer(capacity: Int(sampleRate))
+let renderer = VoicedRenderer(engine: SynthEngine(chain: profile.chain, sampleRate: sampleRate, controls: controls),
+                              speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
+/// Half a second of "voice" (a gliding tone), queued every five seconds of audio.
+let utterance = (0..<Int(sampleRate / 2)).map { Float(0.5 * sin(Double($0) * (0.05 + Double($0) * 1e-7))) }
 let blocks = Int(seconds * sampleRate) / frames
 let output = UnsafeMutablePointer<Float>.allocate(capacity: frames * 2)
 var blockNanoseconds = [UInt64](repeating: 0, count: blocks)
@@ -79,10 +84,14 @@ let start = now()
 for block in 0..<blocks {
     let frame = block * frames
     let change = trajectory[frame / framesPerChange]
+    controls.set(SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff))
+    // The speech thread's part (not in the block time): an utterance every five seconds.
+    if block % (5 * Int(sampleRate) / frames) == 0 {
+        speech.discardQueued()
+        _ = utterance.withUnsafeBufferPointer { speech.write($0) }
+    }
     let blockStart = now()
-    controls.set(frequency: change.frequency, amplitude: change.amplitude)
-    controls.set(cutoff: change.cutoff)
-    engine.render(into: output, frames: frames, channels: 2)
+    renderer.render(into: output, frames: frames, channels: 2)
     blockNanoseconds[block] = now() - blockStart
     peak = max(peak, abs(output[0]))
 }

@@ -6,18 +6,6 @@ extension EndToEnd {
     /// The first whole path on real parts: a PNG on screen, a pen on it, a tone out of PulseAudio.
     /// Assertions about sound come from the recording of the sink, not from what the program logs.
     @Suite struct PlayTests {
-        /// Runs `body` with a fresh X display (pen-tablet), sound server and scratch folder, then tears down.
-        func withServers(_ name: String, _ body: (TestDisplay, SoundServer, String) throws -> Void) throws {
-            let folder = try Fixtures.scratch(name)
-            // Sound first: its sink warms up while the X server starts.
-            let sound = try SoundServer(folder: folder)
-            defer { sound.stop() }
-            let display = try TestDisplay(folder: folder)
-            defer { display.stop() }
-            try body(display, sound, folder)
-            try? FileManager.default.removeItem(atPath: folder)
-        }
-
         /// Nearest-rank percentile, computed here from the definition.
         static func percentile(_ samples: [UInt16], _ p: Double) -> Double {
             let sorted = samples.sorted()
@@ -62,22 +50,24 @@ extension EndToEnd {
                 }
                 #expect(shot[display.width / 2, Int(originY) / 2] == 0 && shot[10, display.height - 5] == 0)
 
-                // Slowly across all five regions, lift, rest, then a tap on the middle region.
+                // Once the greeting is over: slowly across all five regions, lift, rest, then a tap on
+                // the middle region.
+                let mark = try sound.waitForSilence()
                 let y = originY + 5.3 * scale
                 let from = (originX + 1.5 * scale, y), to = (originX + 48.5 * scale, y)
-                usleep(300_000)
                 try display.stroke(from: from, to: to, ms: 3000)
                 usleep(600_000)
                 let tapPoint = (originX + 25.2 * scale, originY + 3.7 * scale)
                 try display.tap(tapPoint.0, tapPoint.1, ms: 400)
                 usleep(500_000)
+                let end = sound.recordedSampleCount()
                 #expect(try session.quitWithKey() == 0)
-                usleep(200_000)
 
-                // --- What came out of the sink.
-                let recording = try sound.recording()
+                // --- What came out of the sink, between the greeting and the goodbye.
+                let recording = Array(try sound.recording()[..<end])
                 let rate = SoundServer.sampleRate
                 let bursts = SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800)
+                    .filter { $0.lowerBound >= mark }
                 try #require(bursts.count == 2, "expected two sounding stretches (stroke, tap), found \(bursts.map { Double($0.count) / rate })")
                 let stroke = bursts[0], tap = bursts[1]
 
@@ -97,7 +87,7 @@ extension EndToEnd {
                 let gap = (stroke.upperBound + 960)..<(tap.lowerBound - 960)
                 #expect(gap.count > 12_000)
                 #expect(SignalAnalysis.peak(recording[gap]) < 0.001, "lifted gap peak \(SignalAnalysis.peak(recording[gap]))")
-                #expect(SignalAnalysis.peak(recording[0..<max(0, stroke.lowerBound - 960)]) < 0.001)
+                #expect(SignalAnalysis.peak(recording[mark..<max(mark, stroke.lowerBound - 960)]) < 0.001)
                 // Lifting fades out within 10 ms: from the last full-level millisecond to below −60 dBFS.
                 for burst in [stroke, tap] {
                     let ms = 48
@@ -120,16 +110,21 @@ extension EndToEnd {
                 #expect(renderedBytes == (try [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath + ".1")))))
                 let wav = try WAVFile(bytes: renderedBytes)
                 let renderedLeft = wav.channel(0)
+                // The render speaks too: the stroke is the stretch of sound with the most steady pitches,
+                // the tap the next one.
                 let renderedBursts = SignalAnalysis.bursts(renderedLeft, threshold: 0.01, window: 48, minimumGap: 4800)
-                #expect(renderedBursts.count == 2)
-                let renderedPlateaus = SignalAnalysis.pitchPlateaus(renderedLeft[renderedBursts[0]], sampleRate: rate,
-                                                                    window: 2400, tolerance: 0.005, minimumLength: 9600)
+                let tonal = renderedBursts.map {
+                    SignalAnalysis.pitchPlateaus(renderedLeft[$0], sampleRate: rate, window: 2400, tolerance: 0.005, minimumLength: 9600)
+                }
+                let strokeIndex = try #require(tonal.indices.max { tonal[$0].count < tonal[$1].count })
+                try #require(strokeIndex + 1 < renderedBursts.count, "no tap after the stroke in the render")
+                let renderedPlateaus = tonal[strokeIndex]
                 #expect(renderedPlateaus.count == plateaus.count
                         && zip(renderedPlateaus, plateaus).allSatisfy { abs($0.frequency / $1.frequency - 1) < 0.002 },
                         "rendered \(renderedPlateaus.map(\.frequency)) vs heard \(plateaus.map(\.frequency))")
                 // The lifted gap lasts as long in the render as in the recording (within 20 ms).
                 let heardGap = Double(tap.lowerBound - stroke.upperBound) / rate
-                let renderedGap = Double(renderedBursts[1].lowerBound - renderedBursts[0].upperBound) / rate
+                let renderedGap = Double(renderedBursts[strokeIndex + 1].lowerBound - renderedBursts[strokeIndex].upperBound) / rate
                 #expect(abs(heardGap - renderedGap) < 0.02, "gap \(renderedGap) s rendered, \(heardGap) s heard")
 
                 // --- What the log says about positions: every touching record maps the sent position exactly.
@@ -211,18 +206,26 @@ extension EndToEnd {
                 let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
+                try sound.waitForSilence()
                 let start = try #require(try session.records(ofType: "start").first)
                 #expect((start["image"] as! String).hasSuffix("/images/atomic-lattice.png"))
                 #expect(start["bitDepth"] as? Int == 16 && start["profile"] as? String == "default")
                 #expect(start["sampleRate"] as? Int == 48000)
-                // A touch on the lattice sounds; SIGTERM ends the program cleanly.
+                // A touch on the lattice sounds — the pitch of the pixel under the nib, which the log
+                // names — and SIGTERM ends the program at once (no goodbye), cleanly.
                 let mark = sound.recordedSampleCount()
                 try display.tap(Double(display.width) / 2, Double(display.height) / 2, ms: 300)
                 usleep(300_000)
                 session.process.signal(SIGTERM)
                 #expect(session.process.wait(timeout: 10) == 0)
-                let recording = try sound.recording()
-                #expect(SignalAnalysis.peak(recording[mark...]) > 0.4)
+                let recording = Array(try sound.recording()[mark...])
+                let touch = try #require(SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800).first)
+                let heard = SignalAnalysis.zeroCrossingFrequency(recording[(touch.lowerBound + 960)..<(touch.upperBound - 960)],
+                                                                 sampleRate: SoundServer.sampleRate) ?? 0
+                let logged = try #require(try session.records(ofType: "pen").last { ($0["frequency"] as! Double) > 0 })
+                #expect(abs(heard / (logged["frequency"] as! Double) - 1) < 0.01)
+                #expect(SignalAnalysis.peak(recording[...]) > 0.4)
+                #expect(try session.records(ofType: "speech").last?["text"] as? String != "Goodbye.")
             }
         }
 

@@ -215,7 +215,10 @@ import TestSupport
         left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
             Self.blocks(96_000) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
         } }
-        #expect(left.allSatisfy { $0.isFinite && abs($0) < 4 })
+        // Still ringing two seconds later, at a steady, bounded level.
+        let late = SignalAnalysis.peak(left[90_000...]), earlier = SignalAnalysis.peak(left[48_000..<54_000])
+        #expect(late > 0.1 && abs(late / earlier - 1) < 0.1, "\(earlier) then \(late)")
+        #expect(left.allSatisfy { $0.isFinite && abs($0) < 2 })
     }
 
     // MARK: Limiter
@@ -232,5 +235,36 @@ import TestSupport
         var ramp = (0..<1000).map { Float($0) / 100 }
         ramp.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: $0.count) }
         #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+}
+
+extension DSPUnitTests {
+    @Test func anOpenLadderPassesNormalLevelsUnchanged() {
+        // The tilt ladder sits wide open in the other modes: it must not colour or compress the tone.
+        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 20_000, resonance: 0)
+        var left = Self.sine(1760, amplitude: 0.5, count: 48_000), right = left
+        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            Self.blocks(48_000) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
+        } }
+        #expect(abs(Spectrum.amplitude(left[24_000...], at: 1760, sampleRate: Self.rate) - 0.5) < 0.001)
+        #expect(Spectrum.amplitude(left[24_000...], at: 5280, sampleRate: Self.rate) < 1e-5)
+    }
+}
+
+extension DSPUnitTests {
+    @Test func fastSineMatchesSineEverywhereItIsUsed() {
+        var random = SeededRandom(seed: 42)
+        var worst = 0.0
+        for _ in 0..<100_000 {
+            // Oscillator phases, FM-modulated phases (negative too), panner angles.
+            let phase = (random.unitInterval() - 0.3) * 40
+            worst = max(worst, abs(Double(FastMath.sine(cycles: phase)) - sin(2 * Double.pi * phase)))
+        }
+        for phase in [0.0, 0.25, 0.5, 0.75, 1, -0.25, 123.125, 1e9 + 0.25] {
+            worst = max(worst, abs(Double(FastMath.sine(cycles: phase)) - sin(2 * Double.pi * phase)))
+        }
+        // Float rounding of the result is 6e-8 at most; the polynomial adds about as much.
+        #expect(worst < 1.2e-7)
+        #expect(FastMath.nearestInteger(2.5) == 2 && FastMath.nearestInteger(-1.4) == -1 && FastMath.nearestInteger(7.6) == 8)
     }
 }

@@ -26,8 +26,8 @@ import Testing
         #expect(record.imageX == 2 && record.imageY == 0)
         #expect(abs(record.level - 2.0 / 3) < 1e-12)     // percentiles 0.5/99.5 of 4 samples: 0 and 300
         #expect(abs(record.frequency - 110 * pow(16, 2.0 / 3)) < 1e-9)
-        #expect(abs(controls.frequency - record.frequency) < 1e-12)
-        #expect(controls.amplitude == 0.5 && record.amplitude == 0.5)
+        #expect(abs(controls.targets.frequency - record.frequency) < 1e-12)
+        #expect(controls.targets.amplitude == 0.5 && record.amplitude == 0.5)
     }
 
     @Test func liftedHoveringOutsideOrLeftIsSilent() {
@@ -37,7 +37,7 @@ import Testing
             instrument.handle(pen(x: 5, tip: true))
             let record = instrument.handle(event)
             #expect(record.frequency == 0 && record.amplitude == 0)
-            #expect(controls.amplitude == 0)
+            #expect(controls.targets.amplitude == 0)
         }
     }
 

@@ -60,3 +60,49 @@ import Testing
         #expect(doc.entry("s.list")?.line == 5)
     }
 }
+
+extension ProfileTests {
+    @Test func modesAndTheirSettingsAreRead() throws {
+        let profile = try Profile(name: "p", file: "p.toml", text: """
+            [modes]
+            order = ["unit-cell-tagging", "intensity-pitch"]
+            [pressure]
+            curve = [0, 0.5, 0.5, 1]
+            threshold = 0.05
+            full_level = 0.9
+            [tilt]
+            azimuth = "pan"
+            cutoff_upright = 8
+            [buttons]
+            double_click_time = 0.3
+            [speech]
+            voice = "de"
+            rate = 200
+            duck = 18
+            """)
+        #expect(profile.modes == [.unitCellTagging, .intensityPitch])
+        #expect(profile.pressure.curve == PressureCurve(x1: 0, y1: 0.5, x2: 0.5, y2: 1) && profile.pressure.threshold == 0.05)
+        #expect(profile.tilt.azimuth == .pan && profile.tilt.cutoffUpright == 8)
+        #expect(profile.gestures.doubleClickTime == 0.3)
+        #expect(profile.speech.voice == "de" && profile.speech.rate == 200 && profile.speech.duckDecibels == 18)
+        // No tilt-filter mode: no extra ladder, no panner.
+        #expect(profile.chain.effects.isEmpty && !profile.chain.panned)
+    }
+
+    @Test(arguments: [
+        ("[modes]\norder = [\"intensity-pitch\", \"loud\"]\n", 2, "modes.order", "each item must be one of"),
+        ("[modes]\norder = []\n", 2, "modes.order", "at least one mode"),
+        ("[pressure]\ncurve = [0, 0, 1]\n", 2, "pressure.curve", "a list of 4 numbers between 0 and 1"),
+        ("[tilt]\nazimuth = \"colour\"\n", 2, "tilt.azimuth", "must be one of \"resonance\", \"pan\""),
+        ("[speech]\nvoice = \"\"\n", 2, "speech.voice", "must name a voice"),
+        ("[speech]\nrate = 1000\n", 2, "speech.rate", "between 80 and 450"),
+    ] as [(String, Int, String, String)])
+    func modeSettingErrorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
+        #expect {
+            try Profile(name: "bad", file: "bad.toml", text: text)
+        } throws: { error in
+            guard let error = error as? ProfileError else { return false }
+            return error.line == line && error.key == key && error.message.contains(message)
+        }
+    }
+}

@@ -33,7 +33,7 @@ import TestSupport
     }
 
     @Test func replayPlaysEachEventAtItsLoggedTime() {
-        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000).render(session, start: start)
+        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil).render(session, start: start)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         let rate = 48_000.0
         // Silent until 0.5 s; the dark pixel (110 Hz) until 1.0 s; the bright one (1760 Hz) until 1.5 s.
@@ -48,14 +48,14 @@ import TestSupport
     }
 
     @Test func replayIsDeterministic() {
-        let replay = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000)
+        let replay = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil)
         #expect(replay.render(session, start: start) == replay.render(session, start: start))
     }
 
     @Test func leavingTheWindowOverTheImageIsSilentInReplayToo() {
         // Logged "not in image" at a position over the image: the pen had left the window.
         let records = [session[0], session[1], pen(100.5, x: 50, tip: true), pen(100.8, x: 50, tip: true, inImage: false)]
-        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000).render(records, start: start)
+        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil).render(records, start: start)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         #expect(SignalAnalysis.peak(left[25_000..<38_000]) > 0.4)
         #expect(SignalAnalysis.peak(left[(38_400 + 480)...]) == 0)

@@ -18,8 +18,14 @@ import Testing
 
     @Test func startAndViewportRecords() throws {
         let start = SessionRecord.start(StartRecord(t: 1.5, image: "/data/a \"b\".png", width: 3, height: 4,
-                                                    bitDepth: 16, profile: "default", sampleRate: 48000))
-        #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".png","width":3,"height":4,"bitDepth":16,"profile":"default","sampleRate":48000}"#)
+                                                    bitDepth: 16, profile: "default", sampleRate: 48000, voice: "en", rate: 175))
+        #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".png","width":3,"height":4,"bitDepth":16,"profile":"default","sampleRate":48000,"voice":"en","rate":175}"#)
+        let records: [SessionRecord] = [.mode(t: 3, .tiltFilter), .speech(t: 4, text: "Tag 1 at x 2"),
+                                        .tag(t: 5, Tag(id: 1, x: 2.5, y: -0.25)), .untag(t: 6, id: 1)]
+        #expect(records.map(\.jsonLine) == [
+            #"{"type":"mode","t":3,"mode":"tilt-filter"}"#, #"{"type":"speech","t":4,"text":"Tag 1 at x 2"}"#,
+            #"{"type":"tag","t":5,"id":1,"ix":2.5,"iy":-0.25}"#, #"{"type":"untag","t":6,"id":1}"#,
+        ])
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
     }

@@ -28,7 +28,7 @@ import TestSupport
     func plainToneHasTheSetFrequencyAndAmplitude(frequency: Double) {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
-        controls.set(frequency: frequency, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: frequency, amplitude: 0.5))
         let (left, right) = render(engine, seconds: 0.5)
         let steady = left[2400...]
         let measured = SignalAnalysis.zeroCrossingFrequency(steady, sampleRate: rate)!
@@ -41,9 +41,9 @@ import TestSupport
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
         #expect(SignalAnalysis.peak(mono(engine, seconds: 0.05)[...]) == 0)
-        controls.set(frequency: 440, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: 440, amplitude: 0.5))
         _ = mono(engine, seconds: 0.1)
-        controls.set(frequency: 0, amplitude: 0)
+        controls.set(SynthTargets(frequency: 0, amplitude: 0))
         let tail = mono(engine, seconds: 0.05)
         // After 10 ms: exact silence (the ramp lands on 0).
         #expect(SignalAnalysis.peak(tail[480...]) == 0)
@@ -54,11 +54,11 @@ import TestSupport
     @Test func aNoteFromSilenceStartsAtItsOwnPitch() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
-        controls.set(frequency: 110, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: 110, amplitude: 0.5))
         _ = mono(engine, seconds: 0.05)
-        controls.set(frequency: 0, amplitude: 0)
+        controls.set(SynthTargets(frequency: 0, amplitude: 0))
         _ = mono(engine, seconds: 0.05)
-        controls.set(frequency: 1760, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5))
         let x = mono(engine, seconds: 0.02)
         let early = SignalAnalysis.zeroCrossingFrequency(x[0..<480], sampleRate: rate)!
         #expect(abs(early / 1760 - 1) < 0.01)
@@ -80,8 +80,7 @@ import TestSupport
                     cutoff: cutoff * pow(other.cutoff / cutoff, u))
         }
         func apply(_ controls: SynthControls) {
-            controls.set(frequency: frequency, amplitude: amplitude)
-            controls.set(cutoff: cutoff)
+            controls.set(SynthTargets(frequency: frequency, amplitude: amplitude, cutoff: cutoff))
         }
     }
 
@@ -183,10 +182,11 @@ import TestSupport
     // MARK: Anything goes: extremes, jumps, silence
 
     @Test func extremeSettingsAndJumpsStayFiniteAndBounded() {
-        let extremes = SoundChain(
+        var extremes = SoundChain(
             oscillators: [.init(ratio: 16, modulatorRatio: 16, index: 20, level: 1), .init(ratio: 0.01, modulatorRatio: 0, index: 20, level: 1)],
             effects: [.delay(time: 0.001, feedback: 0.99, mix: 1), .reverb(feedback: 0.999, cutoff: 20_000, mix: 1),
                       .ladder(cutoff: 20_000, resonance: 1), .delay(time: 2, feedback: -0.99, mix: 1)])
+        extremes.panned = true
         for chain in [extremes, Self.prototype] {
             let controls = SynthControls()
             let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
@@ -195,8 +195,10 @@ import TestSupport
             for _ in 0..<400 {
                 // A random jump every 10 ms, including nonsense the engine must shrug off.
                 let choices: [Double] = [0, 1e-9, 20, 440, 19_000, 30_000, 1e12, -5, .nan, .infinity]
-                controls.set(frequency: choices[Int(random.next() % 10)], amplitude: [0, 0.5, 1, 7, -1, .nan][Int(random.next() % 6)])
-                controls.set(cutoff: choices[Int(random.next() % 10)])
+                controls.set(SynthTargets(frequency: choices[Int(random.next() % 10)],
+                                          amplitude: [0, 0.5, 1, 7, -1, .nan][Int(random.next() % 6)],
+                                          cutoff: choices[Int(random.next() % 10)], resonance: choices[Int(random.next() % 10)],
+                                          pan: choices[Int(random.next() % 10)], timbre: choices[Int(random.next() % 10)]))
                 let (l, r) = render(engine, seconds: 0.01)
                 for v in l + r {
                     #expect(v.isFinite)
@@ -210,9 +212,9 @@ import TestSupport
     @Test func silenceAfterSoundReachesTrueZeroWithoutSubnormals() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-        controls.set(frequency: 440, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: 440, amplitude: 0.5))
         _ = render(engine, seconds: 0.5)
-        controls.set(frequency: 0, amplitude: 0)
+        controls.set(SynthTargets(frequency: 0, amplitude: 0))
         var tail: [Float] = []
         for _ in 0..<60 { tail += render(engine, seconds: 1).left }
         // Never a subnormal on the way down (they make the FPU crawl), and true silence at the end.
@@ -223,10 +225,10 @@ import TestSupport
     @Test func prototypeChainSoundsAtThePitchWithEchoes() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-        controls.set(frequency: 220, amplitude: 0.5)
+        controls.set(SynthTargets(frequency: 220, amplitude: 0.5))
         let tone = render(engine, seconds: 1).left
         #expect(Spectrum.amplitude(tone[24_000...], at: 220, sampleRate: rate) > 0.05)
-        controls.set(frequency: 0, amplitude: 0)
+        controls.set(SynthTargets(frequency: 0, amplitude: 0))
         let tail = render(engine, seconds: 1).left
         // After the note: the echo 0.1 s later is still there, well above the reverb floor at 0.9 s.
         #expect(SignalAnalysis.rms(tail[4800..<9600]) > 10 * SignalAnalysis.rms(tail[43_200...]))
@@ -236,8 +238,7 @@ import TestSupport
         func run() -> [Float] {
             let controls = SynthControls()
             let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-            controls.set(frequency: 330, amplitude: 0.4)
-            controls.set(cutoff: 900)
+            controls.set(SynthTargets(frequency: 330, amplitude: 0.4, cutoff: 900))
             return render(engine, seconds: 0.5).left
         }
         #expect(run() == run())

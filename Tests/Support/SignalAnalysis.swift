@@ -79,6 +79,53 @@ public enum SignalAnalysis {
         return plateaus
     }
 
+    /// Whether a stretch sounds like speech rather than a tone or silence: loud enough for a good part
+    /// of the time, with the level rising and falling syllable by syllable (a steady tone holds its
+    /// level), and with a pitch that does not hold still.
+    public static func looksLikeSpeech(_ x: ArraySlice<Float>, sampleRate: Double) -> Bool {
+        let window = Int(sampleRate / 100)
+        var levels: [Double] = []
+        var start = x.startIndex
+        while start + window <= x.endIndex {
+            levels.append(dBFS(x[start..<start + window]))
+            start += window
+        }
+        let voiced = levels.filter { $0 > -45 }
+        guard levels.count >= 20, Double(voiced.count) >= 0.3 * Double(levels.count) else { return false }
+        let mean = voiced.reduce(0, +) / Double(voiced.count)
+        let spread = (voiced.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(voiced.count)).squareRoot()
+        return spread > 3
+    }
+
+    /// Where a voice starts over a steady tone at `tone` Hz (after `start`): the first 10 ms in which
+    /// the sound below a third of the tone's frequency (where a voice's fundamental and first formant
+    /// sit, and the tone, through a 24 dB/octave low-pass, is 37 dB down) passes −34 dBFS.
+    public static func speechOnset(_ x: [Float], after start: Int, tone: Double, sampleRate: Double) -> Int? {
+        // Two RBJ biquad low-passes (Butterworth Q) in series.
+        let w = 2 * Double.pi * tone / 3 / sampleRate, alpha = sin(w) / (2 * 0.7071)
+        let b0 = (1 - cos(w)) / 2, b1 = 1 - cos(w), a0 = 1 + alpha, a1 = -2 * cos(w), a2 = 1 - alpha
+        var stages: [(x1: Double, x2: Double, y1: Double, y2: Double)] = [(0, 0, 0, 0), (0, 0, 0, 0)]
+        var low: [Float] = []
+        for v in x[start...] {
+            var input = Double(v)
+            for k in 0..<2 {
+                let s = stages[k]
+                let y = (b0 * input + b1 * s.x1 + b0 * s.x2 - a1 * s.y1 - a2 * s.y2) / a0
+                stages[k] = (input, s.x1, y, s.y1)
+                input = y
+            }
+            low.append(Float(input))
+        }
+        let window = Int(sampleRate / 100)
+        // Skip the filter's own start-up.
+        var i = window * 5
+        while i + window <= low.count {
+            if dBFS(low[i..<i + window]) > -34 { return start + i }
+            i += window
+        }
+        return nil
+    }
+
     /// Reads raw little-endian float32 mono samples (as parec --format=float32le --channels=1 writes).
     public static func readFloat32(_ path: String) throws -> [Float] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

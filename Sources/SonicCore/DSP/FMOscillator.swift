@@ -33,9 +33,10 @@ public struct FMOscillator: Sendable {
             out[i] = FastMath.sine(cycles: carrierPhase + modulation) * Float(amplitude.next())
             carrierPhase += frequency * inverseRate
             modulatorPhase += frequency * modulatorRatio.next() * inverseRate
-            // Keep phases small so their precision never degrades.
-            carrierPhase -= carrierPhase.rounded(.down)
-            modulatorPhase -= modulatorPhase.rounded(.down)
+            // Keep phases small so their precision never degrades. They only grow, and the carrier by
+            // under half a cycle a sample, so a subtraction usually does.
+            if carrierPhase >= 1 { carrierPhase -= 1 }
+            if modulatorPhase >= 1 { modulatorPhase -= modulatorPhase.rounded(.down) }
         }
     }
 }

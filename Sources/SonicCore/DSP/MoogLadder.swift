@@ -1,14 +1,18 @@
 import RealModule
 
 /// A Moog-style four-pole (24 dB/octave) low-pass ladder with resonance, in zero-delay-feedback
-/// (topology-preserving) form: stable for every cutoff and for resonance up to 1, where it
-/// self-oscillates at a level the saturator in the feedback path holds bounded.
+/// (topology-preserving) form: stable for every cutoff and resonance. Only the feedback saturates,
+/// so without resonance the filter is exactly linear; near resonance 1 it self-oscillates, and the
+/// saturation holds that at a steady level.
 ///
 /// `cutoff` is where the response is 3 dB down at resonance 0 — the four poles sit higher, at
 /// cutoff / √(2^¼ − 1) — and the prewarping makes that exact at any sample rate.
 public struct MoogLadder: Sendable {
     /// √(2^¼ − 1): the −3 dB frequency of four equal one-pole stages relative to their pole frequency.
     static let minus3dBRatio = 0.43497944204608224
+
+    /// Feedback gain at resonance 1: just past the 4 where the loop starts to oscillate by itself.
+    static let maximumFeedback: Float = 4.1
 
     /// The output is raised by 1 + k/2 (k = 4·resonance): resonance thins the passband by 1/(1 + k),
     /// and this keeps a resonant ladder about as loud as an open one without boosting the peak too far.
@@ -48,7 +52,7 @@ public struct MoogLadder: Sendable {
                 fc = now
                 g = Self.integratorGain(cutoff: fc, sampleRate: sampleRate)
             }
-            let k = Float(4 * resonance.next())
+            let k = Self.maximumFeedback * Float(resonance.next())
             let G = Float(g / (1 + g))
             let makeUp = 1 + Self.compensation * k
             l[i] = Self.tick(l[i], &left, G: G, k: k) * makeUp
@@ -56,15 +60,16 @@ public struct MoogLadder: Sendable {
         }
     }
 
-    /// One sample through the ladder. Each stage is a TPT one-pole y = G·x + (1 − G)·s; the feedback
-    /// is solved for exactly (no unit delay), then the stage input is saturated to keep it bounded.
+    /// One sample through the ladder. Each stage is a TPT one-pole y = G·x + (1 − G)·s. The output is
+    /// solved for without a unit delay as if the loop were linear, and what is fed back of it passes a
+    /// saturator: identical for small signals, bounded for any.
     @inline(__always)
     private static func tick(_ x: Float, _ s: inout (Float, Float, Float, Float), G: Float, k: Float) -> Float {
         let B = 1 - G
         // Output of the cascade with zero input: the stored states carried through the stages.
         let S = G * G * G * B * s.0 + G * G * B * s.1 + G * B * s.2 + B * s.3
         let G4 = G * G * G * G
-        let u = FastMath.saturate((x - k * S) / (1 + k * G4))
+        let u = x - k * FastMath.saturate((G4 * x + S) / (1 + k * G4))
         var v = G * (u - s.0); let y1 = v + s.0; s.0 = FastMath.flushed(y1 + v)
         v = G * (y1 - s.1); let y2 = v + s.1; s.1 = FastMath.flushed(y2 + v)
         v = G * (y2 - s.2); let y3 = v + s.2; s.2 = FastMath.flushed(y3 + v)

@@ -1,25 +1,55 @@
 import Synchronization
 
+/// What the controller asks of the sound engine at one moment.
+public struct SynthTargets: Sendable, Equatable {
+    /// Pitch in Hz; 0 keeps the last pitch (e.g. while fading out).
+    public var frequency: Double
+    /// Loudness 0...1.
+    public var amplitude: Double
+    /// The (last) ladder's cutoff in Hz and resonance 0...1; nil leaves the profile's.
+    public var cutoff: Double?
+    public var resonance: Double?
+    /// Stereo position −1...1 (for chains with a panner).
+    public var pan: Double
+    /// FM index for every oscillator; nil leaves each its own.
+    public var timbre: Double?
+
+    public init(frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
+                pan: Double = 0, timbre: Double? = nil) {
+        self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
+        self.resonance = resonance; self.pan = pan; self.timbre = timbre
+    }
+
+    public static let silent = SynthTargets()
+}
+
 /// The synth's targets, written by the controller and read by the audio thread without locks.
+/// Each field is its own atomic; a reader may see one update's pitch with the previous update's
+/// loudness for one block, which the ramps smooth over.
 public final class SynthControls: Sendable {
-    private let frequencyBits = Atomic<UInt64>(0)
-    private let amplitudeBits = Atomic<UInt64>(0)
-    private let cutoffBits = Atomic<UInt64>(0)
+    private let frequency = Atomic<UInt64>(0)
+    private let amplitude = Atomic<UInt64>(0)
+    private let cutoff = Atomic<UInt64>(Double.nan.bitPattern)
+    private let resonance = Atomic<UInt64>(Double.nan.bitPattern)
+    private let pan = Atomic<UInt64>(0)
+    private let timbre = Atomic<UInt64>(Double.nan.bitPattern)
 
     public init() {}
 
-    /// Pitch in Hz (0 keeps the last pitch, e.g. while fading out) and loudness 0...1.
-    public func set(frequency: Double, amplitude: Double) {
-        frequencyBits.store(frequency.bitPattern, ordering: .relaxed)
-        amplitudeBits.store(amplitude.bitPattern, ordering: .relaxed)
+    public func set(_ targets: SynthTargets) {
+        frequency.store(targets.frequency.bitPattern, ordering: .relaxed)
+        amplitude.store(targets.amplitude.bitPattern, ordering: .relaxed)
+        // nil travels as NaN.
+        cutoff.store((targets.cutoff ?? .nan).bitPattern, ordering: .relaxed)
+        resonance.store((targets.resonance ?? .nan).bitPattern, ordering: .relaxed)
+        pan.store(targets.pan.bitPattern, ordering: .relaxed)
+        timbre.store((targets.timbre ?? .nan).bitPattern, ordering: .relaxed)
     }
 
-    /// The ladder filter's cutoff in Hz; 0 leaves the profile's own.
-    public func set(cutoff: Double) {
-        cutoffBits.store(cutoff.bitPattern, ordering: .relaxed)
+    public var targets: SynthTargets {
+        func load(_ a: borrowing Atomic<UInt64>) -> Double { Double(bitPattern: a.load(ordering: .relaxed)) }
+        func optional(_ v: Double) -> Double? { v.isNaN ? nil : v }
+        return SynthTargets(frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
+                            resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)))
     }
-
-    public var frequency: Double { Double(bitPattern: frequencyBits.load(ordering: .relaxed)) }
-    public var amplitude: Double { Double(bitPattern: amplitudeBits.load(ordering: .relaxed)) }
-    public var cutoff: Double { Double(bitPattern: cutoffBits.load(ordering: .relaxed)) }
 }

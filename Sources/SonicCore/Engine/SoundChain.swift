@@ -35,6 +35,8 @@ public struct SoundChain: Sendable, Equatable {
 
     public var oscillators: [Oscillator]
     public var effects: [Effect]
+    /// Whether the voice goes through an equal-power panner (centred unless the controller pans it).
+    public var panned = false
     public var limiterThreshold: Double
     /// Seconds every parameter change glides over.
     public var glideTime: Double
@@ -46,4 +48,13 @@ public struct SoundChain: Sendable, Equatable {
     }
 
     public static let plainTone = SoundChain()
+
+    /// The chain with a ladder at the end, wide open, for the tilt-filter mode to drive — unless it
+    /// has one already (tilt then drives its last ladder).
+    public func withTiltLadder() -> SoundChain {
+        guard !effects.contains(where: { if case .ladder = $0 { true } else { false } }) else { return self }
+        var chain = self
+        chain.effects.append(.ladder(cutoff: 20_000, resonance: 0))
+        return chain
+    }
 }

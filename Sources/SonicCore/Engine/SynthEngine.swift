@@ -12,7 +12,12 @@ public final class SynthEngine {
 
     private var oscillators: [FMOscillator]
     private var mixer: Mixer
+    private var panner: Panner?
     private var effects: [EffectUnit]
+    /// The index of the ladder the controller's cutoff and resonance drive: the last one.
+    private let drivenLadder: Int?
+    /// Lowers everything before the limiter while the voice speaks.
+    private var duck: LinearRamp
     private let limiter: SoftLimiter
 
     /// Named types only: a tuple payload would make the runtime build its type metadata (allocating,
@@ -50,6 +55,10 @@ public final class SynthEngine {
                          index: $0.index, amplitude: 1)
         }
         mixer = Mixer(inputs: chain.oscillators.count, rampSamples: ramp, levels: chain.oscillators.map(\.level), gain: 0)
+        panner = chain.panned ? Panner(rampSamples: ramp) : nil
+        drivenLadder = chain.effects.lastIndex { if case .ladder = $0 { true } else { false } }
+        // Speech comes in over 10 ms: quick, but no click.
+        duck = LinearRamp(value: 1, duration: Int(0.01 * sampleRate), range: 0...1)
         effects = chain.effects.map { effect in
             switch effect {
             case let .delay(time, feedback, mix):
@@ -109,23 +118,27 @@ public final class SynthEngine {
         }
     }
 
+    /// Ducks (or restores) the whole sound: 1 is full level. Called from the audio thread.
+    public func duck(to gain: Double) { duck.glide(to: gain) }
+
     private func applyTargets() {
-        let frequency = controls.frequency
-        let amplitude = controls.amplitude
+        let targets = controls.targets
         // A note that starts from silence starts at its own pitch, not with a glide from the last one.
         let fromSilence = mixer.gain.value == 0 && !mixer.gain.isGliding
-        if frequency > 0 {
-            for k in oscillators.indices {
-                let target = frequency * chain.oscillators[k].ratio
-                if fromSilence { oscillators[k].carrierFrequency.jump(to: target) }
-                else { oscillators[k].carrierFrequency.glide(to: target) }
+        for k in oscillators.indices {
+            if targets.frequency > 0 {
+                let pitch = targets.frequency * chain.oscillators[k].ratio
+                if fromSilence { oscillators[k].carrierFrequency.jump(to: pitch) }
+                else { oscillators[k].carrierFrequency.glide(to: pitch) }
             }
+            oscillators[k].index.glide(to: targets.timbre ?? chain.oscillators[k].index)
         }
-        mixer.gain.glide(to: amplitude)
-        let cutoff = controls.cutoff
-        for index in effects.indices {
-            guard case .ladder(var ladder) = effects[index], case .ladder(let profileCutoff, _) = chain.effects[index] else { continue }
-            ladder.cutoff.glide(to: cutoff > 0 ? cutoff : profileCutoff)
+        mixer.gain.glide(to: targets.amplitude)
+        panner?.pan.glide(to: targets.pan)
+        if let index = drivenLadder, case .ladder(var ladder) = effects[index],
+           case .ladder(let cutoff, let resonance) = chain.effects[index] {
+            ladder.cutoff.glide(to: targets.cutoff ?? cutoff)
+            ladder.resonance.glide(to: targets.resonance ?? resonance)
             effects[index] = .ladder(ladder)
         }
     }
@@ -133,7 +146,7 @@ public final class SynthEngine {
     private func renderBlock(frames: Int) {
         for k in oscillators.indices { oscillators[k].process(into: oscillatorBuffers[k], frames: frames) }
         mixer.process(oscillatorBuffers, into: left, frames: frames)
-        right.update(from: left, count: frames)
+        if panner == nil { right.update(from: left, count: frames) } else { panner!.process(left: left, right: right, frames: frames) }
         for index in effects.indices {
             switch effects[index] {
             case .delay(let delay):
@@ -148,6 +161,11 @@ public final class SynthEngine {
                 ladder.process(left: left, right: right, frames: frames)
                 effects[index] = .ladder(ladder)
             }
+        }
+        for i in 0..<frames {
+            let gain = Float(duck.next())
+            left[i] *= gain
+            right[i] *= gain
         }
         limiter.process(left, frames: frames)
         limiter.process(right, frames: frames)

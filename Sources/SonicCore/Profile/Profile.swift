@@ -1,6 +1,6 @@
 import RealModule
 
-/// How an image sounds: the settings a profile file holds, validated.
+/// How an image sounds and how the pen behaves: the settings a profile file holds, validated.
 public struct Profile: Sendable, Equatable {
     public var name: String
     public var description: String
@@ -10,21 +10,82 @@ public struct Profile: Sendable, Equatable {
     /// Frequency at level 0, in Hz, and how many octaves level 1 lies above it.
     public var baseFrequency: Double
     public var octaves: Double
-    /// Tone amplitude while the nib touches, 0...1 of full scale.
+    /// Tone amplitude while the nib touches (in the modes without pressure), 0...1 of full scale.
     public var amplitude: Double
     /// The sound: oscillators, effects and their settings.
     public var chain: SoundChain
+    /// The modes, in the order the barrel double-click and Tab step through them.
+    public var modes: [Mode]
+    public var pressure: PressureSettings
+    public var tilt: TiltSettings
+    public var gestures: GestureSettings
+    public var speech: SpeechSettings
+
+    /// pressure-amplitude (and tilt-filter): loudness from nib pressure.
+    public struct PressureSettings: Sendable, Equatable {
+        public var curve: PressureCurve
+        /// Pressure (0...1) at which the tip registers: silence there, full level at full pressure.
+        public var threshold: Double
+        public var fullLevel: Double
+    }
+
+    /// tilt-filter: the pen's lean drives the ladder filter.
+    public struct TiltSettings: Sendable, Equatable {
+        public enum Azimuth: String, Sendable { case resonance, pan }
+        /// Cutoff with the pen upright, and leaning `leanRange` degrees or more, as multiples of the
+        /// pitch: the filter follows the pitch, so leaning darkens every part of the image alike.
+        public var cutoffUpright: Double
+        public var cutoffFlat: Double
+        public var leanRange: Double
+        /// What the direction of the lean controls.
+        public var azimuth: Azimuth
+        /// Resonance with the pen upright, sideways or leaning away, and leaning fully towards the user.
+        public var resonanceBase: Double
+        public var resonanceTowards: Double
+        /// FM index of every oscillator in this mode, so there are overtones to filter (nil: the chain's).
+        public var timbre: Double?
+    }
+
+    public struct GestureSettings: Sendable, Equatable {
+        /// Two barrel presses within this many seconds are a double click.
+        public var doubleClickTime: Double
+        /// A tap: tip down and up within this many seconds and this many screen pixels.
+        public var tapTime: Double
+        public var tapDistance: Double
+    }
+
+    public struct SpeechSettings: Sendable, Equatable {
+        /// An eSpeak-NG voice name ("en", "en-us", "de", …).
+        public var voice: String
+        /// Words per minute.
+        public var rate: Int
+        /// eSpeak's pitch, 0...100.
+        public var pitch: Int
+        /// 0...1.
+        public var volume: Double
+        /// How far the tone drops while the voice speaks, in dB.
+        public var duckDecibels: Double
+    }
 
     /// The shipped default, also the fallback for any key a profile leaves out.
     public static let builtIn = Profile(
         name: "default", description: "Continuous pitch, four octaves up from 110 Hz",
-        lowPercentile: 0.5, highPercentile: 99.5, baseFrequency: 110, octaves: 4, amplitude: 0.5, chain: .plainTone)
+        lowPercentile: 0.5, highPercentile: 99.5, baseFrequency: 110, octaves: 4, amplitude: 0.5,
+        chain: SoundChain.plainTone.withTiltLadder(),
+        modes: Mode.allCases,
+        pressure: PressureSettings(curve: .linear, threshold: 0.013, fullLevel: 0.7),
+        tilt: TiltSettings(cutoffUpright: 16, cutoffFlat: 1, leanRange: 60, azimuth: .resonance,
+                           resonanceBase: 0, resonanceTowards: 0.8, timbre: 6),
+        gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4),
+        speech: SpeechSettings(voice: "en", rate: 175, pitch: 50, volume: 0.8, duckDecibels: 12))
 
     public init(name: String, description: String, lowPercentile: Double, highPercentile: Double,
-                baseFrequency: Double, octaves: Double, amplitude: Double, chain: SoundChain) {
+                baseFrequency: Double, octaves: Double, amplitude: Double, chain: SoundChain, modes: [Mode],
+                pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings) {
         self.name = name; self.description = description
         self.lowPercentile = lowPercentile; self.highPercentile = highPercentile
         self.baseFrequency = baseFrequency; self.octaves = octaves; self.amplitude = amplitude; self.chain = chain
+        self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.speech = speech
     }
 
     static let maximumOscillators = 4
@@ -41,7 +102,19 @@ public struct Profile: Sendable, Equatable {
         baseFrequency = try reader.number("pitch.base_frequency", default: fallback.baseFrequency, in: 20...8000)
         octaves = try reader.number("pitch.octaves", default: fallback.octaves, in: 0.1...8)
         amplitude = try reader.number("tone.amplitude", default: fallback.amplitude, in: 0...1)
+        modes = try reader.strings("modes.order", default: fallback.modes.map(\.rawValue),
+                                   allowed: Mode.allCases.map(\.rawValue)).compactMap(Mode.init(rawValue:))
+        if modes.isEmpty { throw reader.error("modes.order", "needs at least one mode") }
+        pressure = try Self.readPressure(&reader)
+        tilt = try Self.readTilt(&reader)
+        gestures = GestureSettings(
+            doubleClickTime: try reader.number("buttons.double_click_time", default: fallback.gestures.doubleClickTime, in: 0.1...2),
+            tapTime: try reader.number("tagging.tap_time", default: fallback.gestures.tapTime, in: 0.05...2),
+            tapDistance: try reader.number("tagging.tap_distance", default: fallback.gestures.tapDistance, in: 0...100))
+        speech = try Self.readSpeech(&reader)
         chain = try Self.readChain(&reader)
+        if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
+        chain.panned = modes.contains(.tiltFilter) && tilt.azimuth == .pan
         try reader.rejectUnknownKeys()
         if highPercentile <= lowPercentile {
             throw reader.error("level.high_percentile", "must be above level.low_percentile (\(lowPercentile))")
@@ -53,6 +126,43 @@ public struct Profile: Sendable, Equatable {
 }
 
 extension Profile {
+    static func readPressure(_ reader: inout ProfileReader) throws(ProfileError) -> PressureSettings {
+        let fallback = Profile.builtIn.pressure
+        let points = try reader.numbers("pressure.curve", count: 4, in: 0...1,
+                                        default: [fallback.curve.x1, fallback.curve.y1, fallback.curve.x2, fallback.curve.y2])
+        return PressureSettings(
+            curve: PressureCurve(x1: points[0], y1: points[1], x2: points[2], y2: points[3]),
+            threshold: try reader.number("pressure.threshold", default: fallback.threshold, in: 0...0.5),
+            fullLevel: try reader.number("pressure.full_level", default: fallback.fullLevel, in: 0...1))
+    }
+
+    static func readTilt(_ reader: inout ProfileReader) throws(ProfileError) -> TiltSettings {
+        let fallback = Profile.builtIn.tilt
+        let azimuth = try reader.string("tilt.azimuth", default: fallback.azimuth.rawValue, allowed: ["resonance", "pan"])
+        let resonance = try reader.numbers("tilt.resonance", count: 2, in: 0...1,
+                                           default: [fallback.resonanceBase, fallback.resonanceTowards])
+        let timbre = try reader.number("tilt.timbre", default: fallback.timbre ?? 0, in: 0...20)
+        return TiltSettings(
+            cutoffUpright: try reader.number("tilt.cutoff_upright", default: fallback.cutoffUpright, in: 0.25...64),
+            cutoffFlat: try reader.number("tilt.cutoff_flat", default: fallback.cutoffFlat, in: 0.25...64),
+            leanRange: try reader.number("tilt.lean_range", default: fallback.leanRange, in: 10...80),
+            azimuth: TiltSettings.Azimuth(rawValue: azimuth)!,
+            resonanceBase: resonance[0], resonanceTowards: resonance[1],
+            timbre: timbre > 0 ? timbre : nil)
+    }
+
+    static func readSpeech(_ reader: inout ProfileReader) throws(ProfileError) -> SpeechSettings {
+        let fallback = Profile.builtIn.speech
+        let voice = try reader.string("speech.voice", default: fallback.voice)
+        if voice.isEmpty { throw reader.error("speech.voice", "must name a voice, e.g. \"en\"") }
+        return SpeechSettings(
+            voice: voice,
+            rate: Int(try reader.number("speech.rate", default: Double(fallback.rate), in: 80...450)),
+            pitch: Int(try reader.number("speech.pitch", default: Double(fallback.pitch), in: 0...100)),
+            volume: try reader.number("speech.volume", default: fallback.volume, in: 0...1),
+            duckDecibels: try reader.number("speech.duck", default: fallback.duckDecibels, in: 0...60))
+    }
+
     /// The [oscillator1] … [oscillator4] sections, [effects] order and each effect's section.
     static func readChain(_ reader: inout ProfileReader) throws(ProfileError) -> SoundChain {
         let plain = SoundChain.plainTone
@@ -118,11 +228,28 @@ struct ProfileReader {
         return value
     }
 
-    mutating func string(_ key: String, default fallback: String) throws(ProfileError) -> String {
+    /// A list of exactly `count` numbers, each in `range`.
+    mutating func numbers(_ key: String, count: Int, in range: ClosedRange<Double>, default fallback: [Double]) throws(ProfileError) -> [Double] {
+        used.insert(key)
+        guard let entry = document.entry(key) else { return fallback }
+        let shape = "a list of \(count) numbers between \(range.lowerBound.compact) and \(range.upperBound.compact)"
+        guard case .array(let items) = entry.value, items.count == count else { throw error(key, "must be \(shape)") }
+        var values: [Double] = []
+        for item in items {
+            guard case .number(let v) = item, range.contains(v) else { throw error(key, "must be \(shape)") }
+            values.append(v)
+        }
+        return values
+    }
+
+    mutating func string(_ key: String, default fallback: String, allowed: [String]? = nil) throws(ProfileError) -> String {
         used.insert(key)
         guard let entry = document.entry(key) else { return fallback }
         guard case .string(let value) = entry.value else {
             throw error(key, "must be a \"string\", not \(entry.value.typeName)")
+        }
+        if let allowed, !allowed.contains(value) {
+            throw error(key, "must be one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return value
     }

@@ -4,6 +4,10 @@ public enum SessionRecord: Sendable, Equatable {
     case start(StartRecord)
     case viewport(t: Double, Viewport)
     case pen(PenRecord)
+    case mode(t: Double, Mode)
+    case speech(t: Double, text: String)
+    case tag(t: Double, Tag)
+    case untag(t: Double, id: Int)
 
     public var jsonLine: String {
         var line = JSONLine()
@@ -17,6 +21,8 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("bitDepth", s.bitDepth)
             line.add("profile", s.profile)
             line.add("sampleRate", s.sampleRate)
+            if let voice = s.voice { line.add("voice", voice) }
+            if let rate = s.rate { line.add("rate", rate) }
         case .viewport(let t, let v):
             line.add("type", "viewport")
             line.add("t", t)
@@ -40,6 +46,24 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("mode", p.mode)
             line.add("frequency", p.frequency)
             line.add("amplitude", p.amplitude)
+        case .mode(let t, let mode):
+            line.add("type", "mode")
+            line.add("t", t)
+            line.add("mode", mode.rawValue)
+        case .speech(let t, let text):
+            line.add("type", "speech")
+            line.add("t", t)
+            line.add("text", text)
+        case .tag(let t, let tag):
+            line.add("type", "tag")
+            line.add("t", t)
+            line.add("id", tag.id)
+            line.add("ix", tag.x)
+            line.add("iy", tag.y)
+        case .untag(let t, let id):
+            line.add("type", "untag")
+            line.add("t", t)
+            line.add("id", id)
         }
         return line.result
     }
@@ -53,10 +77,15 @@ public struct StartRecord: Sendable, Equatable {
     public var bitDepth: Int
     public var profile: String
     public var sampleRate: Int
+    /// The voice and speech rate the session spoke with (so a render speaks alike).
+    public var voice: String?
+    public var rate: Int?
 
-    public init(t: Double, image: String, width: Int, height: Int, bitDepth: Int, profile: String, sampleRate: Int) {
+    public init(t: Double, image: String, width: Int, height: Int, bitDepth: Int, profile: String, sampleRate: Int,
+                voice: String? = nil, rate: Int? = nil) {
         self.t = t; self.image = image; self.width = width; self.height = height
         self.bitDepth = bitDepth; self.profile = profile; self.sampleRate = sampleRate
+        self.voice = voice; self.rate = rate
     }
 }
 

@@ -152,6 +152,10 @@ final class TestDisplay {
                 try moveTo(effective(p.0, p.1))
             }
             try xdo(["mouseup", "1"])
+        case "button":
+            // Barrel button N arrives as X button N + 1, as from the tablet.
+            if let at = arguments.firstIndex(of: "--at") { try moveTo(parse(arguments[at + 1])) }
+            try xdo(["click", "--repeat", arguments.contains("--double") ? "2" : "1", "--delay", "80", String(Int(arguments[1])! + 1)])
         default:
             throw HarnessError("`pen \(arguments[0])` needs the real pen (pen-tablet); XTest cannot emulate it")
         }
