@@ -39,9 +39,18 @@ struct Play: ParsableCommand {
     @Option(help: "Speech rate in words per minute (80-450); overrides the profile's.")
     var rate: Int?
 
+    @Option(name: .customLong("pixel-size"), help: "The size of a pixel (e.g. 9.33pm, 0.933nm): lattice parameters are then spoken in picometres. Saved with the tags.")
+    var pixelSize: String?
+
+    @Option(name: .customLong("export-tags"), help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
+    var exportTags: String?
+
     func validate() throws {
         guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
         if let rate, !(80...450).contains(rate) { throw ValidationError("--rate must be 80 to 450 words per minute") }
+        if let pixelSize, PixelSize(pixelSize) == nil {
+            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
+        }
     }
 
     func run() throws {
@@ -63,6 +72,10 @@ struct Play: ParsableCommand {
         do { log = try eventsPath.map { try SessionLog(path: $0) } } catch let error as SessionLogError {
             throw fail(error.message, status: ExitStatus.badInput)
         }
+        // The user's tags: loaded before anything can overwrite them.
+        let (store, storeNotice) = TagStore.forImage(imagePath, width: picture.width, height: picture.height)
+        let saved: (book: TagBook, pixelSize: PixelSize?, notice: String?)
+        do { saved = try store.load() } catch { throw fail(error.description, status: ExitStatus.badInput) }
 
         let controls = SynthControls()
         let instrument = Instrument(image: picture, profile: settings, statistics: SampleStatistics(picture),
@@ -93,7 +106,30 @@ struct Play: ParsableCommand {
             t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path,
             width: picture.width, height: picture.height, bitDepth: picture.bitDepth, profile: settings.name,
             sampleRate: Self.sampleRate, voice: settings.speech.voice, rate: settings.speech.rate)))
-        let controller = SessionController(instrument: instrument, imageName: imageName)
+        // The column spacing is estimated at once (taps snap from the start); finding every column —
+        // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
+        let finder = ColumnFinder(image: picture)
+        let columnSearch = ColumnSearch(finder)
+        let controller = SessionController(
+            instrument: instrument, imageName: imageName, tags: saved.book,
+            pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? settings.gestures.pixelSize,
+            snapper: finder)
+        var saveFailed = false
+        /// Saves the tags (and the CSV copy); says so once if it cannot.
+        func saveTags() -> [ControllerOutput] {
+            do {
+                try store.save(controller.book, pixelSize: controller.pixelSize)
+                if let exportTags { try TagStore.writeAtomically(Data(TagStore.csv(controller.book).utf8), to: exportTags) }
+                saveFailed = false
+                return []
+            } catch {
+                guard !saveFailed else { return [] }
+                saveFailed = true
+                warn(error.description)
+                return [.speak("Warning: the tags could not be saved.")]
+            }
+        }
+        if pixelSize != nil || exportTags != nil { _ = saveTags() }
 
         /// Carries out what the controller asks; false when it asks to quit.
         func perform(_ outputs: [ControllerOutput]) -> Bool {
@@ -108,6 +144,11 @@ struct Play: ParsableCommand {
                     log?.write(.speech(t: now, text: text))
                 case .tagAdded(let tag): log?.write(.tag(t: now, tag))
                 case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
+                case .tagsChanged:
+                    for warning in saveTags() {
+                        if case .speak(let text) = warning { voice?.say(text); log?.write(.speech(t: now, text: text)) }
+                    }
+                case .cursor(let point): log?.write(.cursor(t: now, point))
                 case .quit: keepGoing = false
                 }
             }
@@ -115,7 +156,8 @@ struct Play: ParsableCommand {
         }
 
         installQuitSignals()
-        var running = perform(controller.start(notices: voice?.warning.map { ["Note: \($0)."] } ?? []))
+        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice].compactMap { $0 }
+        var running = perform(controller.start(notices: notices))
         while running && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, or for a pending single click to declare itself.
             let untilDeadline = controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
@@ -129,12 +171,16 @@ struct Play: ParsableCommand {
                     log?.write(.viewport(t: monotonicSeconds(), viewport))
                     frontend.show(viewport)
                 case .key(let name):
-                    running = perform(controller.handle(key: name)) && running
+                    running = perform(controller.handle(key: name, at: monotonicSeconds())) && running
                 case .closeRequested:
-                    running = perform(controller.handle(key: "Escape")) && running
+                    running = perform(controller.handle(key: "Escape", at: monotonicSeconds())) && running
                 }
             }
             running = perform(controller.poll(at: monotonicSeconds())) && running
+            if controller.columns == nil, let found = columnSearch.result {
+                running = perform(controller.setColumns(found)) && running
+            }
+            frontend.draw(controller.overlay)
             log?.flush()
         }
 

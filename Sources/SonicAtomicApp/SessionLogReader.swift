@@ -54,9 +54,13 @@ enum SessionLogReader {
                 records.append(.speech(t: try fields.number("t"), text: try fields.string("text")))
             case "tag":
                 records.append(.tag(t: try fields.number("t"), Tag(id: try fields.integer("id"), x: try fields.number("ix"),
-                                                                   y: try fields.number("iy"))))
+                                                                   y: try fields.number("iy"),
+                                                                   snapped: object["snapped"] as? Bool ?? false)))
             case "untag":
                 records.append(.untag(t: try fields.number("t"), id: try fields.integer("id")))
+            case "cursor":
+                let point = object["ix"] == nil ? nil : ImagePoint(x: try fields.number("ix"), y: try fields.number("iy"))
+                records.append(.cursor(t: try fields.number("t"), point))
             default:
                 continue
             }

@@ -38,6 +38,11 @@ public final class X11Frontend {
     /// The drawn image for the window as placed now; Expose repaints from it.
     private var frame: UnsafeMutablePointer<XImage>?
     private var placement = ScreenRect(x: 0, y: 0, width: 0, height: 0)
+    private var viewport: Viewport?
+    /// Drawn over the image.
+    private var overlay = Overlay()
+    private let font: UnsafeMutablePointer<XFontStruct>?
+    private let colours: (tag: UInt, unsnapped: UInt, cell: UInt, cursor: UInt, text: UInt, panel: UInt)
     /// Pointing devices by XI2 device id, with the last axis values each sent.
     private var devices: [Int32: PenDevice] = [:]
     private var buttons = PenButtons()
@@ -86,6 +91,14 @@ public final class X11Frontend {
         let black = XBlackPixel(display, screen)
         window = XCreateSimpleWindow(display, root, 0, 0, width, height, 0, black, black)
         graphics = XCreateGC(display, window, 0, nil)
+        font = XLoadQueryFont(display, "-misc-fixed-bold-r-normal--18-*-*-*-*-*-iso10646-1") ?? XLoadQueryFont(display, "fixed")
+        if let font { XSetFont(display, graphics, font.pointee.fid) }
+        let format = PixelFormat(redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
+                                 greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
+                                 blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
+        func colour(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt { UInt(format.pixel(red: r, green: g, blue: b)) }
+        colours = (tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
+                   cursor: colour(80, 255, 80), text: colour(255, 255, 255), panel: colour(0, 0, 0))
         deleteWindowAtom = XInternAtom(display, "WM_DELETE_WINDOW", False)
         var protocols = [deleteWindowAtom]
         XSetWMProtocols(display, window, &protocols, 1)
@@ -108,6 +121,7 @@ public final class X11Frontend {
 
     deinit {
         if let frame { sonic_destroy_image(frame) }
+        if let font { XFreeFont(display, font) }
         XFreeGC(display, graphics)
         XDestroyWindow(display, window)
         XCloseDisplay(display)
@@ -116,9 +130,18 @@ public final class X11Frontend {
     /// Draws the image at `viewport` for the window's current placement.
     public func show(_ viewport: Viewport) {
         guard placement.width > 0, placement.height > 0 else { return }
+        self.viewport = viewport
         if let frame { sonic_destroy_image(frame) }
         frame = makeImage(raster.render(window: placement, viewport: viewport),
                           width: placement.width, height: placement.height)
+        paint(x: 0, y: 0, width: placement.width, height: placement.height)
+        XFlush(display)
+    }
+
+    /// Replaces what is drawn over the image.
+    public func draw(_ overlay: Overlay) {
+        guard overlay != self.overlay else { return }
+        self.overlay = overlay
         paint(x: 0, y: 0, width: placement.width, height: placement.height)
         XFlush(display)
     }
@@ -312,6 +335,48 @@ public final class X11Frontend {
         let w = min(width, Int(frame.pointee.width) - x), h = min(height, Int(frame.pointee.height) - y)
         guard w > 0, h > 0 else { return }
         XPutImage(display, window, graphics, frame, Int32(x), Int32(y), Int32(x), Int32(y), UInt32(w), UInt32(h))
+        paintOverlay()
+    }
+
+    /// The overlay, over the whole window (it is small; repainting it all keeps Expose simple).
+    private func paintOverlay() {
+        guard let viewport else { return }
+        func onScreen(_ p: ImagePoint) -> XPoint {
+            let r = viewport.rootPoint(of: p)
+            return XPoint(x: Int16(clamping: Int((r.x - Double(placement.x)).rounded())),
+                          y: Int16(clamping: Int((r.y - Double(placement.y)).rounded())))
+        }
+        XSetLineAttributes(display, graphics, 2, LineSolid, CapRound, JoinRound)
+        if overlay.cell.count >= 3 {
+            var corners = (overlay.cell + [overlay.cell[0]]).map(onScreen)
+            XSetForeground(display, graphics, colours.cell)
+            XDrawLines(display, window, graphics, &corners, Int32(corners.count), CoordModeOrigin)
+        }
+        for mark in overlay.marks {
+            let p = onScreen(mark.point)
+            let r: Int16 = mark.kind == .cursor ? 10 : 7
+            XSetForeground(display, graphics, mark.kind == .cursor ? colours.cursor
+                           : mark.kind == .tag ? colours.tag : colours.unsnapped)
+            XDrawArc(display, window, graphics, Int32(p.x - r), Int32(p.y - r), UInt32(2 * r), UInt32(2 * r), 0, 360 * 64)
+            XDrawLine(display, window, graphics, Int32(p.x - 3), Int32(p.y), Int32(p.x + 3), Int32(p.y))
+            XDrawLine(display, window, graphics, Int32(p.x), Int32(p.y - 3), Int32(p.x), Int32(p.y + 3))
+            drawText(mark.label, x: Int32(p.x + r + 2), y: Int32(p.y - r))
+        }
+        if !overlay.status.isEmpty, let font {
+            let line = Int32(font.pointee.ascent + font.pointee.descent + 4)
+            let width = overlay.status.map { XTextWidth(font, $0, Int32($0.utf8.count)) }.max() ?? 0
+            XSetForeground(display, graphics, colours.panel)
+            XFillRectangle(display, window, graphics, 8, 8, UInt32(width + 16), UInt32(line * Int32(overlay.status.count) + 8))
+            XSetForeground(display, graphics, colours.text)
+            for (index, text) in overlay.status.enumerated() {
+                drawText(text, x: 16, y: 12 + Int32(font.pointee.ascent) + line * Int32(index))
+            }
+        }
+    }
+
+    private func drawText(_ text: String, x: Int32, y: Int32) {
+        guard !text.isEmpty else { return }
+        XDrawString(display, window, graphics, x, y, text, Int32(text.utf8.count))
     }
 
     private static func windowManagerRuns(_ display: OpaquePointer, _ root: Window) -> Bool {

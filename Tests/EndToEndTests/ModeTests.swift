@@ -147,7 +147,9 @@ extension EndToEnd {
 
         @Test func tapInTaggingModeTagsAndSaysWhere() throws {
             try withServers("tagging") { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                // A smooth gradient: no lattice, so the tap is tagged where it lands (snapping is TaggingTests').
+                let image = try writeImage(folder, "gradient.png", width: 384, height: 384) { x, y in UInt16(x * 100 + y * 50) }
+                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try sound.waitForSilence()

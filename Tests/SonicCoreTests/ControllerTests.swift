@@ -203,44 +203,44 @@ import Testing
 
     @Test func upperBarrelRepeatsOrRemovesATag() {
         let c = make()
-        _ = c.handle(key: "space")
+        _ = c.handle(key: "space", at: 0)
         _ = c.handle(pen(1, buttons: []))
         #expect(speech(c.handle(pen(1.1, buttons: [3]))) == ["The pen is not on the tablet."])
-        _ = c.handle(key: "4")
+        _ = c.handle(key: "4", at: 0)
         // A tap tags; the upper button takes it back.
         _ = c.handle(pen(2.0, buttons: [1], pressure: 0.5))
         let tap = c.handle(pen(2.1, buttons: [], pressure: 0))
         #expect(tap.contains(.tagAdded(Tag(id: 1, x: 5, y: 3))))
-        #expect(speech(tap) == ["Tag 1 at x 5, y 3, intensity 35 percent"])
+        #expect(speech(tap) == ["Tag 1 at x 5, y 3, intensity 35 percent."])
         let undo = c.handle(pen(2.5, buttons: [3]))
         #expect(undo.contains(.tagRemoved(Tag(id: 1, x: 5, y: 3))) && speech(undo) == ["Removed tag 1."])
-        #expect(c.tags.isEmpty)
+        #expect(c.book.tags.isEmpty)
     }
 
     @Test func tapsOnlyTagInTaggingModeAndInsideTheImage() {
         let c = make()
         _ = c.handle(pen(1.0, buttons: [1], pressure: 0.5))
         #expect(!c.handle(pen(1.1)).contains { if case .tagAdded = $0 { true } else { false } })
-        _ = c.handle(key: "4")
+        _ = c.handle(key: "4", at: 0)
         _ = c.handle(pen(2.0, x: 150, buttons: [1], pressure: 0.5))
         #expect(speech(c.handle(pen(2.1, x: 150))) == ["Not tagged: outside the image."])
-        #expect(c.tags.isEmpty)
+        #expect(c.book.tags.isEmpty)
     }
 
     @Test func keysDoEverything() {
         let c = make()
-        #expect(c.handle(key: "Tab").contains(.mode(.pressureAmplitude)))
-        #expect(c.handle(key: "ISO_Left_Tab").contains(.mode(.intensityPitch)))
-        #expect(c.handle(key: "ISO_Left_Tab").contains(.mode(.unitCellTagging)))
-        #expect(c.handle(key: "3").contains(.mode(.tiltFilter)))
-        #expect(speech(c.handle(key: "7")) == ["There is no mode 7."])
+        #expect(c.handle(key: "Tab", at: 0).contains(.mode(.pressureAmplitude)))
+        #expect(c.handle(key: "ISO_Left_Tab", at: 0).contains(.mode(.intensityPitch)))
+        #expect(c.handle(key: "ISO_Left_Tab", at: 0).contains(.mode(.unitCellTagging)))
+        #expect(c.handle(key: "3", at: 0).contains(.mode(.tiltFilter)))
+        #expect(speech(c.handle(key: "7", at: 0)) == ["There is no mode 7."])
         _ = c.handle(pen(1, x: 95, y: 95))
-        #expect(speech(c.handle(key: "space")) == ["x 9, y 9, intensity 100 percent"])
-        #expect(speech(c.handle(key: "r")) == ["x 9, y 9, intensity 100 percent"])
-        #expect(speech(c.handle(key: "BackSpace")) == ["No tags to remove."])
-        #expect(speech(c.handle(key: "F1")) == [SessionController.keyHelp])
-        #expect(c.handle(key: "q") == [.speak("Goodbye."), .quit])
-        #expect(c.handle(key: "Escape").last == .quit)
-        #expect(c.handle(key: "x").isEmpty)
+        #expect(speech(c.handle(key: "space", at: 0)) == ["x 9, y 9, intensity 100 percent"])
+        #expect(speech(c.handle(key: "r", at: 0)) == ["x 9, y 9, intensity 100 percent"])
+        #expect(speech(c.handle(key: "BackSpace", at: 0)) == ["No tags to remove."])
+        #expect(speech(c.handle(key: "F1", at: 0)) == [SessionController.keyHelp])
+        #expect(c.handle(key: "q", at: 0) == [.speak("Goodbye."), .quit])
+        #expect(c.handle(key: "Escape", at: 0).last == .quit)
+        #expect(c.handle(key: "x", at: 0).isEmpty)
     }
 }

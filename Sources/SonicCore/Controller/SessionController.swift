@@ -8,6 +8,10 @@ public enum ControllerOutput: Sendable, Equatable {
     case speak(String)
     case tagAdded(Tag)
     case tagRemoved(Tag)
+    /// The tags or the cell's corners changed: time to save them.
+    case tagsChanged
+    /// The column cursor sounds this point; nil: it fell silent.
+    case cursor(ImagePoint?)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }
@@ -17,46 +21,98 @@ public enum ControllerOutput: Sendable, Equatable {
 public final class SessionController {
     public let instrument: Instrument
     public private(set) var modes: ModeCycle
-    public private(set) var tags: [Tag] = []
+    public private(set) var book: TagBook { didSet { if book != oldValue { refreshCell() } } }
+    public var pixelSize: PixelSize?
+    /// Every atom column found in the image, once the search is done (nil until then).
+    public private(set) var columns: [ImagePoint]? { didSet { refreshCell() } }
+    /// The unit cell from the tags, refined by every column on its lattice when they are known.
+    public private(set) var unitCell: UnitCell?
+    private let snapper: ColumnSnapping?
     private var lowerBarrel: ClickDetector
     private var taps: TapDetector
     private var lastButtons = PenButtons()
     private var lastAnnouncement = ""
     private let imageName: String
+    /// The column the arrow keys last moved to.
+    public private(set) var cursor: ImagePoint?
+    /// When the cursor's tone stops.
+    private var cursorSilence: Double?
+    /// Until when a second C clears the tags.
+    private var clearConfirmation: Double?
+    /// The time of the latest event or key.
+    private var now = 0.0
 
-    public init(instrument: Instrument, imageName: String) {
+    public static let cursorToneTime = 0.5
+    public static let confirmationTime = 5.0
+
+    public init(instrument: Instrument, imageName: String, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
+                snapper: ColumnSnapping? = nil) {
         self.instrument = instrument
         self.imageName = imageName
+        self.book = tags
+        self.pixelSize = pixelSize
+        self.snapper = snapper
         let profile = instrument.profile
         modes = ModeCycle(order: profile.modes)
         lowerBarrel = ClickDetector(doubleClickTime: profile.gestures.doubleClickTime)
         taps = TapDetector(maximumTime: profile.gestures.tapTime, maximumDistance: profile.gestures.tapDistance)
+        refreshCell()
+    }
+
+    private func refreshCell() {
+        unitCell = book.cell.map { cell in columns.map { cell.refined(with: $0) } ?? cell }
     }
 
     public static let keyHelp = """
         Keys. Tab: next mode. Shift Tab: previous mode. 1 to \(Mode.allCases.count): choose a mode. \
-        Space: where am I. Backspace: remove the last tag. R: repeat. F1: this help. Escape or Q: quit. \
+        Space: where am I. R: repeat. F1: this help. Escape or Q: quit. \
+        For tags: Backspace removes the last tag, L lists the tags, C twice clears them, \
+        O makes the last tag the unit cell's origin. In tagging mode the arrow keys step from column to column \
+        and Enter tags the column. \
         Pen: double click the lower barrel button for the next mode, click it once for where am I. \
         The upper barrel button removes the last tag in tagging mode, and repeats the last announcement in the others.
         """
 
-    /// The greeting: what is open and how it sounds, then anything the user must know (`notices`).
+    /// The greeting: what is open and how it sounds, any saved tags, then anything the user must
+    /// know (`notices`).
     public func start(notices: [String] = []) -> [ControllerOutput] {
         let image = instrument.image
-        let greeting = "SonicAtomic. \(imageName), \(image.width) by \(image.height) pixels, \(image.bitDepth) bit. "
-            + modeAnnouncement
-        return [announce(([greeting] + notices).joined(separator: " "))]
+        var parts = ["SonicAtomic. \(imageName), \(image.width) by \(image.height) pixels, \(image.bitDepth) bit. "
+                     + modeAnnouncement]
+        if !book.tags.isEmpty {
+            parts.append("\(count(book.tags.count, "saved tag")) loaded.")
+            if let cell = cellDescription { parts.append(cell) }
+        }
+        return [announce((parts + notices).joined(separator: " "))]
     }
 
-    /// When `poll` next has something to do (a pending single click), if ever.
-    public var deadline: Double? { lowerBarrel.deadline }
+    /// The columns the arrow keys step through, once found.
+    public func setColumns(_ found: [ImagePoint]) -> [ControllerOutput] {
+        columns = found
+        return []
+    }
+
+    /// When `poll` next has something to do, if ever.
+    public var deadline: Double? {
+        [lowerBarrel.deadline, cursorSilence, clearConfirmation].compactMap { $0 }.min()
+    }
 
     /// Acts on anything whose time has come by `time`.
     public func poll(at time: Double) -> [ControllerOutput] {
-        lowerBarrel.poll(at: time) == .single ? [announce(whereAmI)] : []
+        now = max(now, time)
+        var outputs: [ControllerOutput] = []
+        if lowerBarrel.poll(at: time) == .single { outputs.append(announce(whereAmI)) }
+        if let end = cursorSilence, time >= end {
+            cursorSilence = nil
+            instrument.probe(at: nil)
+            outputs.append(.cursor(nil))
+        }
+        if let end = clearConfirmation, time >= end { clearConfirmation = nil }
+        return outputs
     }
 
     public func handle(_ event: PenEvent) -> [ControllerOutput] {
+        now = max(now, event.time)
         var outputs: [ControllerOutput] = [.pen(instrument.handle(event))]
         let pressed = PenButtons(bits: event.buttons.bits & ~lastButtons.bits)
         lastButtons = event.buttons
@@ -73,21 +129,32 @@ public final class SessionController {
         let tipDown = event.buttons.contains(PenButtons.tip) && event.pressure > 0
         if let tap = taps.update(tipDown: tipDown, time: event.time, x: event.rootX, y: event.rootY),
            modes.current == .unitCellTagging {
-            outputs += addTag(atRootX: tap.x, y: tap.y)
+            outputs += tag(at: instrument.viewport.imagePoint(rootX: tap.x, rootY: tap.y))
         }
         return outputs
     }
 
-    /// A key by its X keysym name.
-    public func handle(key: String) -> [ControllerOutput] {
+    /// A key by its X keysym name, pressed at `time`.
+    public func handle(key: String, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
+        if key != "c" && key != "C" { clearConfirmation = nil }
         switch key {
         case "Tab": return changeMode { $0.next() }
         case "ISO_Left_Tab": return changeMode { $0.previous() }
         case "space": return [announce(whereAmI)]
         case "BackSpace": return removeLastTag()
         case "r", "R": return [repeatLast()]
+        case "l", "L": return [announce(tagList)]
+        case "c", "C": return clearTags()
+        case "o", "O": return markOrigin()
         case "F1": return [announce(Self.keyHelp)]
         case "Escape", "q", "Q": return [announce("Goodbye."), .quit]
+        case "Left", "Right", "Up", "Down":
+            return modes.current == .unitCellTagging ? stepCursor(key) : []
+        case "Return", "KP_Enter":
+            guard modes.current == .unitCellTagging else { return [] }
+            guard let cursor else { return [announce("Move to a column with the arrow keys first.")] }
+            return addTag(at: cursor, snapped: true)
         default:
             guard let n = Int(key), (1...9).contains(n) else { return [] }
             guard n <= modes.order.count else { return [announce("There is no mode \(n).")] }
@@ -95,7 +162,7 @@ public final class SessionController {
         }
     }
 
-    // MARK: -
+    // MARK: - Modes and announcements
 
     private var modeAnnouncement: String { "Mode \(modes.number), \(modes.current.spokenName)." }
 
@@ -109,29 +176,16 @@ public final class SessionController {
     private var whereAmI: String {
         guard let record = instrument.lastRecord else { return "The pen is not on the tablet." }
         guard record.inImage else { return "Outside the image." }
-        return describe(x: record.imageX, y: record.imageY, level: record.level)
+        return describe(ImagePoint(x: record.imageX, y: record.imageY), precise: false)
     }
 
-    private func describe(x: Double, y: Double, level: Double) -> String {
-        let pixel = ImagePoint(x: x, y: y).nearestPixel
-        return "x \(pixel.x), y \(pixel.y), intensity \(Int((level * 100).rounded())) percent"
-    }
-
-    private func addTag(atRootX rootX: Double, y rootY: Double) -> [ControllerOutput] {
-        let point = instrument.viewport.imagePoint(rootX: rootX, rootY: rootY)
-        let pixel = point.nearestPixel
-        guard instrument.image.contains(pixelX: pixel.x, y: pixel.y) else {
-            return [announce("Not tagged: outside the image.")]
-        }
-        let tag = Tag(id: tags.count + 1, x: point.x, y: point.y)
-        tags.append(tag)
-        let level = instrument.stretch.level(instrument.image[pixel.x, pixel.y])
-        return [.tagAdded(tag), announce("Tag \(tag.id) at \(describe(x: point.x, y: point.y, level: level))")]
-    }
-
-    private func removeLastTag() -> [ControllerOutput] {
-        guard let tag = tags.popLast() else { return [announce("No tags to remove.")] }
-        return [.tagRemoved(tag), announce("Removed tag \(tag.id).")]
+    /// A point as spoken: whole pixels, or to a tenth for refined column centres.
+    private func describe(_ p: ImagePoint, precise: Bool) -> String {
+        let level = instrument.level(at: p) ?? 0
+        let position = precise
+            ? "x \(UnitCell.oneDecimal(p.x)), y \(UnitCell.oneDecimal(p.y))"
+            : "x \(p.nearestPixel.x), y \(p.nearestPixel.y)"
+        return "\(position), intensity \(Int((level * 100).rounded())) percent"
     }
 
     private func repeatLast() -> ControllerOutput {
@@ -141,5 +195,110 @@ public final class SessionController {
     private func announce(_ text: String) -> ControllerOutput {
         lastAnnouncement = text
         return .speak(text)
+    }
+
+    private func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+
+    // MARK: - Tags and the unit cell
+
+    /// A tap in tagging mode: snapped to the nearest atom column if the image shows a lattice.
+    private func tag(at point: ImagePoint) -> [ControllerOutput] {
+        guard instrument.level(at: point) != nil else { return [announce("Not tagged: outside the image.")] }
+        guard let snapper, let spacing = snapper.spacing else { return addTag(at: point, snapped: false) }
+        if let column = snapper.columnCentre(nearX: point.x, y: point.y, radius: instrument.profile.gestures.snapRadius * spacing) {
+            return addTag(at: column, snapped: true)
+        }
+        return addTag(at: point, snapped: false, note: ", not snapped: no atom column nearby")
+    }
+
+    private func addTag(at point: ImagePoint, snapped: Bool, note: String = "") -> [ControllerOutput] {
+        let hadCell = book.cell != nil
+        let tag = book.add(x: point.x, y: point.y, snapped: snapped)
+        var text = "Tag \(tag.id) at \(describe(point, precise: snapped))\(note)."
+        if !hadCell, let cell = cellDescription { text += " " + cell }
+        return [.tagAdded(tag), .tagsChanged, announce(text)]
+    }
+
+    private func removeLastTag() -> [ControllerOutput] {
+        guard let tag = book.removeLast() else { return [announce("No tags to remove.")] }
+        return [.tagRemoved(tag), .tagsChanged, announce("Removed tag \(tag.id).")]
+    }
+
+    private func clearTags() -> [ControllerOutput] {
+        guard !book.tags.isEmpty else { return [announce("No tags to clear.")] }
+        guard clearConfirmation != nil else {
+            clearConfirmation = now + Self.confirmationTime
+            return [announce("Clear all \(count(book.tags.count, "tag"))? Press C again to confirm.")]
+        }
+        clearConfirmation = nil
+        let removed = book.tags
+        book.clear()
+        return removed.reversed().map(ControllerOutput.tagRemoved) + [.tagsChanged, announce("Cleared \(count(removed.count, "tag")).")]
+    }
+
+    private func markOrigin() -> [ControllerOutput] {
+        guard let tag = book.markLastAsOrigin() else { return [announce("No tags yet: tag the cell's origin first.")] }
+        return [.tagsChanged, announce("Tag \(tag.id) is the unit cell's origin. Tag its two neighbours next.")]
+    }
+
+    private var tagList: String {
+        guard !book.tags.isEmpty else { return "No tags." }
+        var parts = ["\(count(book.tags.count, "tag"))."]
+        parts += book.tags.map { "Tag \($0.id) at \(describe($0.point, precise: $0.snapped))." }
+        if let cell = cellDescription { parts.append(cell) }
+        return parts.joined(separator: " ")
+    }
+
+    private var cellDescription: String? { unitCell?.spoken(pixelSize: pixelSize) }
+
+    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor.
+    public var overlay: Overlay { Overlay(tags: book, cell: unitCell, cursor: cursor) }
+
+    // MARK: - Column cursor
+
+    /// Moves the cursor to the nearest column in the arrow's direction (within 45° of it).
+    private func stepCursor(_ key: String) -> [ControllerOutput] {
+        guard let columns else { return [announce("Still finding the atom columns.")] }
+        guard !columns.isEmpty else { return [announce("No atom columns were found in this image.")] }
+        let direction: (x: Double, y: Double) = switch key {
+        case "Left": (-1, 0)
+        case "Right": (1, 0)
+        case "Up": (0, -1)
+        default: (0, 1)
+        }
+        let next: ImagePoint?
+        if let from = cursor {
+            next = columns.filter { c in
+                let dx = c.x - from.x, dy = c.y - from.y
+                let distance = (dx * dx + dy * dy).squareRoot()
+                return distance > 0.5 && (dx * direction.x + dy * direction.y) / distance >= 0.7071
+            }.min { a, b in
+                // Nearest, favouring those straight ahead.
+                score(a, from: from, direction) < score(b, from: from, direction)
+            }
+        } else {
+            let start = instrument.lastRecord.map { ImagePoint(x: $0.imageX, y: $0.imageY) }
+                ?? ImagePoint(x: Double(instrument.image.width - 1) / 2, y: Double(instrument.image.height - 1) / 2)
+            next = columns.min { distanceSquared($0, start) < distanceSquared($1, start) }
+        }
+        guard let next else {
+            let name = ["Left": "left", "Right": "right", "Up": "up", "Down": "down"][key]!
+            return [announce("No column further \(name).")]
+        }
+        cursor = next
+        instrument.probe(at: next)
+        cursorSilence = now + Self.cursorToneTime
+        return [.cursor(next), announce("Column at \(describe(next, precise: true)).")]
+    }
+
+    private func distanceSquared(_ a: ImagePoint, _ b: ImagePoint) -> Double {
+        (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)
+    }
+
+    private func score(_ c: ImagePoint, from: ImagePoint, _ direction: (x: Double, y: Double)) -> Double {
+        let dx = c.x - from.x, dy = c.y - from.y
+        let along = dx * direction.x + dy * direction.y
+        let across = abs(dx * direction.y - dy * direction.x)
+        return along + 2 * across
     }
 }

@@ -9,14 +9,17 @@ public struct PixelFormat: Sendable, Equatable {
     public static let rgb888 = PixelFormat(redMask: 0xFF0000, greenMask: 0x00FF00, blueMask: 0x0000FF)
 
     /// The pixel for gray level `g` (0...255), scaled into each channel's mask.
-    public func pixel(gray g: UInt8) -> UInt32 {
-        func channel(_ mask: UInt32) -> UInt32 {
+    public func pixel(gray g: UInt8) -> UInt32 { pixel(red: g, green: g, blue: g) }
+
+    /// The pixel for a colour, each channel 0...255 scaled into its mask.
+    public func pixel(red: UInt8, green: UInt8, blue: UInt8) -> UInt32 {
+        func channel(_ value: UInt8, _ mask: UInt32) -> UInt32 {
             guard mask != 0 else { return 0 }
             let shift = UInt32(mask.trailingZeroBitCount)
             let maxValue = mask >> shift
-            return ((UInt32(g) * maxValue + 127) / 255) << shift
+            return ((UInt32(value) * maxValue + 127) / 255) << shift
         }
-        return channel(redMask) | channel(greenMask) | channel(blueMask)
+        return channel(red, redMask) | channel(green, greenMask) | channel(blue, blueMask)
     }
 }
 

@@ -54,6 +54,23 @@ public final class Instrument {
     /// Silence, e.g. when the program quits.
     public func silence() { controls.set(.silent) }
 
+    /// Sounds the pixel at `point` as a touch there would (the column cursor); nil returns the sound
+    /// to the pen.
+    public func probe(at point: ImagePoint?) {
+        guard let point else { return controls.set(lastRecord.map(targets(for:)) ?? .silent) }
+        let pixel = point.nearestPixel
+        guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
+        let level = stretch.level(image[pixel.x, pixel.y])
+        controls.set(SynthTargets(frequency: pitch.frequency(level: level), amplitude: profile.amplitude))
+    }
+
+    /// The level (0...1) of the pixel under an image point, nil outside the image.
+    public func level(at point: ImagePoint) -> Double? {
+        let pixel = point.nearestPixel
+        guard image.contains(pixelX: pixel.x, y: pixel.y) else { return nil }
+        return stretch.level(image[pixel.x, pixel.y])
+    }
+
     private func targets(for record: PenRecord) -> SynthTargets {
         let touching = record.inImage && record.buttons.contains(PenButtons.tip) && record.pressure > 0
         guard touching else { return .silent }

@@ -52,6 +52,10 @@ public struct Profile: Sendable, Equatable {
         /// A tap: tip down and up within this many seconds and this many screen pixels.
         public var tapTime: Double
         public var tapDistance: Double
+        /// A tap snaps to a column within this many column spacings.
+        public var snapRadius: Double
+        /// The size of a pixel, if the profile knows it (for picometres).
+        public var pixelSize: PixelSize?
     }
 
     public struct SpeechSettings: Sendable, Equatable {
@@ -76,7 +80,7 @@ public struct Profile: Sendable, Equatable {
         pressure: PressureSettings(curve: .linear, threshold: 0.013, fullLevel: 0.7),
         tilt: TiltSettings(cutoffUpright: 16, cutoffFlat: 1, leanRange: 60, azimuth: .resonance,
                            resonanceBase: 0, resonanceTowards: 0.8, timbre: 6),
-        gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4),
+        gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4, snapRadius: 0.6, pixelSize: nil),
         speech: SpeechSettings(voice: "en", rate: 175, pitch: 50, volume: 0.8, duckDecibels: 12))
 
     public init(name: String, description: String, lowPercentile: Double, highPercentile: Double,
@@ -110,7 +114,9 @@ public struct Profile: Sendable, Equatable {
         gestures = GestureSettings(
             doubleClickTime: try reader.number("buttons.double_click_time", default: fallback.gestures.doubleClickTime, in: 0.1...2),
             tapTime: try reader.number("tagging.tap_time", default: fallback.gestures.tapTime, in: 0.05...2),
-            tapDistance: try reader.number("tagging.tap_distance", default: fallback.gestures.tapDistance, in: 0...100))
+            tapDistance: try reader.number("tagging.tap_distance", default: fallback.gestures.tapDistance, in: 0...100),
+            snapRadius: try reader.number("tagging.snap_radius", default: fallback.gestures.snapRadius, in: 0...2),
+            pixelSize: try reader.pixelSize("tagging.pixel_size"))
         speech = try Self.readSpeech(&reader)
         chain = try Self.readChain(&reader)
         if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
@@ -270,6 +276,14 @@ struct ProfileReader {
             words.append(word)
         }
         return words
+    }
+
+    /// A pixel size like "9.33pm", or nil when the key is absent.
+    mutating func pixelSize(_ key: String) throws(ProfileError) -> PixelSize? {
+        let text = try string(key, default: "")
+        if text.isEmpty { return nil }
+        guard let size = PixelSize(text) else { throw error(key, "must be a size like \"9.33pm\", \"0.933nm\" or \"9.33Å\"") }
+        return size
     }
 
     func hasSection(_ section: String) -> Bool { firstKey(in: section) != nil }

@@ -54,6 +54,7 @@ public struct SessionReplay {
             case .viewport(_, let viewport): instrument.place(viewport)
             case .pen(let pen): instrument.handle(penEvent(replaying: pen, on: instrument))
             case .mode(_, let mode): instrument.set(mode: mode)
+            case .cursor(_, let point): instrument.probe(at: point)
             case .speech(_, let text):
                 guard let samples = speech?.samples(for: text, sampleRate: rate) else { break }
                 // A new announcement interrupts the last, as live.
@@ -90,7 +91,7 @@ extension SessionRecord {
     public var time: Double? {
         switch self {
         case .start: nil
-        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _): t
+        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _), .cursor(let t, _): t
         case .pen(let pen): pen.t
         }
     }

@@ -10,10 +10,12 @@ public struct JSONLine {
     public mutating func add(_ key: String, _ value: [Int]) {
         field(key, "[" + value.map(String.init).joined(separator: ",") + "]")
     }
+    public mutating func add(_ key: String, _ value: Double) { field(key, Self.number(value)) }
+
     /// Shortest text that reads back as the same Double; JSON has no NaN or infinity, so those are null.
-    public mutating func add(_ key: String, _ value: Double) {
-        guard value.isFinite else { return field(key, "null") }
-        field(key, value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value))
+    public static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     public var result: String { text + "}" }
@@ -23,7 +25,8 @@ public struct JSONLine {
         text += Self.quoted(key) + ":" + json
     }
 
-    static func quoted(_ s: String) -> String {
+    /// A JSON string literal.
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -8,6 +8,8 @@ public enum SessionRecord: Sendable, Equatable {
     case speech(t: Double, text: String)
     case tag(t: Double, Tag)
     case untag(t: Double, id: Int)
+    /// The column cursor sounds this image point; nil: it fell silent.
+    case cursor(t: Double, ImagePoint?)
 
     public var jsonLine: String {
         var line = JSONLine()
@@ -60,10 +62,18 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("id", tag.id)
             line.add("ix", tag.x)
             line.add("iy", tag.y)
+            line.add("snapped", tag.snapped)
         case .untag(let t, let id):
             line.add("type", "untag")
             line.add("t", t)
             line.add("id", id)
+        case .cursor(let t, let point):
+            line.add("type", "cursor")
+            line.add("t", t)
+            if let point {
+                line.add("ix", point.x)
+                line.add("iy", point.y)
+            }
         }
         return line.result
     }

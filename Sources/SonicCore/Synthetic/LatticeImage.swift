@@ -9,6 +9,19 @@ public struct LatticeImage: Sendable {
         public init(u: Double, v: Double, height: Double) { self.u = u; self.v = v; self.height = height }
     }
 
+    /// One lattice site: the cell (i, j) (multiples of `a` and `b` from the origin) and the index of the site in `sites`.
+    public struct SiteIndex: Hashable, Sendable {
+        public var i: Int, j: Int, site: Int
+        public init(i: Int, j: Int, site: Int = 0) { self.i = i; self.j = j; self.site = site }
+    }
+
+    /// A lattice site in the image: where it is, how high its column is, and whether the column is there.
+    public struct SitePosition: Sendable {
+        public var index: SiteIndex
+        public var x: Double, y: Double, height: Double
+        public var isVacant: Bool
+    }
+
     public var width: Int
     public var height: Int
     /// Lattice vectors in pixels, and the position of the cell origin.
@@ -25,34 +38,49 @@ public struct LatticeImage: Sendable {
     public var doseScale: Double
     public var readNoise: Double
     public var seed: UInt64
+    /// Sites left empty: no column is rendered there, and `columns` leaves them out.
+    public var vacancies: Set<SiteIndex>
 
     public init(width: Int, height: Int, a: (x: Double, y: Double), b: (x: Double, y: Double),
                 origin: (x: Double, y: Double), sites: [Site], sigma: Double, background: Double,
-                backgroundSlope: (x: Double, y: Double), doseScale: Double, readNoise: Double, seed: UInt64) {
+                backgroundSlope: (x: Double, y: Double), doseScale: Double, readNoise: Double, seed: UInt64,
+                vacancies: Set<SiteIndex> = []) {
         self.width = width; self.height = height; self.a = a; self.b = b; self.origin = origin
         self.sites = sites; self.sigma = sigma; self.background = background
         self.backgroundSlope = backgroundSlope; self.doseScale = doseScale; self.readNoise = readNoise
-        self.seed = seed
+        self.seed = seed; self.vacancies = vacancies
     }
 
     /// Every column centre (image coordinates) and its peak height, inside the image.
     public var columns: [(x: Double, y: Double, height: Double)] { columns(margin: 0) }
 
-    /// Column centres up to `margin` pixels outside the image too.
-    private func columns(margin: Double) -> [(x: Double, y: Double, height: Double)] {
+    /// Column centres up to `margin` pixels outside the image too (a column just outside still lights the edge).
+    public func columns(margin: Double) -> [(x: Double, y: Double, height: Double)] {
+        sitePositions(margin: margin).filter { !$0.isVacant }.map { ($0.x, $0.y, $0.height) }
+    }
+
+    /// The positions of the vacant sites inside the image.
+    public var vacancyPositions: [(x: Double, y: Double)] {
+        sitePositions(margin: 0).filter(\.isVacant).map { ($0.x, $0.y) }
+    }
+
+    /// Every lattice site up to `margin` pixels outside the image, occupied or vacant.
+    public func sitePositions(margin: Double) -> [SitePosition] {
         // Enough cells to cover the image from any origin and any lattice orientation.
         let reach = Int((Double(width + height + 2 * Int(margin.rounded(.up)) + abs(Int(origin.x)) + abs(Int(origin.y)))
             / min(Self.length(a), Self.length(b))).rounded(.up)) + 2
-        var result: [(x: Double, y: Double, height: Double)] = []
+        var result: [SitePosition] = []
         for i in -reach...reach {
             for j in -reach...reach {
-                for site in sites {
+                for (s, site) in sites.enumerated() {
                     let p = (Double(i) + site.u, Double(j) + site.v)
                     let x = origin.x + p.0 * a.x + p.1 * b.x
                     let y = origin.y + p.0 * a.y + p.1 * b.y
                     if x >= -0.5 - margin && x < Double(width) - 0.5 + margin
                         && y >= -0.5 - margin && y < Double(height) - 0.5 + margin {
-                        result.append((x, y, site.height))
+                        let index = SiteIndex(i: i, j: j, site: s)
+                        result.append(SitePosition(index: index, x: x, y: y, height: site.height,
+                                                   isVacant: vacancies.contains(index)))
                     }
                 }
             }
@@ -74,10 +102,11 @@ public struct LatticeImage: Sendable {
         let twoSigmaSquared = 2 * sigma * sigma
         // Columns just outside the image still light its edge.
         for column in columns(margin: Double(radius)) {
-            let xs = max(0, Int(column.x.rounded()) - radius)...min(width - 1, Int(column.x.rounded()) + radius)
-            let ys = max(0, Int(column.y.rounded()) - radius)...min(height - 1, Int(column.y.rounded()) + radius)
-            for y in ys {
-                for x in xs {
+            let x0 = max(0, Int(column.x.rounded()) - radius), x1 = min(width - 1, Int(column.x.rounded()) + radius)
+            let y0 = max(0, Int(column.y.rounded()) - radius), y1 = min(height - 1, Int(column.y.rounded()) + radius)
+            guard x0 <= x1 && y0 <= y1 else { continue }
+            for y in y0...y1 {
+                for x in x0...x1 {
                     let dx = Double(x) - column.x, dy = Double(y) - column.y
                     intensity[y * width + x] += column.height * Double.exp(-(dx * dx + dy * dy) / twoSigmaSquared)
                 }
@@ -94,4 +123,43 @@ public struct LatticeImage: Sendable {
     }
 
     private static func length(_ v: (x: Double, y: Double)) -> Double { (v.x * v.x + v.y * v.y).squareRoot() }
+}
+
+extension LatticeImage {
+    /// How the columns are arranged.
+    public enum Arrangement: Sendable, Equatable {
+        /// One column per square cell.
+        case square
+        /// Triangular lattice: every column has six nearest neighbours.
+        case hexagonal
+        /// Perovskite-like projection: heavy columns at the square cell's corners, light ones at its centre,
+        /// `lightRatio` times as high.
+        case twoSublattice(lightRatio: Double)
+    }
+
+    /// A lattice of the given arrangement whose nearest-neighbour column distance is `spacing` pixels,
+    /// turned by `angle` radians, with the cell origin at `origin`; `peak` is the height of the (heavy) columns.
+    public init(_ arrangement: Arrangement, width: Int, height: Int, spacing: Double, angle: Double,
+                origin: (x: Double, y: Double), sigma: Double, peak: Double, background: Double,
+                backgroundSlope: (x: Double, y: Double) = (0, 0), doseScale: Double, readNoise: Double,
+                seed: UInt64, vacancies: Set<SiteIndex> = []) {
+        let c = Double.cos(angle), s = Double.sin(angle)
+        let cell: Double, bAngle: Double, sites: [Site]
+        switch arrangement {
+        case .square:
+            cell = spacing; bAngle = Double.pi / 2
+            sites = [Site(u: 0, v: 0, height: peak)]
+        case .hexagonal:
+            cell = spacing; bAngle = Double.pi / 3
+            sites = [Site(u: 0, v: 0, height: peak)]
+        case .twoSublattice(let lightRatio):
+            cell = spacing * 2.0.squareRoot(); bAngle = Double.pi / 2
+            sites = [Site(u: 0, v: 0, height: peak), Site(u: 0.5, v: 0.5, height: peak * lightRatio)]
+        }
+        let cb = Double.cos(angle + bAngle), sb = Double.sin(angle + bAngle)
+        self.init(width: width, height: height, a: (cell * c, cell * s), b: (cell * cb, cell * sb),
+                  origin: origin, sites: sites, sigma: sigma, background: background,
+                  backgroundSlope: backgroundSlope, doseScale: doseScale, readNoise: readNoise, seed: seed,
+                  vacancies: vacancies)
+    }
 }

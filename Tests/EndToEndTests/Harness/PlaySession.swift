@@ -9,6 +9,7 @@ final class PlaySession {
     init(image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
          environment: [String: String] = [:]) throws {
         self.display = display
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         sound.waitUntilLive()
         logPath = folder + "/session.jsonl"
         var args = ["play"]

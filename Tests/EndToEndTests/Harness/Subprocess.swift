@@ -44,7 +44,7 @@ final class Subprocess {
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw HarnessError("cannot start \(label) (\(executable)): \(String(cString: strerror(result)))")
+            throw HarnessError("cannot start \(label) (\(executable), output in \(folder)): \(String(cString: strerror(result)))")
         }
         pid = child
     }

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import SonicCore
+
+/// The user's tags on disk: IMAGE.tags.json beside the image (see README), rewritten after every
+/// change through a temporary file that is synced and renamed over the old one, so a crash or kill
+/// at any moment leaves either the old file or the new, never half of one.
+struct TagStore {
+    /// The sidecar's contents.
+    struct File: Codable, Equatable {
+        var format = "sonic-atomic tags"
+        var version = 1
+        var image: String
+        var width: Int
+        var height: Int
+        /// Picometres per pixel, if known.
+        var pixelSize: Double?
+        /// Ids of the unit cell's origin, a and b, when the user chose the origin (else the first three tags).
+        var cell: [Int]?
+        var tags: [StoredTag]
+    }
+
+    struct StoredTag: Codable, Equatable {
+        var id: Int
+        var x: Double
+        var y: Double
+        var snapped: Bool
+    }
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    let path: String
+    let imageName: String
+    let width: Int
+    let height: Int
+
+    /// The sidecar for an image: beside it, or — when that folder is not writable — in the user's
+    /// data folder (`notice` then says so, to be announced).
+    static func forImage(_ imagePath: String, width: Int, height: Int) -> (store: TagStore, notice: String?) {
+        let url = URL(fileURLWithPath: imagePath).standardizedFileURL
+        let beside = url.path + ".tags.json"
+        let folder = url.deletingLastPathComponent().path
+        if FileManager.default.fileExists(atPath: beside) || access(folder, W_OK) == 0 {
+            return (TagStore(path: beside, imageName: url.lastPathComponent, width: width, height: height), nil)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        let safeName = url.path.map { $0 == "/" ? "%" : $0 }
+        let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + ".tags.json"
+        return (TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
+                "The image's folder is not writable, so tags are saved in \(data)/sonic-atomic/tags.")
+    }
+
+    /// The saved tags, if any. A file for a different image size is set aside (renamed), not lost.
+    func load() throws(Failure) -> (book: TagBook, pixelSize: PixelSize?, notice: String?) {
+        guard let data = FileManager.default.contents(atPath: path) else { return (TagBook(), nil, nil) }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw Failure(description: "the saved tags \(path) are damaged (\(Self.reason(error))); move the file away to start afresh")
+        }
+        guard file.width == width, file.height == height else {
+            let aside = path + ".\(file.width)x\(file.height).bak"
+            _ = rename(path, aside)
+            return (TagBook(), nil, "Saved tags for a \(file.width) by \(file.height) image were set aside.")
+        }
+        let tags = file.tags.map { Tag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) }
+        return (TagBook(tags: tags, cellMarks: file.cell), file.pixelSize.flatMap { PixelSize(picometres: $0) }, nil)
+    }
+
+    func save(_ book: TagBook, pixelSize: PixelSize?) throws(Failure) {
+        let file = File(image: imageName, width: width, height: height, pixelSize: pixelSize?.picometres,
+                        cell: book.cellMarks,
+                        tags: book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(file) } catch { throw Failure(description: "cannot encode the tags") }
+        try Self.writeAtomically(data, to: path)
+    }
+
+    /// CSV of the tags (id, x, y, snapped), for spreadsheets.
+    static func csv(_ book: TagBook) -> String {
+        "id,x,y,snapped\n" + book.tags.map { "\($0.id),\($0.x),\($0.y),\($0.snapped)\n" }.joined()
+    }
+
+    /// Writes a temporary file beside `path`, syncs it, renames it over `path` and syncs the folder.
+    static func writeAtomically(_ data: Data, to path: String) throws(Failure) {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot save \(path): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(description: "cannot save \(path): \(reason)")
+        }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 { fsync(directory); close(directory) }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "no \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        default: "not JSON"
+        }
+    }
+}

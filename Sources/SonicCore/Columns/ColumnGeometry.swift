@@ -1,0 +1,52 @@
+/// Every length and limit the column finder uses, derived from the nearest-neighbour spacing d.
+struct ColumnGeometry: Sendable {
+    let spacing: Double
+    /// A candidate must be the band-passed image's maximum within this radius (0.35·d).
+    let suppressionRadius: Double
+    /// First-pass fit window radius (0.45·d): the column and its near flanks, not its neighbours.
+    let firstWindow: Double
+    /// How far a fit may move the centre from its candidate pixel (0.35·d) before it counts as failed.
+    let maximumShift: Double
+    /// Accepted Gaussian widths.
+    let minimumSigma = 0.5
+    let maximumSigma: Double
+    /// Two first-pass fits closer than this (0.5·d) are one column: the weaker goes.
+    let duplicateDistance: Double
+    /// Starting width for the first pass.
+    let sigmaGuess: Double
+    let bandPass: BandPass
+
+    /// A fit is a column when its amplitude is at least this many times the per-pixel noise,…
+    static let minimumContrast = 3.0
+    /// …stands this many standard errors above zero…
+    static let minimumSignificance = 5.0
+    /// …and the model explains at least this share of the window's variance.
+    static let minimumQuality = 0.25
+    /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted.
+    /// (More than two changes nothing measurable on the synthetic lattices.)
+    static let passes = 2
+    /// Candidates: band-passed value above this many noise standard deviations (of the band-passed image).
+    static let candidateThreshold = 3.0
+
+    init(spacing d: Double) {
+        spacing = d
+        suppressionRadius = max(1.5, 0.35 * d)
+        firstWindow = max(3, 0.45 * d)
+        maximumShift = max(1.5, 0.35 * d)
+        maximumSigma = max(1, 0.4 * d)
+        duplicateDistance = 0.5 * d
+        sigmaGuess = min(max(1, d / 8), firstWindow / 2)
+        bandPass = BandPass(spacing: d)
+    }
+
+    /// Second-pass window radius for a column of width σ (neighbours subtracted): min(4σ, 0.6·d), at least 3 px.
+    func secondWindow(sigma: Double) -> Double { max(3, min(4 * sigma, 0.6 * spacing)) }
+
+    /// Beyond this distance from a second-pass window's centre a column's Gaussian (σ ≤ maximumSigma) is
+    /// negligible in it: below exp(−8) of its peak.
+    var neighbourReach: Double { max(3, 0.6 * spacing) + 4 * maximumSigma }
+
+    /// Candidate-pixel distances within which one candidate's result can depend on another's first-pass fit.
+    var duplicateSearch: Double { duplicateDistance + 2 * maximumShift + 1 }
+    var neighbourSearch: Double { neighbourReach + 2 * maximumShift + 1 }
+}

@@ -1,0 +1,58 @@
+/// The per-pixel noise level of an image, robustly: the median absolute response to Immerkær's mask
+///
+///     1 −2  1
+///    −2  4 −2
+///     1 −2  1
+///
+/// (a difference of two Laplacians, blind to planes and nearly blind to smooth structure such as columns a few
+/// pixels wide), scaled to a Gaussian standard deviation. A median, not a mean, so the sharp parts of the image
+/// (column flanks, edges) do not count as long as they cover less than half of it.
+enum NoiseLevel {
+    /// Below a quantization step the noise level is meaningless; never report less.
+    static let floor = 0.5
+
+    /// Estimated from a central crop of at most `crop`×`crop` pixels, every other pixel in each direction.
+    static func estimate(_ image: GrayImage, crop: Int = 512) -> Double {
+        let w = image.width, h = image.height
+        guard w >= 3 && h >= 3 else { return floor }
+        let cw = min(crop, w), ch = min(crop, h)
+        let x0 = (w - cw) / 2, y0 = (h - ch) / 2
+        var responses: [Int32] = []
+        responses.reserveCapacity(((cw - 2) / 2 + 1) * ((ch - 2) / 2 + 1))
+        image.samples.withUnsafeBufferPointer { s in
+            var y = y0 + 1
+            while y < y0 + ch - 1 {
+                var x = x0 + 1
+                while x < x0 + cw - 1 {
+                    let up = (y - 1) * w + x, mid = y * w + x, down = (y + 1) * w + x
+                    let corners = Int(s[up - 1]) + Int(s[up + 1]) + Int(s[down - 1]) + Int(s[down + 1])
+                    let edges = Int(s[up]) + Int(s[down]) + Int(s[mid - 1]) + Int(s[mid + 1])
+                    let response = corners - 2 * edges + 4 * Int(s[mid])
+                    responses.append(Int32(abs(response)))
+                    x += 2
+                }
+                y += 2
+            }
+        }
+        guard !responses.isEmpty else { return floor }
+        let median = Double(select(&responses, rank: responses.count / 2))
+        // The mask's weights have a root sum of squares of 6; median |N(0, 1)| = 0.6745.
+        return max(floor, median / (6 * 0.674_489_75))
+    }
+
+    /// The element of the given rank (0-based) in sorted order; reorders `values`.
+    static func select(_ values: inout [Int32], rank: Int) -> Int32 {
+        var lo = 0, hi = values.count - 1
+        while lo < hi {
+            let pivot = values[(lo + hi) / 2]
+            var i = lo, j = hi
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j { values.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if rank <= j { hi = j } else if rank >= i { lo = i } else { return values[rank] }
+        }
+        return values[rank]
+    }
+}

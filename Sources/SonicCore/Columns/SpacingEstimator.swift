@@ -1,0 +1,119 @@
+/// Estimates the nearest-neighbour column spacing of a lattice image from the autocorrelation of a central crop.
+///
+/// The autocorrelation of a lattice of columns is itself a lattice of peaks, one per difference vector between
+/// columns; the nearest of them beyond the central peak is the nearest-neighbour spacing. A peak counts when it is
+/// clearly correlated (at least `minimumPeak` of the zero-lag signal correlation) and clearly separated from the
+/// central peak (the autocorrelation dips by at least `minimumDip` on the way out to it). Flat images, pure noise
+/// and smooth images have no such peak.
+enum SpacingEstimator {
+    struct Peak: Sendable {
+        var x: Double, y: Double, distance: Double, value: Double
+    }
+
+    /// Below this lag-1 correlation (relative to the zero lag, which holds the white noise too) there is no
+    /// spatial structure to speak of.
+    static let minimumStructure = 0.05
+    static let minimumPeak = 0.2
+    static let minimumDip = 0.3
+
+    static func estimate(_ image: GrayImage) -> Double? {
+        let peaks = latticePeaks(image)
+        guard let nearest = peaks.map(\.distance).min() else { return nil }
+        let close = peaks.filter { $0.distance <= nearest * 1.05 }
+        return close.reduce(0) { $0 + $1.distance } / Double(close.count)
+    }
+
+    /// The autocorrelation peaks that look like lattice vectors, in the half plane τy ≥ 0, with sub-pixel positions.
+    static func latticePeaks(_ image: GrayImage) -> [Peak] {
+        let side = min(image.width, image.height) >= 1024 ? 512 : 256
+        let cw = min(side, image.width), ch = min(side, image.height)
+        guard cw >= 16 && ch >= 16 else { return [] }
+        let x0 = (image.width - cw) / 2, y0 = (image.height - ch) / 2
+
+        // The crop with its least-squares plane removed (centred coordinates: the normal equations decouple).
+        var data = [Double](repeating: 0, count: cw * ch)
+        var mean = 0.0, sx = 0.0, sy = 0.0
+        let mx = Double(cw - 1) / 2, my = Double(ch - 1) / 2
+        for y in 0..<ch {
+            for x in 0..<cw {
+                let v = Double(image[x0 + x, y0 + y])
+                data[y * cw + x] = v
+                mean += v; sx += v * (Double(x) - mx); sy += v * (Double(y) - my)
+            }
+        }
+        let n = Double(cw * ch)
+        // Σ(x − mx)² over the grid = ch · cw(cw² − 1)/12.
+        let sxx = Double(ch) * Double(cw) * (Double(cw * cw) - 1) / 12
+        let syy = Double(cw) * Double(ch) * (Double(ch * ch) - 1) / 12
+        mean /= n
+        let gx = sx / sxx, gy = sy / syy
+        for y in 0..<ch {
+            for x in 0..<cw {
+                data[y * cw + x] -= mean + gx * (Double(x) - mx) + gy * (Double(y) - my)
+            }
+        }
+
+        var pw = 1, ph = 1
+        while pw < 2 * cw { pw <<= 1 }
+        while ph < 2 * ch { ph <<= 1 }
+        let raw = FFT2D(width: pw, height: ph).autocorrelation(of: data, dataWidth: cw, dataHeight: ch)
+        /// Unbiased: each lag divided by the number of pixel pairs it has.
+        func lag(_ tx: Int, _ ty: Int) -> Double {
+            let pairs = Double((cw - abs(tx)) * (ch - abs(ty)))
+            return raw[((ty + ph) % ph) * pw + (tx + pw) % pw] / pairs
+        }
+        let c0 = lag(0, 0)
+        let c1 = (lag(1, 0) + lag(0, 1)) / 2
+        guard c0 > 0 && c1 > minimumStructure * c0 else { return [] }
+
+        // Normalised by the lag-1 value: the signal's own variance, free of the white noise at lag 0.
+        let m = min(cw, ch) / 2 - 2
+        guard m >= 3 else { return [] }
+        let span = 2 * m + 3
+        var table = [Double](repeating: 0, count: span * span)
+        for ty in -(m + 1)...(m + 1) {
+            for tx in -(m + 1)...(m + 1) { table[(ty + m + 1) * span + tx + m + 1] = lag(tx, ty) / c1 }
+        }
+        func at(_ tx: Int, _ ty: Int) -> Double { table[(ty + m + 1) * span + tx + m + 1] }
+        func bilinear(_ x: Double, _ y: Double) -> Double {
+            let fx = x.rounded(.down), fy = y.rounded(.down)
+            let ix = Int(fx), iy = Int(fy), ax = x - fx, ay = y - fy
+            return (1 - ay) * ((1 - ax) * at(ix, iy) + ax * at(ix + 1, iy))
+                + ay * ((1 - ax) * at(ix, iy + 1) + ax * at(ix + 1, iy + 1))
+        }
+
+        var peaks: [Peak] = []
+        for ty in 0...m {
+            for tx in -m...m where ty > 0 || tx > 0 {
+                let r2 = tx * tx + ty * ty
+                guard r2 >= 4 && r2 <= m * m else { continue }
+                let v = at(tx, ty)
+                guard v >= minimumPeak else { continue }
+                var isMaximum = true
+                for oy in -1...1 {
+                    for ox in -1...1 where (ox != 0 || oy != 0) && at(tx + ox, ty + oy) >= v { isMaximum = false }
+                }
+                guard isMaximum else { continue }
+                let r = Double(r2).squareRoot()
+                var lowest = v
+                var s = 0.5
+                while s < r {
+                    lowest = min(lowest, bilinear(Double(tx) * s / r, Double(ty) * s / r))
+                    s += 0.5
+                }
+                guard v - lowest >= minimumDip else { continue }
+                let px = Double(tx) + parabolaVertex(at(tx - 1, ty), v, at(tx + 1, ty))
+                let py = Double(ty) + parabolaVertex(at(tx, ty - 1), v, at(tx, ty + 1))
+                peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: v))
+            }
+        }
+        return peaks
+    }
+
+    /// Offset of the vertex of the parabola through (−1, a), (0, b), (1, c), from 0; within ±0.5.
+    static func parabolaVertex(_ a: Double, _ b: Double, _ c: Double) -> Double {
+        let curvature = a - 2 * b + c
+        guard curvature < 0 else { return 0 }
+        return min(0.5, max(-0.5, 0.5 * (a - c) / curvature))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+import TestSupport
+import SonicCore
+
+extension EndToEnd {
+    /// Tagging a microscopist can publish: columns found and refined against exact ground truth,
+    /// taps that snap, the unit cell spoken, tags that survive a kill.
+    @Suite struct TaggingTests {
+        static let fastSpeech = ["--rate", "350"]
+
+        /// A synthetic STEM image with exact column centres, written as a 16-bit PNG.
+        struct Sample {
+            let lattice: LatticeImage
+            let path: String
+            var truth: [(x: Double, y: Double, height: Double)] { lattice.columns }
+            var spacing: Double
+        }
+
+        enum Kind { case square, hexagonal, twoSublattice }
+
+        /// Low noise: columns 20000 counts over 5000 with a dose of 1 electron per count (shot-noise SNR ~140 at a peak)
+        /// and read noise 20. High noise: a dose of 0.02 per count (SNR ~20 at a peak) and read noise 300.
+        static func sample(_ kind: Kind, sigma: Double, spacing d: Double, highNoise: Bool, vacancies: Int = 0,
+                           size: Int = 320, seed: UInt64, folder: String) throws -> Sample {
+            let angle = 0.29 // radians: nothing lines up with the pixel grid
+            func rotated(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+                (x * cos(angle) - y * sin(angle), x * sin(angle) + y * cos(angle))
+            }
+            let a: (x: Double, y: Double), b: (x: Double, y: Double), sites: [LatticeImage.Site], nearest: Double
+            switch kind {
+            case .square:
+                (a, b, sites, nearest) = (rotated(d, 0), rotated(0, d), [.init(u: 0, v: 0, height: 20_000)], d)
+            case .hexagonal:
+                (a, b, sites, nearest) = (rotated(d, 0), rotated(d / 2, d * 3.0.squareRoot() / 2), [.init(u: 0, v: 0, height: 20_000)], d)
+            case .twoSublattice:
+                // Heavy columns at the corners, light ones (0.4×) in the middle: nearest neighbours d apart.
+                let cell = d * 2.0.squareRoot()
+                (a, b, sites, nearest) = (rotated(cell, 0), rotated(0, cell),
+                                          [.init(u: 0, v: 0, height: 20_000), .init(u: 0.5, v: 0.5, height: 8000)], d)
+            }
+            var vacant = Set<LatticeImage.SiteIndex>()
+            var random = SeededRandom(seed: seed &+ 99)
+            while vacant.count < vacancies {
+                vacant.insert(LatticeImage.SiteIndex(i: Int(random.next() % 6) + 2, j: Int(random.next() % 6) + 2,
+                                                     site: Int(random.next() % UInt64(sites.count))))
+            }
+            let lattice = LatticeImage(width: size, height: size, a: a, b: b, origin: (13.37, 17.71), sites: sites,
+                                       sigma: sigma, background: 5000, backgroundSlope: (3.1, -2.2),
+                                       doseScale: highNoise ? 0.02 : 1, readNoise: highNoise ? 300 : 20, seed: seed,
+                                       vacancies: vacant)
+            let image = lattice.render()
+            let path = folder + "/lattice-\(seed).png"
+            try Data(TestPNG(width: image.width, height: image.height, bitDepth: 16, colourType: .gray,
+                             samples: image.samples).bytes).write(to: URL(fileURLWithPath: path))
+            return Sample(lattice: lattice, path: path, spacing: nearest)
+        }
+
+        /// `sonic-atomic columns --json`, parsed.
+        static func columns(_ path: String, near: [(Double, Double)] = []) throws -> (spacing: Double?, columns: [[String: Any]]) {
+            let arguments = ["columns", path, "--json"] + near.flatMap { ["--near", "\($0.0),\($0.1)"] }
+            let result = try Subprocess.run(Fixtures.binary, arguments, timeout: 120)
+            guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            else { throw HarnessError("columns failed: \(result.output.prefix(300))") }
+            return (object["spacing"] as? Double, object["columns"] as! [[String: Any]])
+        }
+
+        @Test(arguments: [
+            (Kind.square, 3.0, 24.0, false, 0), (.square, 5, 40, true, 2), (.hexagonal, 2, 16, false, 0),
+            (.hexagonal, 4, 28, true, 0), (.twoSublattice, 2.5, 20, false, 3), (.twoSublattice, 3, 24, true, 3),
+        ] as [(Kind, Double, Double, Bool, Int)])
+        func columnsAreFoundAndCentredToTheTargets(kind: Kind, sigma: Double, spacing: Double, highNoise: Bool, vacancies: Int) throws {
+            let folder = try Fixtures.scratch("columns")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let sample = try Self.sample(kind, sigma: sigma, spacing: spacing, highNoise: highNoise, vacancies: vacancies,
+                                         seed: UInt64(spacing * 10 + sigma), folder: folder)
+            let found = try Self.columns(sample.path)
+            #expect(abs((found.spacing ?? 0) / sample.spacing - 1) < 0.05, "spacing \(found.spacing ?? 0) for \(sample.spacing)")
+            let truth = sample.truth
+            var errors: [Double] = []
+            for column in found.columns {
+                let x = column["x"] as! Double, y = column["y"] as! Double
+                let nearest = truth.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!
+                let distance = hypot(nearest.x - x, nearest.y - y)
+                // No false columns: each found one is a true column (vacancies included: none there).
+                #expect(distance < 0.3 * sample.spacing, "a column at (\(x), \(y)) where there is none")
+                if distance < 0.3 * sample.spacing { errors.append(distance) }
+            }
+            let mean = errors.reduce(0, +) / Double(max(1, errors.count))
+            #expect(mean <= (highNoise ? 0.13 : 0.03), "mean centre error \(mean) px")
+            // Every column farther than a spacing from the edge is found.
+            let size = Double(sample.lattice.width)
+            for t in truth where min(t.x, t.y, size - 1 - t.x, size - 1 - t.y) > sample.spacing {
+                #expect(found.columns.contains { hypot(($0["x"] as! Double) - t.x, ($0["y"] as! Double) - t.y) < 0.3 * sample.spacing },
+                        "the column at (\(t.x), \(t.y)) was missed")
+            }
+            #expect(vacancies == 0 || sample.lattice.vacancyPositions.count >= 1)
+        }
+
+        @Test func nearSnapsOnlyWhereThereIsAColumn() throws {
+            let folder = try Fixtures.scratch("near")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, vacancies: 2, seed: 5, folder: folder)
+            let column = sample.truth[sample.truth.count / 2]
+            let vacancy = try #require(sample.lattice.vacancyPositions.first)
+            let snapped = try Self.columns(sample.path, near: [(column.x + 5, column.y - 4), (vacancy.x + 1, vacancy.y)]).columns
+            #expect(hypot((snapped[0]["x"] as! Double) - column.x, (snapped[0]["y"] as! Double) - column.y) < 0.05)
+            #expect(snapped[1]["x"] is NSNull, "snapped at a vacancy: \(snapped[1])")
+        }
+
+        /// The screen point over image point (x, y).
+        func screen(_ x: Double, _ y: Double, _ v: (originX: Double, originY: Double, scale: Double)) -> (Double, Double) {
+            (v.originX + (x + 0.5) * v.scale, v.originY + (y + 0.5) * v.scale)
+        }
+
+        @Test func tapsSnapToColumnsAndTheUnitCellIsSpokenPrecisely() throws {
+            try withServers("snap") { display, sound, folder in
+                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: true, vacancies: 1, size: 256, seed: 11, folder: folder)
+                let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder,
+                                              arguments: Self.fastSpeech + ["--pixel-size", "10pm"])
+                defer { session.stop() }
+                let viewport = try session.waitUntilShown()
+                try sound.waitForSilence()
+                try display.key("4")
+                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
+                let centre = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
+                let corners = [centre, (x: centre.x + sample.lattice.a.x, y: centre.y + sample.lattice.a.y, height: 0.0),
+                               (x: centre.x + sample.lattice.b.x, y: centre.y + sample.lattice.b.y, height: 0.0)]
+                for (k, corner) in corners.enumerated() {
+                    let tap = screen(corner.x + 3, corner.y - 2.5 + Double(k), viewport)
+                    let mark = sound.recordedSampleCount()
+                    try display.tap(tap.0, tap.1, ms: 60)
+                    try sound.waitForUtterance(after: mark)
+                }
+                let tags = try session.records(ofType: "tag")
+                try #require(tags.count == 3)
+                for (tag, corner) in zip(tags, corners) {
+                    #expect(tag["snapped"] as? Bool == true)
+                    let error = hypot((tag["ix"] as! Double) - corner.x, (tag["iy"] as! Double) - corner.y)
+                    #expect(error < 0.3, "tag \(tag["id"]!) is \(error) px from its column")
+                }
+                // Spoken in picometres (10 pm a pixel): parse "a 240.1 picometres, b … , gamma … degrees".
+                let said = try #require(try session.records(ofType: "speech").map { $0["text"] as! String }.last)
+                let numbers = said.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }.suffix(3)
+                try #require(numbers.count == 3 && said.contains("Unit cell: a "), "\(said)")
+                let (a, b, gamma) = (numbers[numbers.startIndex], numbers[numbers.startIndex + 1], numbers[numbers.startIndex + 2])
+                #expect(abs(a / 240 - 1) < 0.003 && abs(b / 240 - 1) < 0.003, "\(said)")
+                #expect(abs(gamma - 90) < 0.3, "\(said)")
+
+                // A tap on the vacancy: tagged where tapped, and said so.
+                let vacancy = try #require(sample.lattice.vacancyPositions.first)
+                let mark = sound.recordedSampleCount()
+                let tap = screen(vacancy.x, vacancy.y, viewport)
+                try display.tap(tap.0, tap.1, ms: 60)
+                try sound.waitForUtterance(after: mark)
+                let texts = try session.records(ofType: "speech").map { $0["text"] as! String }
+                #expect(texts.last?.hasSuffix("not snapped: no atom column nearby.") == true, "\(texts.last ?? "")")
+
+                // The sighted view: the tags drawn on their columns.
+                let shot = try Screenshot.capture(display)
+                let ring = screen(corners[0].x, corners[0].y, viewport)
+                let ringPixels = (0..<16).map { k -> UInt32 in
+                    let angle = Double(k) * Double.pi / 8
+                    return shot[Int(ring.0 + 7 * cos(angle)), Int(ring.1 + 7 * sin(angle))]
+                }
+                #expect(ringPixels.filter { $0 == 0xFFD200 }.count >= 4, "no tag ring drawn at the first tag")
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
+        @Test func tagsSurviveAKillAndComeBack() throws {
+            try withServers("persist") { display, sound, folder in
+                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 21, folder: folder)
+                let sidecar = sample.path + ".tags.json", csv = folder + "/tags.csv"
+                let first = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder,
+                                            arguments: Self.fastSpeech + ["--export-tags", csv])
+                defer { first.stop() }
+                let viewport = try first.waitUntilShown()
+                try sound.waitForSilence()
+                try display.key("4")
+                let column1 = sample.truth[40], column2 = sample.truth[41]
+                var tap = screen(column1.x + 2, column1.y + 2, viewport)
+                try display.tap(tap.0, tap.1, ms: 60)
+                try waitFor("the first tag on disk", timeout: 10) {
+                    (try? String(contentsOfFile: sidecar, encoding: .utf8))?.contains("\"id\" : 1") == true
+                }
+                // Killed without warning: nothing is flushed, nothing cleaned up.
+                first.process.signal(SIGKILL)
+                #expect(first.process.wait(timeout: 5) == 128 + SIGKILL)
+
+                let second = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder + "/again",
+                                             arguments: Self.fastSpeech + ["--export-tags", csv])
+                defer { second.stop() }
+                try second.waitUntilShown()
+                try sound.waitForSilence()
+                let greeting = try #require(try second.records(ofType: "speech").first?["text"] as? String)
+                #expect(greeting.contains("1 saved tag loaded."), "\(greeting)")
+                try display.key("4")
+                tap = screen(column2.x - 2, column2.y + 1, viewport)
+                try display.tap(tap.0, tap.1, ms: 60)
+                try waitFor("the second tag on disk", timeout: 10) {
+                    (try? String(contentsOfFile: sidecar, encoding: .utf8))?.contains("\"id\" : 2") == true
+                }
+                let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecar))) as! [String: Any]
+                let tags = saved["tags"] as! [[String: Any]]
+                #expect(tags.map { $0["id"] as! Int } == [1, 2])
+                #expect(hypot((tags[0]["x"] as! Double) - column1.x, (tags[0]["y"] as! Double) - column1.y) < 0.05)
+                #expect(hypot((tags[1]["x"] as! Double) - column2.x, (tags[1]["y"] as! Double) - column2.y) < 0.05)
+                #expect(saved["format"] as? String == "sonic-atomic tags" && saved["width"] as? Int == 256)
+                let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+                #expect(rows.first == "id,x,y,snapped" && rows.count == 3)
+                // No temporary files left behind.
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".tmp-") }.isEmpty)
+                #expect(try second.quitWithKey() == 0)
+            }
+        }
+
+        @Test func arrowKeysWalkTheColumnsAndEnterTagsOne() throws {
+            try withServers("walk") { display, sound, folder in
+                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 31, folder: folder)
+                let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try sound.waitForSilence()
+                try display.key("4")
+                try sound.waitForSilence()
+                func press(_ key: String) throws -> Range<Int> {
+                    let mark = sound.recordedSampleCount()
+                    try display.key(key)
+                    return try sound.waitForUtterance(after: mark)
+                }
+                _ = try press("Right")     // to the column nearest the middle
+                _ = try press("Right")
+                let heard = try press("Down")
+                // The cursor's tone sounds the column: its pitch is the logged cursor's pixel's.
+                let cursors = try session.records(ofType: "cursor").filter { $0["ix"] != nil }
+                try #require(cursors.count == 3)
+                let last = cursors[2]
+                let (cx, cy) = (last["ix"] as! Double, last["iy"] as! Double)
+                #expect(sample.truth.contains { hypot($0.x - cx, $0.y - cy) < 0.1 }, "the cursor is not on a column")
+                let x = try sound.recording()
+                #expect(SignalAnalysis.peak(x[heard]) > 0.3)
+                // Right then Down: one spacing apart each, along the lattice's rotated axes.
+                let c1 = (cursors[1]["ix"] as! Double, cursors[1]["iy"] as! Double)
+                #expect(abs(hypot(cx - c1.0, cy - c1.1) - 24) < 0.3)
+                _ = try press("Return")
+                let tag = try #require(try session.records(ofType: "tag").first)
+                #expect(abs((tag["ix"] as! Double) - cx) < 1e-9 && abs((tag["iy"] as! Double) - cy) < 1e-9)
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+    }
+}

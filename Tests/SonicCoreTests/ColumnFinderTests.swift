@@ -1,0 +1,366 @@
+import Testing
+@testable import SonicCore
+
+/// Noise levels of the synthetic lattices. Heavy columns stand 20 000 counts above a background of 5 000 (which
+/// ramps by 3.1 and −2.3 counts per pixel), so the shot noise at a heavy peak comes from 25 000 counts:
+/// - low: doseScale 1 (shot noise σ ≈ 158 at a peak, ≈ 71 on the background) and read noise 20:
+///   SNR ≈ 125 at a heavy peak;
+/// - high: doseScale 1/150 (shot noise σ ≈ 1 936 at a peak, ≈ 866 on the background) and read noise 500:
+///   SNR ≈ 10 at a heavy peak (noise σ ≈ 2 000 there, ≈ 1 000 on the background). A light column of 0.5× has
+///   SNR ≈ 6 at its peak.
+enum NoiseLevelCase: Sendable, CustomStringConvertible {
+    case low, high
+    var dose: Double { self == .low ? 1 : 1.0 / 150 }
+    var read: Double { self == .low ? 20 : 500 }
+    /// The mean centre error the finder must reach.
+    var errorBound: Double { self == .low ? 0.03 : 0.13 }
+    var description: String { self == .low ? "low noise" : "high noise" }
+}
+
+/// A synthetic lattice: turned by a non-trivial angle, offset by fractional pixels, on a ramp, with noise, and with
+/// a few vacancies.
+struct LatticeScenario: Sendable, CustomStringConvertible {
+    var arrangement: LatticeImage.Arrangement
+    var size: Int
+    var spacing: Double
+    var sigma: Double
+    var noise: NoiseLevelCase
+    var angleDegrees: Double = 13.7
+    var origin: (x: Double, y: Double) = (7.31, 5.83)
+    var vacancyFraction: Double = 0.04
+    var seed: UInt64 = 1
+
+    var description: String { "\(arrangement) d=\(spacing) σ=\(sigma) \(noise), \(size)², \(angleDegrees)°" }
+
+    func lattice(vacancies: Set<LatticeImage.SiteIndex> = []) -> LatticeImage {
+        LatticeImage(arrangement, width: size, height: size, spacing: spacing, angle: angleDegrees * Double.pi / 180,
+                     origin: origin, sigma: sigma, peak: 20_000, background: 5_000, backgroundSlope: (3.1, -2.3),
+                     doseScale: noise.dose, readNoise: noise.read, seed: seed, vacancies: vacancies)
+    }
+
+    /// The lattice with `vacancyFraction` of its sites more than 1.5 spacings inside the edges left empty.
+    var withVacancies: LatticeImage {
+        let full = lattice()
+        var random = SeededRandom(seed: seed &+ 99)
+        var chosen = Set<LatticeImage.SiteIndex>()
+        for site in full.sitePositions(margin: 0) where distanceToEdge(site.x, site.y) > 1.5 * spacing {
+            if random.unitInterval() < vacancyFraction { chosen.insert(site.index) }
+        }
+        return lattice(vacancies: chosen)
+    }
+
+    func distanceToEdge(_ x: Double, _ y: Double) -> Double {
+        min(x, y, Double(size - 1) - x, Double(size - 1) - y)
+    }
+}
+
+/// Found columns against the ground truth.
+private struct ColumnAssessment {
+    /// Distances from each matched found column to its true column.
+    var errors: [Double]
+    /// Found columns with no true column within 0.3 spacing.
+    var falseColumns: [AtomColumn]
+    /// True columns more than a spacing inside the edges that nothing matched.
+    var missed: [(x: Double, y: Double)]
+    var meanError: Double { errors.isEmpty ? .infinity : errors.reduce(0, +) / Double(errors.count) }
+
+    init(_ found: [AtomColumn], _ lattice: LatticeImage, spacing: Double) {
+        // Columns centred just outside the image show at its edge and may be found there.
+        let truth = lattice.columns(margin: 3 * lattice.sigma)
+        var matched = Set<Int>()
+        errors = []
+        falseColumns = []
+        for column in found {
+            let (k, distance) = nearest(truth.map { ($0.x, $0.y) }, to: column)
+            if distance <= 0.3 * spacing { errors.append(distance); matched.insert(k) } else { falseColumns.append(column) }
+        }
+        missed = truth.indices.filter { k in
+            !matched.contains(k)
+                && min(truth[k].x, truth[k].y, Double(lattice.width - 1) - truth[k].x,
+                       Double(lattice.height - 1) - truth[k].y) > spacing
+        }.map { (truth[$0].x, truth[$0].y) }
+    }
+}
+
+private func distance(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+    ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+}
+
+/// Index of the point nearest the column, and its distance.
+private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int, Double) {
+    var best = (-1, Double.infinity)
+    for (k, p) in points.enumerated() {
+        let d = distance(p, (column.x, column.y))
+        if d < best.1 { best = (k, d) }
+    }
+    return best
+}
+
+@Suite struct ColumnFinderTests {
+    static let accuracyCases: [LatticeScenario] = [
+        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 2, noise: .low),
+        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 2, noise: .high, angleDegrees: 31.3,
+                        origin: (3.77, 11.41)),
+        LatticeScenario(arrangement: .square, size: 320, spacing: 32, sigma: 5, noise: .low, angleDegrees: 7.9),
+        LatticeScenario(arrangement: .square, size: 320, spacing: 32, sigma: 5, noise: .high, angleDegrees: 52.1,
+                        origin: (18.2, 3.55), seed: 2),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 20, sigma: 3, noise: .low, angleDegrees: 21.4),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 20, sigma: 3, noise: .high, seed: 3),
+        LatticeScenario(arrangement: .hexagonal, size: 384, spacing: 40, sigma: 2, noise: .low, angleDegrees: 41.7,
+                        origin: (25.6, 30.12)),
+        LatticeScenario(arrangement: .hexagonal, size: 384, spacing: 40, sigma: 5, noise: .high, angleDegrees: 3.3),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 24, sigma: 4, noise: .low, angleDegrees: 17.2,
+                        origin: (1.5, 2.25)),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5, noise: .low,
+                        angleDegrees: 26.6),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 24, sigma: 3.5, noise: .low),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 18, sigma: 2.5, noise: .high,
+                        angleDegrees: 38.9, origin: (9.9, 0.4)),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 320, spacing: 24, sigma: 4, noise: .high,
+                        angleDegrees: 11.1, seed: 4),
+    ]
+
+    @Test(arguments: accuracyCases)
+    func findsEveryColumnAccurately(_ scenario: LatticeScenario) throws {
+        let lattice = scenario.withVacancies
+        let finder = ColumnFinder(image: lattice.render())
+        let spacing = try #require(finder.spacing)
+        #expect(abs(spacing / scenario.spacing - 1) < 0.02, "spacing \(spacing)")
+
+        let found = finder.findAll()
+        let assessment = ColumnAssessment(found, lattice, spacing: scenario.spacing)
+        #expect(assessment.falseColumns.isEmpty, "false columns \(assessment.falseColumns)")
+        #expect(assessment.missed.isEmpty, "missed \(assessment.missed)")
+        #expect(assessment.meanError <= scenario.noise.errorBound, "mean centre error \(assessment.meanError)")
+        #expect(found.allSatisfy { $0.quality > 0 && $0.quality <= 1 && $0.peak > 0 })
+        for vacancy in lattice.vacancyPositions {
+            #expect(!found.contains { distance((vacancy.x, vacancy.y), ($0.x, $0.y)) < 0.3 * scenario.spacing })
+        }
+    }
+
+    @Test func peaksAreTheColumnHeights() {
+        // Low noise: the fitted amplitude is the height above the background, heavy and light alike.
+        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3,
+                                       noise: .low, angleDegrees: 9.5)
+        let lattice = scenario.lattice()
+        let found = ColumnFinder(image: lattice.render()).findAll()
+        let truth = lattice.columns(margin: 0)
+        var ratios: [Double] = []
+        for column in found where scenario.distanceToEdge(column.x, column.y) > scenario.spacing {
+            let (k, _) = nearest(truth.map { ($0.x, $0.y) }, to: column)
+            ratios.append(column.peak / truth[k].height)
+        }
+        #expect(ratios.count > 100)
+        #expect(ratios.allSatisfy { abs($0 - 1) < 0.05 }, "peak / height from \(ratios.min()!) to \(ratios.max()!)")
+        #expect(found.allSatisfy { $0.quality > 0.9 })
+    }
+
+    // MARK: Spacing
+
+    @Test func noLatticeNoSpacingNoColumns() {
+        var random = SeededRandom(seed: 5)
+        func image(_ size: Int, _ intensity: (Int, Int) -> Double, noise: NoiseLevelCase) -> GrayImage {
+            var samples: [UInt16] = []
+            for y in 0..<size {
+                for x in 0..<size {
+                    let value = random.poisson(intensity(x, y) * noise.dose) / noise.dose + noise.read * random.gaussian()
+                    samples.append(UInt16(min(max(value.rounded(), 0), 65535)))
+                }
+            }
+            return GrayImage(width: size, height: size, bitDepth: 16, samples: samples)
+        }
+        func hump(_ x: Int, _ y: Int) -> Double {
+            let r2 = Double((x - 100) * (x - 100) + (y - 140) * (y - 140))
+            return 5000 + 20000 * Double.exp(-r2 / 7200) + 10 * Double(x)
+        }
+        let images: [(String, GrayImage)] = [
+            ("flat", GrayImage(width: 300, height: 256, bitDepth: 16, samples: .init(repeating: 5000, count: 300 * 256))),
+            ("noise, low", image(256, { _, _ in 5000 }, noise: .low)),
+            ("noise, high", image(300, { _, _ in 5000 }, noise: .high)),
+            ("smooth hump", image(256, hump, noise: .low)),
+            ("smooth hump, high noise", image(256, hump, noise: .high)),
+        ]
+        for (name, image) in images {
+            let finder = ColumnFinder(image: image)
+            #expect(finder.spacing == nil, "\(name)")
+            #expect(finder.findAll().isEmpty, "\(name)")
+            #expect(finder.snap(x: 128, y: 128, radius: 12) == nil, "\(name)")
+        }
+    }
+
+    @Test func tinyImagesAndHugeSpacingsDoNotCrash() {
+        let images = [
+            GrayImage(width: 1, height: 1, bitDepth: 8, samples: [7]),
+            GrayImage(width: 3, height: 40, bitDepth: 8, samples: .init(repeating: 7, count: 120)),
+            GrayImage(width: 8, height: 8, bitDepth: 16, samples: (0..<64).map { UInt16($0 * 100) }),
+            GrayImage(width: 8, height: 8, bitDepth: 16, samples: (0..<64).map { $0 == 27 ? 30000 : 5000 }),
+            LatticeImage(.square, width: 64, height: 64, spacing: 100, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
+                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
+            LatticeImage(.hexagonal, width: 100, height: 90, spacing: 60, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
+                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
+            LatticeImage(.square, width: 16, height: 16, spacing: 6, angle: 0.3, origin: (3.2, 2.7), sigma: 1.2,
+                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
+        ]
+        for image in images {
+            let finder = ColumnFinder(image: image)
+            let found = finder.findAll()
+            if finder.spacing == nil { #expect(found.isEmpty) }
+            for (x, y) in [(0.0, 0.0), (Double(image.width) / 2, Double(image.height) / 2), (-50, 3), (1e9, -1e9)] {
+                for radius in [0.0, 3, 30, 1e6, -1, .nan, .infinity] {
+                    if let column = finder.snap(x: x, y: y, radius: radius) {
+                        #expect(distance((column.x, column.y), (x, y)) <= radius)
+                    }
+                }
+            }
+            #expect(finder.snap(x: .nan, y: 1, radius: 5) == nil)
+        }
+    }
+
+    // MARK: Snap
+
+    /// Taps up to 0.6 spacing from a column, with a radius of 0.6 spacing: the brightest true column within the
+    /// radius comes back (when the tapped column is the only one there, that column), refined as by findAll.
+    @Test(arguments: [
+        LatticeScenario(arrangement: .square, size: 256, spacing: 24, sigma: 3, noise: .high, angleDegrees: 19.1),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3, noise: .low,
+                        angleDegrees: 33.3),
+    ])
+    func snapReturnsTheTappedColumn(_ scenario: LatticeScenario) throws {
+        let lattice = scenario.withVacancies
+        let finder = ColumnFinder(image: lattice.render())
+        let all = finder.findAll()
+        let truth = lattice.columns(margin: 3 * scenario.sigma)
+        let interior = truth.filter { scenario.distanceToEdge($0.x, $0.y) > scenario.spacing }
+        let radius = 0.6 * scenario.spacing
+        var random = SeededRandom(seed: 17)
+        var errors: [Double] = []
+        var onlyOne = 0
+        for _ in 0..<40 {
+            let target = interior[Int(random.next() % UInt64(interior.count))]
+            let r = radius * random.unitInterval(), angle = 2 * Double.pi * random.unitInterval()
+            let tap = (x: target.x + r * Double.cos(angle), y: target.y + r * Double.sin(angle))
+            let column = try #require(finder.snap(x: tap.x, y: tap.y, radius: radius), "tap \(tap)")
+            let (k, error) = nearest(truth.map { ($0.x, $0.y) }, to: column)
+            #expect(error <= 0.3 * scenario.spacing)
+            let within = truth.filter { distance(($0.x, $0.y), tap) <= radius }
+            #expect(truth[k].height == within.map(\.height).max(), "the brightest within the radius")
+            if within.count == 1 {
+                onlyOne += 1
+                #expect(truth[k].x == target.x && truth[k].y == target.y, "the tapped column")
+            }
+            errors.append(error)
+            // The same column as findAll's, to the last digits.
+            let same = all.min { distance(($0.x, $0.y), (column.x, column.y)) < distance(($1.x, $1.y), (column.x, column.y)) }
+            #expect(same.map { distance(($0.x, $0.y), (column.x, column.y)) } ?? 1 < 1e-9)
+        }
+        #expect(onlyOne >= 20)
+        #expect(errors.reduce(0, +) / Double(errors.count) <= scenario.noise.errorBound)
+    }
+
+    @Test func snapAgreesWithFindAllEverywhere() {
+        // Columns next to the edges and next to vacancies included.
+        let scenario = LatticeScenario(arrangement: .hexagonal, size: 200, spacing: 18, sigma: 2.5, noise: .high,
+                                       angleDegrees: 44.4, vacancyFraction: 0.1)
+        let finder = ColumnFinder(image: scenario.withVacancies.render())
+        let all = finder.findAll()
+        #expect(all.count > 80)
+        for (i, column) in all.enumerated() where i % 3 == 0 {
+            let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)
+            #expect(snapped == column)
+        }
+    }
+
+    @Test func snapFindsNothingAtVacanciesOrOnBareBackground() throws {
+        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 20, sigma: 3,
+                                       noise: .high, angleDegrees: 14.9)
+        // Single vacancies, and a hole of bare background 2.5 spacings across the point (100, 220).
+        var lattice = scenario.withVacancies
+        for site in lattice.sitePositions(margin: 0) where distance((site.x, site.y), (100, 220)) < 2.5 * scenario.spacing {
+            lattice.vacancies.insert(site.index)
+        }
+        let finder = ColumnFinder(image: lattice.render())
+        let vacancies = lattice.vacancyPositions
+        #expect(vacancies.count > 15)
+        let radius = 0.6 * scenario.spacing
+        for vacancy in vacancies {
+            #expect(finder.snap(x: vacancy.x, y: vacancy.y, radius: radius) == nil, "vacancy \(vacancy)")
+        }
+        for (x, y) in [(100.0, 220.0), (90, 215), (112, 226)] {
+            #expect(finder.snap(x: x, y: y, radius: radius) == nil)
+        }
+        // The columns around the hole are still found.
+        let column = try #require(lattice.columns.first { distance(($0.x, $0.y), (100, 220)) < 3.5 * scenario.spacing })
+        #expect(finder.snap(x: column.x + 2, y: column.y + 1, radius: 5) != nil)
+        #expect(finder.findAll().allSatisfy { distance(($0.x, $0.y), (100, 220)) > 2 * scenario.spacing })
+    }
+
+    // MARK: Parts
+
+    @Test func syntheticLatticesKeepTheirGroundTruth() {
+        let square = LatticeScenario(arrangement: .square, size: 200, spacing: 20, sigma: 2, noise: .low).lattice()
+        let sites = square.sitePositions(margin: 0)
+        let removed = sites[sites.count / 2]
+        var holed = square
+        holed.vacancies = [removed.index]
+        holed.doseScale = 0; holed.readNoise = 0; holed.backgroundSlope = (0, 0)
+        #expect(holed.columns.count == square.columns.count - 1)
+        #expect(holed.vacancyPositions.count == 1)
+        #expect(holed.vacancyPositions[0].x == removed.x && holed.vacancyPositions[0].y == removed.y)
+        let image = holed.render()
+        // Bare background (within the neighbours' far tails) where the column was.
+        #expect(abs(Double(image[Int(removed.x.rounded()), Int(removed.y.rounded())]) - 5000) < 5)
+
+        // Nearest-neighbour distances: the asked spacing; hexagonal has six neighbours, the two-sublattice four.
+        for (arrangement, neighbours) in [(LatticeImage.Arrangement.square, 4), (.hexagonal, 6),
+                                          (.twoSublattice(lightRatio: 0.4), 4)] {
+            let lattice = LatticeScenario(arrangement: arrangement, size: 200, spacing: 20, sigma: 2, noise: .low).lattice()
+            let columns = lattice.columns
+            let centre = columns.min { distance(($0.x, $0.y), (100, 100)) < distance(($1.x, $1.y), (100, 100)) }!
+            let distances = columns.map { distance(($0.x, $0.y), (centre.x, centre.y)) }.filter { $0 > 0 }
+            #expect(abs(distances.min()! - 20) < 1e-9)
+            #expect(distances.filter { abs($0 - 20) < 1e-6 }.count == neighbours)
+        }
+    }
+
+    @Test func autocorrelationMatchesTheDirectSum() {
+        var random = SeededRandom(seed: 8)
+        let w = 5, h = 3
+        let data = (0..<(w * h)).map { _ in random.gaussian() }
+        let fft = FFT2D(width: 16, height: 8)
+        let result = fft.autocorrelation(of: data, dataWidth: w, dataHeight: h)
+        for ty in -(h - 1)...(h - 1) {
+            for tx in -(w - 1)...(w - 1) {
+                var direct = 0.0
+                for y in 0..<h {
+                    for x in 0..<w where (0..<w).contains(x + tx) && (0..<h).contains(y + ty) {
+                        direct += data[y * w + x] * data[(y + ty) * w + x + tx]
+                    }
+                }
+                #expect(abs(result[((ty + 8) % 8) * 16 + (tx + 16) % 16] - direct) < 1e-12)
+            }
+        }
+    }
+
+    @Test func bandPassIsTheSameInAPatchAsInTheWholeImage() {
+        let image = LatticeScenario(arrangement: .hexagonal, size: 160, spacing: 16, sigma: 2, noise: .high).lattice().render()
+        let filter = BandPass(spacing: 16)
+        let whole = filter.filter(image, xs: 0..<160, ys: 0..<160, outColumns: 0..<160, outRows: 0..<160)
+        let s = filter.support
+        // A patch cut inside the image: equal to the last bit away from its cut sides.
+        let patch = filter.filter(image, xs: 30..<(70 + 2 * s), ys: 0..<(50 + s), outColumns: (30 + s)..<(70 + s),
+                                  outRows: 0..<50)
+        var equal = true
+        for y in 0..<50 {
+            for x in 0..<40 where patch[y * 40 + x] != whole[y * 160 + x + 30 + s] { equal = false }
+        }
+        #expect(equal)
+    }
+
+    @Test func noiseLevelIsTheGaussianSigma() {
+        var random = SeededRandom(seed: 9)
+        // Noise on a steep ramp: the mask ignores planes.
+        let samples = (0..<(300 * 300)).map { i in UInt16((10_000 + Double(i % 300) * 20 + 100 * random.gaussian()).rounded()) }
+        let estimate = NoiseLevel.estimate(GrayImage(width: 300, height: 300, bitDepth: 16, samples: samples))
+        #expect(abs(estimate / 100 - 1) < 0.05, "\(estimate)")
+    }
+}

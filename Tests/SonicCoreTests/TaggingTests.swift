@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+@testable import SonicCore
+
+@Suite struct UnitCellTests {
+    @Test func vectorsLengthsAndAngle() throws {
+        let cell = try #require(UnitCell(origin: ImagePoint(x: 10, y: 10), a: ImagePoint(x: 34, y: 10), b: ImagePoint(x: 10, y: 40)))
+        #expect(cell.lengthA == 24 && cell.lengthB == 30 && abs(cell.gamma - 90) < 1e-12)
+        let hexagonal = try #require(UnitCell(origin: ImagePoint(x: 0, y: 0), a: ImagePoint(x: 20, y: 0),
+                                              b: ImagePoint(x: 10, y: 10 * 3.0.squareRoot())))
+        #expect(abs(hexagonal.gamma - 60) < 1e-9 && abs(hexagonal.lengthB - 20) < 1e-9)
+        #expect(cell.corners.last == ImagePoint(x: 10, y: 40))
+        let f = cell.fractional(ImagePoint(x: 10 + 2 * 24 + 0.5 * 0, y: 10 + 3 * 30))
+        #expect(abs(f.u - 2) < 1e-12 && abs(f.v - 3) < 1e-12)
+    }
+
+    @Test func degenerateCornersMakeNoCell() {
+        let o = ImagePoint(x: 5, y: 5)
+        #expect(UnitCell(origin: o, a: o, b: ImagePoint(x: 9, y: 9)) == nil)
+        #expect(UnitCell(origin: o, a: ImagePoint(x: 15, y: 5), b: ImagePoint(x: 25, y: 5.5)) == nil)
+    }
+
+    @Test func refinementOverManyColumnsBeatsThreeTags() throws {
+        // A true lattice a = (23.7, 2.9), b = (−3.1, 24.4); columns off by up to ±0.25 px each.
+        var random = SeededRandom(seed: 8)
+        let a = ImagePoint(x: 23.7, y: 2.9), b = ImagePoint(x: -3.1, y: 24.4), o = ImagePoint(x: 100.3, y: 120.8)
+        var columns: [ImagePoint] = []
+        for n in -4...4 {
+            for m in -4...4 {
+                columns.append(ImagePoint(x: o.x + Double(n) * a.x + Double(m) * b.x + 0.25 * (2 * random.unitInterval() - 1),
+                                          y: o.y + Double(n) * a.y + Double(m) * b.y + 0.25 * (2 * random.unitInterval() - 1)))
+                // A second sublattice at the cell centres must be left out.
+                columns.append(ImagePoint(x: o.x + (Double(n) + 0.5) * a.x + (Double(m) + 0.5) * b.x,
+                                          y: o.y + (Double(n) + 0.5) * a.y + (Double(m) + 0.5) * b.y))
+            }
+        }
+        // Tags that are each 0.25 px off.
+        let tagged = try #require(UnitCell(origin: ImagePoint(x: o.x + 0.25, y: o.y - 0.25),
+                                           a: ImagePoint(x: o.x + a.x - 0.25, y: o.y + a.y + 0.25),
+                                           b: ImagePoint(x: o.x + b.x + 0.25, y: o.y + b.y + 0.25)))
+        let truth = try #require(UnitCell(origin: o, a: ImagePoint(x: o.x + a.x, y: o.y + a.y), b: ImagePoint(x: o.x + b.x, y: o.y + b.y)))
+        let refined = tagged.refined(with: columns)
+        #expect(abs(refined.lengthA / truth.lengthA - 1) < 0.001 && abs(refined.lengthB / truth.lengthB - 1) < 0.001)
+        #expect(abs(refined.gamma - truth.gamma) < 0.1)
+        #expect(abs(tagged.lengthA / truth.lengthA - 1) > 0.005)   // the three tags alone were worse
+    }
+
+    @Test func spokenInPixelsOrPicometres() throws {
+        let cell = try #require(UnitCell(origin: ImagePoint(x: 0, y: 0), a: ImagePoint(x: 24.12, y: 0), b: ImagePoint(x: 0.5, y: 24.3)))
+        #expect(cell.spoken(pixelSize: nil) == "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 88.8 degrees.")
+        #expect(cell.spoken(pixelSize: PixelSize("9.33pm")) == "Unit cell: a 225.0 picometres, b 226.8 picometres, gamma 88.8 degrees.")
+    }
+
+    @Test func pixelSizesReadAnyCommonUnit() {
+        #expect(PixelSize("9.33pm")?.picometres == 9.33)
+        #expect(abs(PixelSize("0.933 nm")!.picometres - 933) < 1e-9)
+        #expect(abs(PixelSize("0.0933Å")!.picometres - 9.33) < 1e-9 && PixelSize("0.1A")?.picometres == 10)
+        #expect(PixelSize("9.33") == nil && PixelSize("-1pm") == nil && PixelSize("pm") == nil && PixelSize("0nm") == nil)
+    }
+}
+
+@Suite struct TagBookTests {
+    @Test func theFirstThreeTagsAreTheCellUnlessAnOriginIsMarked() {
+        var book = TagBook()
+        book.add(x: 0, y: 0, snapped: true)
+        book.add(x: 20, y: 0, snapped: true)
+        #expect(book.cell == nil)
+        book.add(x: 0, y: 20, snapped: true)
+        #expect(book.cell?.lengthA == 20)
+        book.add(x: 40, y: 40, snapped: false)
+        #expect(book.markLastAsOrigin()?.id == 4)
+        #expect(book.cell == nil)                     // waiting for the new origin's neighbours
+        book.add(x: 65, y: 40, snapped: true)
+        book.add(x: 40, y: 70, snapped: true)
+        #expect(book.cellMarks == [4, 5, 6] && book.cell?.lengthA == 25 && book.cell?.lengthB == 30)
+        #expect(book.removeLast()?.id == 6 && book.cell == nil && book.cellMarks == [4, 5])
+        book.clear()
+        #expect(book.tags.isEmpty && book.cellMarks == nil && book.add(x: 1, y: 1, snapped: false).id == 1)
+    }
+
+    @Test func marksOfMissingTagsAreDropped() {
+        let book = TagBook(tags: [Tag(id: 1, x: 0, y: 0), Tag(id: 2, x: 9, y: 0)], cellMarks: [2, 7, 1])
+        #expect(book.cellMarks == [2, 1])
+    }
+}
+
+@Suite struct TaggingControllerTests {
+    /// Columns every 20 px on a square lattice starting at (10, 10); snaps within the radius.
+    struct Grid: ColumnSnapping {
+        var spacing: Double? { 20 }
+        func columnCentre(nearX x: Double, y: Double, radius: Double) -> ImagePoint? {
+            let cx = ((x - 10) / 20).rounded() * 20 + 10.2, cy = ((y - 10) / 20).rounded() * 20 + 9.9
+            return hypot(cx - x, cy - y) <= radius ? ImagePoint(x: cx, y: cy) : nil
+        }
+    }
+
+    /// Intensity rises left to right: pixel column x holds 600·x; the stretch runs 0 … 59400.
+    func make(tags: TagBook = TagBook()) -> SessionController {
+        let image = GrayImage(width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) })
+        let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
+        let controller = SessionController(instrument: instrument, imageName: "grid.png", tags: tags, snapper: Grid())
+        _ = controller.handle(key: "4", at: 0)
+        return controller
+    }
+
+    func tap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [ControllerOutput] {
+        var tip = PenButtons()
+        tip.insert(1)
+        _ = c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        return c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
+                                 buttons: PenButtons(), inWindow: true))
+    }
+
+    func speech(_ outputs: [ControllerOutput]) -> [String] {
+        outputs.compactMap { if case .speak(let text) = $0 { text } else { nil } }
+    }
+
+    @Test func tapsSnapToColumnsAndTheThirdTagGivesTheCell() {
+        let c = make()
+        #expect(speech(tap(c, x: 33, y: 48, at: 1)) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."])
+        // 12 px from any column: beyond 0.6 × 20.
+        let far = tap(c, x: 40, y: 60, at: 2)
+        #expect(speech(far) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
+        #expect(far.contains(.tagsChanged))
+        _ = c.handle(key: "BackSpace", at: 3)
+        _ = tap(c, x: 49, y: 52, at: 4)
+        let third = tap(c, x: 31, y: 71, at: 5)
+        #expect(speech(third) == ["Tag 3 at x 30.2, y 69.9, intensity 30 percent. Unit cell: a 20.0 pixels, b 20.0 pixels, gamma 90.0 degrees."])
+        #expect(c.overlay.cell.count == 4 && c.overlay.marks.count == 3)
+    }
+
+    @Test func listClearAndMarkOrigin() {
+        let c = make()
+        #expect(speech(c.handle(key: "l", at: 0)) == ["No tags."])
+        _ = tap(c, x: 30, y: 50, at: 1)
+        _ = tap(c, x: 50, y: 50, at: 2)
+        #expect(speech(c.handle(key: "L", at: 3)) == ["2 tags. Tag 1 at x 30.2, y 49.9, intensity 30 percent. Tag 2 at x 50.2, y 49.9, intensity 51 percent."])
+        #expect(speech(c.handle(key: "o", at: 4)) == ["Tag 2 is the unit cell's origin. Tag its two neighbours next."])
+        // C asks first; a second C within five seconds clears; a late one asks again.
+        #expect(speech(c.handle(key: "c", at: 5)) == ["Clear all 2 tags? Press C again to confirm."])
+        _ = c.poll(at: 11)
+        #expect(speech(c.handle(key: "c", at: 11)) == ["Clear all 2 tags? Press C again to confirm."])
+        let cleared = c.handle(key: "C", at: 12)
+        #expect(speech(cleared) == ["Cleared 2 tags."] && c.book.tags.isEmpty)
+        #expect(cleared.filter { if case .tagRemoved = $0 { true } else { false } }.count == 2)
+        #expect(speech(c.handle(key: "c", at: 13)) == ["No tags to clear."])
+    }
+
+    @Test func savedTagsAreAnnouncedAtStart() {
+        let book = TagBook(tags: [Tag(id: 1, x: 10, y: 10, snapped: true), Tag(id: 2, x: 30, y: 10, snapped: true),
+                                  Tag(id: 3, x: 10, y: 30, snapped: true)])
+        let c = make(tags: book)
+        #expect(speech(c.start()).first?.hasSuffix("3 saved tags loaded. Unit cell: a 20.0 pixels, b 20.0 pixels, gamma 90.0 degrees.") == true)
+    }
+
+    @Test func arrowsStepFromColumnToColumnAndEnterTags() {
+        let c = make()
+        #expect(speech(c.handle(key: "Right", at: 0)) == ["Still finding the atom columns."])
+        _ = c.setColumns((0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
+        // No pen yet: the column nearest the centre first, then one step right, the tone following.
+        let first = c.handle(key: "Right", at: 1)
+        #expect(speech(first) == ["Column at x 50.2, y 49.9, intensity 51 percent."])
+        #expect(first.contains(.cursor(ImagePoint(x: 50.2, y: 49.9))))
+        #expect(speech(c.handle(key: "Right", at: 1.1)) == ["Column at x 70.2, y 49.9, intensity 71 percent."])
+        #expect(speech(c.handle(key: "Up", at: 1.2)) == ["Column at x 70.2, y 29.9, intensity 71 percent."])
+        #expect(speech(c.handle(key: "Up", at: 1.3)) == ["Column at x 70.2, y 9.9, intensity 71 percent."])
+        #expect(speech(c.handle(key: "Up", at: 1.4)) == ["No column further up."])
+        #expect(c.poll(at: 1.5).isEmpty)
+        #expect(c.poll(at: 1.9) == [.cursor(nil)])      // the tone stops half a second after the last step
+        let tagged = c.handle(key: "Return", at: 2)
+        #expect(speech(tagged) == ["Tag 1 at x 70.2, y 9.9, intensity 71 percent."])
+        #expect(c.book.tags.first?.snapped == true)
+    }
+}
