@@ -71,6 +71,15 @@ extension EndToEnd {
             }
         }
 
+        @Test func columnsRefusesBadInputInOneLine() throws {
+            let result = try Subprocess.run(Fixtures.binary, ["columns", "/no/such/image.png"])
+            expectOneLine(result, status: 2, containing: "no such file")
+            let usage = try Subprocess.run(Fixtures.binary, ["columns", Fixtures.repository + "/images/atomic-lattice.png", "--near", "12"])
+            #expect(usage.status == 64 && usage.output.contains("--near takes X,Y"))
+            let flat = try Subprocess.run(Fixtures.binary, ["columns", Fixtures.repository + "/images/atomic-lattice.png", "--csv"])
+            #expect(flat.status == 0 && flat.output.hasPrefix("x,y,peak,quality\n"))
+        }
+
         @Test func noDisplayExitsWithStatusThree() throws {
             let image = Fixtures.repository + "/images/atomic-lattice.png"
             var environment = ProcessInfo.processInfo.environment
