@@ -149,6 +149,9 @@ struct Play: ParsableCommand {
                         if case .speak(let text) = warning { voice?.say(text); log?.write(.speech(t: now, text: text)) }
                     }
                 case .cursor(let point): log?.write(.cursor(t: now, point))
+                case .viewport(let viewport):
+                    log?.write(.viewport(t: now, viewport))
+                    frontend.show(viewport)
                 case .quit: keepGoing = false
                 }
             }
@@ -166,10 +169,7 @@ struct Play: ParsableCommand {
                 case .pen(let pen):
                     running = perform(controller.handle(pen)) && running
                 case .placed(let window):
-                    let viewport = Viewport(fitting: picture.width, picture.height, into: window)
-                    instrument.place(viewport)
-                    log?.write(.viewport(t: monotonicSeconds(), viewport))
-                    frontend.show(viewport)
+                    running = perform(controller.place(window: window)) && running
                 case .key(let name):
                     running = perform(controller.handle(key: name, at: monotonicSeconds())) && running
                 case .closeRequested:

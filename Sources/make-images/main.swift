@@ -31,11 +31,65 @@ func write(_ image: GrayImage, _ path: String) {
     }
 }
 
+/// A perovskite-like projection (SrTiO3 along [001]): heavy columns at the corners of a 28 px square
+/// cell turned by 3°, light ones (0.4× as high) at the centres, σ 3 px, with noise.
+func twoSublattice() -> GrayImage {
+    let angle = 3.0 * Double.pi / 180, cell = 28.0
+    return LatticeImage(
+        width: 384, height: 384,
+        a: (cell * Double.cos(angle), cell * Double.sin(angle)), b: (-cell * Double.sin(angle), cell * Double.cos(angle)),
+        origin: (7.6, 12.2), sites: [.init(u: 0, v: 0, height: 30_000), .init(u: 0.5, v: 0.5, height: 12_000)],
+        sigma: 3, background: 5_000, backgroundSlope: (0, 0), doseScale: 0.25, readNoise: 120, seed: 20_260_202).render()
+}
+
+/// For checking the pen by ear and eye, 512 × 384, 16-bit, three strips of 128 rows:
+/// eight steps (value 65535·k/7 in columns 64k … 64k+63), a smooth gradient (value 128·x), and a grid
+/// (bright 2-pixel lines every 64 pixels, from x, y = 0, on black).
+func calibration() -> GrayImage {
+    let width = 512, height = 384
+    var samples = [UInt16](repeating: 0, count: width * height)
+    for y in 0..<height {
+        for x in 0..<width {
+            let value: Int
+            switch y {
+            case 0..<128: value = 65535 * (x / 64) / 7
+            case 128..<256: value = 128 * x
+            default: value = (x % 64 < 2 || (y - 256) % 64 < 2) ? 65535 : 0
+            }
+            samples[y * width + x] = UInt16(min(value, 65535))
+        }
+    }
+    return GrayImage(width: width, height: height, bitDepth: 16, samples: samples)
+}
+
+/// For first steps, 320 × 240, 8-bit, on black: a white disc (radius 40, centre (70, 120)), a gray
+/// square (side 80, centre (160, 120), value 128) and a light triangle (value 200, apex (250, 80),
+/// base from (210, 160) to (290, 160)).
+func shapes() -> GrayImage {
+    let width = 320, height = 240
+    var samples = [UInt16](repeating: 0, count: width * height)
+    for y in 0..<height {
+        for x in 0..<width {
+            let (fx, fy) = (Double(x), Double(y))
+            if (fx - 70) * (fx - 70) + (fy - 120) * (fy - 120) <= 40 * 40 {
+                samples[y * width + x] = 255
+            } else if abs(fx - 160) <= 40 && abs(fy - 120) <= 40 {
+                samples[y * width + x] = 128
+            } else if fy <= 160 && fy >= 80 && abs(fx - 250) <= (fy - 80) / 2 {
+                samples[y * width + x] = 200
+            }
+        }
+    }
+    return GrayImage(width: width, height: height, bitDepth: 8, samples: samples)
+}
+
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "--lattice", let size = Int(arguments[2]), size > 0 {
     write(lattice(size: size).render(), arguments[3])
 } else {
     let folder = arguments.count > 1 ? arguments[1] : "images"
-    // The default image.
     write(lattice(size: 384).render(), folder + "/atomic-lattice.png")
+    write(twoSublattice(), folder + "/two-sublattice.png")
+    write(calibration(), folder + "/calibration.png")
+    write(shapes(), folder + "/shapes.png")
 }

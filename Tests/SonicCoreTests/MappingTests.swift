@@ -146,6 +146,15 @@ import Testing
         }
     }
 
+    @Test func theDisplayFollowsTheStretchCurveAndPolarity() {
+        let image = GrayImage(width: 3, height: 1, bitDepth: 8, samples: [0, 64, 255])
+        let window = ScreenRect(x: 0, y: 0, width: 3, height: 1), v = Viewport(originX: 0, originY: 0, scale: 1)
+        let sqrt = ImageRaster(image: image, stretch: LevelStretch(low: 0, high: 255, curve: .sqrt), format: .rgb888)
+        #expect(sqrt.render(window: window, viewport: v) == [0x000000, 0x808080, 0xFFFFFF])   // √(64/255) ≈ 0.501
+        let inverted = ImageRaster(image: image, stretch: LevelStretch(low: 0, high: 255, inverted: true), format: .rgb888)
+        #expect(inverted.render(window: window, viewport: v) == [0xFFFFFF, 0xBFBFBF, 0x000000])
+    }
+
     @Test func sixteenBitImagesAreContrastStretched() {
         let image = GrayImage(width: 3, height: 1, bitDepth: 16, samples: [1000, 2000, 3000])
         let raster = ImageRaster(image: image, stretch: LevelStretch(low: 1000, high: 3000), format: .rgb888)

@@ -9,16 +9,16 @@ import Testing
     @Test func shippedDefaultProfileHoldsTheDocumentedMapping() throws {
         let path = Self.repository.appendingPathComponent("profiles/default.toml").path
         let profile = try Profile(name: "default", file: path, text: String(contentsOfFile: path, encoding: .utf8))
-        #expect(profile.lowPercentile == 0.5 && profile.highPercentile == 99.5)
-        #expect(profile.baseFrequency == 110 && profile.octaves == 4)
+        #expect(profile.level.range == .percentiles(low: 0.5, high: 99.5) && profile.level.curve == .linear)
+        #expect(profile.pitch == PitchMap(baseFrequency: 110, octaves: 4, shape: .exponential, scale: .continuous))
         #expect(profile.amplitude == 0.5)
         #expect(profile == Profile.builtIn)
     }
 
     @Test func missingKeysFallBackToTheDefault() throws {
         let profile = try Profile(name: "x", file: "x.toml", text: "[pitch]\noctaves = 2  # two only\n")
-        #expect(profile.octaves == 2)
-        #expect(profile.baseFrequency == 110)
+        #expect(profile.pitch.octaves == 2)
+        #expect(profile.pitch.baseFrequency == 110)
     }
 
     @Test(arguments: [

@@ -21,10 +21,12 @@ import Testing
                                                     bitDepth: 16, profile: "default", sampleRate: 48000, voice: "en", rate: 175))
         #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".png","width":3,"height":4,"bitDepth":16,"profile":"default","sampleRate":48000,"voice":"en","rate":175}"#)
         let records: [SessionRecord] = [.mode(t: 3, .tiltFilter), .speech(t: 4, text: "Tag 1 at x 2"),
-                                        .tag(t: 5, Tag(id: 1, x: 2.5, y: -0.25)), .untag(t: 6, id: 1)]
+                                        .tag(t: 5, Tag(id: 1, x: 2.5, y: -0.25)), .untag(t: 6, id: 1),
+                                        .cursor(t: 7, ImagePoint(x: 1, y: 2)), .cursor(t: 8, nil)]
         #expect(records.map(\.jsonLine) == [
             #"{"type":"mode","t":3,"mode":"tilt-filter"}"#, #"{"type":"speech","t":4,"text":"Tag 1 at x 2"}"#,
-            #"{"type":"tag","t":5,"id":1,"ix":2.5,"iy":-0.25}"#, #"{"type":"untag","t":6,"id":1}"#,
+            #"{"type":"tag","t":5,"id":1,"ix":2.5,"iy":-0.25,"snapped":false}"#, #"{"type":"untag","t":6,"id":1}"#,
+            #"{"type":"cursor","t":7,"ix":1,"iy":2}"#, #"{"type":"cursor","t":8}"#,
         ])
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)

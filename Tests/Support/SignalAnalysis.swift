@@ -27,6 +27,33 @@ public enum SignalAnalysis {
         return Double(crossings.count - 1) * sampleRate / (crossings.last! - crossings.first!)
     }
 
+    /// The fundamental of a periodic but rich sound (harmonics, FM, reverberation) by normalized
+    /// autocorrelation: the shortest lag within `range` (Hz) whose correlation is within 10 % of the
+    /// best, refined between samples by a parabola. nil when nothing correlates.
+    public static func fundamental(_ x: ArraySlice<Float>, sampleRate: Double, range: ClosedRange<Double>) -> Double? {
+        let samples = x.map(Double.init)
+        let shortest = Int(sampleRate / range.upperBound), longest = Int(sampleRate / range.lowerBound)
+        guard samples.count > 2 * longest + 2 else { return nil }
+        let n = samples.count - longest - 1
+        let energy = samples[0..<n].reduce(0) { $0 + $1 * $1 }
+        func correlation(_ lag: Int) -> Double {
+            var sum = 0.0, shifted = 0.0
+            for i in 0..<n {
+                sum += samples[i] * samples[i + lag]
+                shifted += samples[i + lag] * samples[i + lag]
+            }
+            return sum / max((energy * shifted).squareRoot(), 1e-30)
+        }
+        let r = (shortest - 1...longest + 1).map(correlation)
+        let best = r.max() ?? 0
+        guard best > 0.5 else { return nil }
+        for i in 1..<r.count - 1 where r[i] >= 0.9 * best && r[i] >= r[i - 1] && r[i] >= r[i + 1] {
+            let offset = 0.5 * (r[i - 1] - r[i + 1]) / (r[i - 1] - 2 * r[i] + r[i + 1])
+            return sampleRate / (Double(shortest - 1 + i) + (offset.isFinite ? offset : 0))
+        }
+        return nil
+    }
+
     /// Stretches where the level stays above `threshold` (linear RMS over `window` samples),
     /// merging gaps shorter than `minimumGap` samples.
     public static func bursts(_ x: [Float], threshold: Double, window: Int, minimumGap: Int) -> [Range<Int>] {

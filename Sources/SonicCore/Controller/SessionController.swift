@@ -12,6 +12,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case tagsChanged
     /// The column cursor sounds this point; nil: it fell silent.
     case cursor(ImagePoint?)
+    /// The image's placement changed (window placed, zoomed or panned): show it and log it.
+    case viewport(Viewport)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }
@@ -41,6 +43,15 @@ public final class SessionController {
     private var clearConfirmation: Double?
     /// The time of the latest event or key.
     private var now = 0.0
+    /// Zoom and pan; nil until the window is placed.
+    public private(set) var view: View?
+    /// Whether the status panel is shown over the image.
+    public private(set) var showsStatus = false
+    /// The upper barrel button held: where the drag last was, and whether it has moved (a pan)
+    /// rather than been pressed in place (a command, on release).
+    private var barrelDrag: (x: Double, y: Double, panned: Bool)?
+    /// Screen pixels the pen may wander while the upper barrel button is held and still count as a press.
+    static let dragThreshold = 4.0
 
     public static let cursorToneTime = 0.5
     public static let confirmationTime = 5.0
@@ -66,11 +77,14 @@ public final class SessionController {
     public static let keyHelp = """
         Keys. Tab: next mode. Shift Tab: previous mode. 1 to \(Mode.allCases.count): choose a mode. \
         Space: where am I. R: repeat. F1: this help. Escape or Q: quit. \
+        Plus and minus zoom in and out around the pen, 0 shows the whole image, and outside tagging mode \
+        the arrow keys move the view. H shows or hides the status panel for sighted helpers. \
         For tags: Backspace removes the last tag, L lists the tags, C twice clears them, \
         O makes the last tag the unit cell's origin. In tagging mode the arrow keys step from column to column \
         and Enter tags the column. \
         Pen: double click the lower barrel button for the next mode, click it once for where am I. \
-        The upper barrel button removes the last tag in tagging mode, and repeats the last announcement in the others.
+        The upper barrel button removes the last tag in tagging mode, and repeats the last announcement in the others; \
+        held and dragged, it moves the view.
         """
 
     /// The greeting: what is open and how it sounds, any saved tags, then anything the user must
@@ -84,6 +98,23 @@ public final class SessionController {
             if let cell = cellDescription { parts.append(cell) }
         }
         return [announce((parts + notices).joined(separator: " "))]
+    }
+
+    /// The window now covers `window` (root coordinates).
+    public func place(window: ScreenRect) -> [ControllerOutput] {
+        if view == nil {
+            view = View(imageWidth: instrument.image.width, imageHeight: instrument.image.height, window: window)
+        } else {
+            view!.place(in: window)
+        }
+        return viewChanged()
+    }
+
+    /// The new placement to the instrument, the screen and the log — and what the still pen is over now.
+    private func viewChanged() -> [ControllerOutput] {
+        guard let view else { return [] }
+        instrument.place(view.viewport)
+        return [.viewport(view.viewport)] + (instrument.refresh(at: now).map { [.pen($0)] } ?? [])
     }
 
     /// The columns the arrow keys step through, once found.
@@ -123,9 +154,7 @@ public final class SessionController {
             case nil: break
             }
         }
-        if pressed.contains(PenButtons.upperBarrel) {
-            outputs += modes.current == .unitCellTagging ? removeLastTag() : [repeatLast()]
-        }
+        outputs += upperBarrel(event)
         let tipDown = event.buttons.contains(PenButtons.tip) && event.pressure > 0
         if let tap = taps.update(tipDown: tipDown, time: event.time, x: event.rootX, y: event.rootY),
            modes.current == .unitCellTagging {
@@ -148,9 +177,15 @@ public final class SessionController {
         case "c", "C": return clearTags()
         case "o", "O": return markOrigin()
         case "F1": return [announce(Self.keyHelp)]
+        case "h", "H":
+            showsStatus.toggle()
+            return [announce(showsStatus ? "Status panel shown." : "Status panel hidden.")]
+        case "plus", "KP_Add", "equal": return zoom(inward: true)
+        case "minus", "KP_Subtract": return zoom(inward: false)
+        case "0", "KP_0": return zoom(to: 1)
         case "Escape", "q", "Q": return [announce("Goodbye."), .quit]
         case "Left", "Right", "Up", "Down":
-            return modes.current == .unitCellTagging ? stepCursor(key) : []
+            return modes.current == .unitCellTagging ? stepCursor(key) : pan(key)
         case "Return", "KP_Enter":
             guard modes.current == .unitCellTagging else { return [] }
             guard let cursor else { return [announce("Move to a column with the arrow keys first.")] }
@@ -160,6 +195,91 @@ public final class SessionController {
             guard n <= modes.order.count else { return [announce("There is no mode \(n).")] }
             return changeMode { $0.select(number: n) }
         }
+    }
+
+    // MARK: - Zoom and pan
+
+    /// The upper barrel button: held and dragged, it pans; pressed in place, it removes the last tag
+    /// (tagging mode) or repeats the last announcement — on release, once it is clear it was no drag.
+    private func upperBarrel(_ event: PenEvent) -> [ControllerOutput] {
+        let held = event.buttons.contains(PenButtons.upperBarrel)
+        guard var drag = barrelDrag else {
+            if held { barrelDrag = (event.rootX, event.rootY, false) }
+            return []
+        }
+        guard held else {
+            barrelDrag = nil
+            if drag.panned { return [announce(viewDescription)] }
+            return modes.current == .unitCellTagging ? removeLastTag() : [repeatLast()]
+        }
+        let dx = event.rootX - drag.x, dy = event.rootY - drag.y
+        guard drag.panned || (dx * dx + dy * dy).squareRoot() > Self.dragThreshold, view != nil else { return [] }
+        drag = (event.rootX, event.rootY, true)
+        barrelDrag = drag
+        // The image follows the pen.
+        return view!.pan(dx: dx, dy: dy) ? viewChanged() : []
+    }
+
+    private func zoom(inward: Bool) -> [ControllerOutput] {
+        guard let view else { return [] }
+        let target = view.nextStep(in: inward)
+        guard target != view.zoom else {
+            return [announce(inward ? "Zoom 16 times: as far in as it goes." : "Zoom 1 time: the whole image.")]
+        }
+        return zoom(to: target)
+    }
+
+    /// Zooms about the pen (or the column cursor, or the window's centre), which stays put on screen.
+    private func zoom(to level: Double) -> [ControllerOutput] {
+        guard var view else { return [] }
+        let anchor: (x: Double, y: Double)
+        if let pen = instrument.lastRecord, pen.inImage {
+            anchor = (pen.rootX, pen.rootY)
+        } else if let cursor {
+            anchor = view.viewport.rootPoint(of: cursor)
+        } else {
+            anchor = (Double(view.window.x) + Double(view.window.width) / 2, Double(view.window.y) + Double(view.window.height) / 2)
+        }
+        view.zoom(to: level, keeping: anchor)
+        self.view = view
+        return viewChanged() + [announce("Zoom \(Self.times(level)).")]
+    }
+
+    /// A quarter of the window per arrow press, the way the arrow points (the view moves, the image
+    /// slides the other way).
+    private func pan(_ key: String) -> [ControllerOutput] {
+        guard var view else { return [] }
+        let step = 0.25 * Double(min(view.window.width, view.window.height))
+        let (dx, dy): (Double, Double) = switch key {
+        case "Left": (step, 0)
+        case "Right": (-step, 0)
+        case "Up": (0, step)
+        default: (0, -step)
+        }
+        let name = ["Left": "left", "Right": "right", "Up": "top", "Down": "bottom"][key]!
+        guard view.pan(dx: dx, dy: dy) else {
+            return [announce(view.zoom == 1 ? "The whole image is in view." : "At the \(name) edge.")]
+        }
+        self.view = view
+        return viewChanged() + [announce(viewDescription)]
+    }
+
+    /// "Showing x 120 to 311, y 40 to 147": what part of the image is in view.
+    private var viewDescription: String {
+        guard let view else { return "" }
+        let v = view.viewport
+        let w = view.window
+        let topLeft = v.imagePoint(rootX: Double(w.x), rootY: Double(w.y))
+        let bottomRight = v.imagePoint(rootX: Double(w.x + w.width), rootY: Double(w.y + w.height))
+        func clampX(_ x: Double) -> Int { min(max(Int(x.rounded()), 0), instrument.image.width - 1) }
+        func clampY(_ y: Double) -> Int { min(max(Int(y.rounded()), 0), instrument.image.height - 1) }
+        return "Showing x \(clampX(topLeft.x)) to \(clampX(bottomRight.x)), y \(clampY(topLeft.y)) to \(clampY(bottomRight.y))."
+    }
+
+    /// "4 times", "1.5 times", "1 time".
+    static func times(_ zoom: Double) -> String {
+        let number = zoom == zoom.rounded() ? String(Int(zoom)) : String(zoom)
+        return zoom == 1 ? "1 time" : "\(number) times"
     }
 
     // MARK: - Modes and announcements
@@ -251,8 +371,29 @@ public final class SessionController {
 
     private var cellDescription: String? { unitCell?.spoken(pixelSize: pixelSize) }
 
-    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor.
-    public var overlay: Overlay { Overlay(tags: book, cell: unitCell, cursor: cursor) }
+    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
+    /// and the status panel when shown.
+    public var overlay: Overlay {
+        var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
+        if showsStatus { overlay.status = statusLines }
+        return overlay
+    }
+
+    /// The status panel: what the listener hears, and the view.
+    var statusLines: [String] {
+        var lines = ["Mode \(modes.number): \(modes.current.spokenName)"]
+        if let r = instrument.lastRecord {
+            lines.append(r.frequency > 0
+                         ? "Pitch \(UnitCell.oneDecimal(r.frequency)) Hz" + (NoteName.of(r.frequency).map { " (\($0))" } ?? "")
+                         : "Silent")
+            lines.append(r.inImage
+                         ? "Level \(Int((r.level * 100).rounded())) %   x \(UnitCell.oneDecimal(r.imageX)), y \(UnitCell.oneDecimal(r.imageY))"
+                         : "Outside the image")
+            lines.append("Pressure \(Int((r.pressure * 100).rounded())) %   Tilt \(Int(r.tiltX.rounded()))°, \(Int(r.tiltY.rounded()))°")
+        }
+        lines.append("Zoom \(Self.times(view?.zoom ?? 1))   Tags \(book.tags.count)")
+        return lines
+    }
 
     // MARK: - Column cursor
 

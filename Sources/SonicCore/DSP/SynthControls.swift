@@ -13,11 +13,13 @@ public struct SynthTargets: Sendable, Equatable {
     public var pan: Double
     /// FM index for every oscillator; nil leaves each its own.
     public var timbre: Double?
+    /// For chains that play notes: a new number starts a new note.
+    public var note: Int
 
     public init(frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
-                pan: Double = 0, timbre: Double? = nil) {
+                pan: Double = 0, timbre: Double? = nil, note: Int = 0) {
         self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
-        self.resonance = resonance; self.pan = pan; self.timbre = timbre
+        self.resonance = resonance; self.pan = pan; self.timbre = timbre; self.note = note
     }
 
     public static let silent = SynthTargets()
@@ -33,6 +35,7 @@ public final class SynthControls: Sendable {
     private let resonance = Atomic<UInt64>(Double.nan.bitPattern)
     private let pan = Atomic<UInt64>(0)
     private let timbre = Atomic<UInt64>(Double.nan.bitPattern)
+    private let note = Atomic<Int>(0)
 
     public init() {}
 
@@ -44,12 +47,14 @@ public final class SynthControls: Sendable {
         resonance.store((targets.resonance ?? .nan).bitPattern, ordering: .relaxed)
         pan.store(targets.pan.bitPattern, ordering: .relaxed)
         timbre.store((targets.timbre ?? .nan).bitPattern, ordering: .relaxed)
+        note.store(targets.note, ordering: .relaxed)
     }
 
     public var targets: SynthTargets {
         func load(_ a: borrowing Atomic<UInt64>) -> Double { Double(bitPattern: a.load(ordering: .relaxed)) }
         func optional(_ v: Double) -> Double? { v.isNaN ? nil : v }
         return SynthTargets(frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
-                            resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)))
+                            resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
+                            note: note.load(ordering: .relaxed))
     }
 }

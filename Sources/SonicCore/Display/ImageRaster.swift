@@ -30,14 +30,12 @@ public struct ImageRaster {
     private let palette: [UInt32]
     private let image: GrayImage
 
-    /// 16-bit images are contrast-stretched between `stretch`'s low and high; 8-bit ones are shown as they are.
+    /// Shown through the same stretch that sets the pitch: what a sighted colleague sees is what the
+    /// listener hears (dark is low, or high when the stretch is inverted).
     public init(image: GrayImage, stretch: LevelStretch, format: PixelFormat) {
         self.image = image
         palette = (0...image.maxSampleValue).map { value in
-            let gray = image.bitDepth == 16
-                ? UInt8((stretch.level(UInt16(value)) * 255).rounded())
-                : UInt8(value)
-            return format.pixel(gray: gray)
+            format.pixel(gray: UInt8((stretch.level(UInt16(value)) * 255).rounded()))
         }
     }
 

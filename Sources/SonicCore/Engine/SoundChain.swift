@@ -2,6 +2,8 @@
 /// then a soft limiter. Read from a profile; the default is one plain sine.
 public struct SoundChain: Sendable, Equatable {
     public struct Oscillator: Sendable, Equatable {
+        public enum Waveform: String, Sendable { case sine, square }
+        public var waveform: Waveform
         /// Carrier frequency as a multiple of the pitch the controller asks for.
         public var ratio: Double
         /// Modulator frequency as a multiple of the carrier's.
@@ -11,7 +13,10 @@ public struct SoundChain: Sendable, Equatable {
         /// Level in the mix.
         public var level: Double
 
-        public init(ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0, level: Double = 1) {
+        /// `modulatorRatio` and `index` are for the sine (FM) waveform.
+        public init(waveform: Waveform = .sine, ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0,
+                    level: Double = 1) {
+            self.waveform = waveform
             self.ratio = ratio; self.modulatorRatio = modulatorRatio; self.index = index; self.level = level
         }
     }
@@ -37,6 +42,8 @@ public struct SoundChain: Sendable, Equatable {
     public var effects: [Effect]
     /// Whether the voice goes through an equal-power panner (centred unless the controller pans it).
     public var panned = false
+    /// Seconds each note lasts when the controller plays notes rather than a continuous tone.
+    public var noteLength: Double?
     public var limiterThreshold: Double
     /// Seconds every parameter change glides over.
     public var glideTime: Double

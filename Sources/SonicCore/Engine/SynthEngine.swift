@@ -10,8 +10,11 @@ public final class SynthEngine {
     public let chain: SoundChain
     private let controls: SynthControls
 
-    private var oscillators: [FMOscillator]
+    private var oscillators: [OscillatorUnit]
     private var mixer: Mixer
+    /// For chains that play notes.
+    private var envelope: NoteEnvelope?
+    private var lastNote = 0
     private var panner: Panner?
     private var effects: [EffectUnit]
     /// The index of the ladder the controller's cutoff and resonance drive: the last one.
@@ -19,6 +22,11 @@ public final class SynthEngine {
     /// Lowers everything before the limiter while the voice speaks.
     private var duck: LinearRamp
     private let limiter: SoftLimiter
+
+    private enum OscillatorUnit {
+        case fm(FMOscillator)
+        case square(SquareOscillator)
+    }
 
     /// Named types only: a tuple payload would make the runtime build its type metadata (allocating,
     /// under a lock) the first time the audio thread touched it.
@@ -51,9 +59,15 @@ public final class SynthEngine {
         // A filter swept fast sharpens the waveform it passes; 20 ms keeps that close to a slow sweep.
         let filterRamp = max(ramp, Int(0.02 * sampleRate))
         oscillators = chain.oscillators.map {
-            FMOscillator(sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440, modulatorRatio: $0.modulatorRatio,
-                         index: $0.index, amplitude: 1)
+            switch $0.waveform {
+            case .sine:
+                .fm(FMOscillator(sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
+                                 modulatorRatio: $0.modulatorRatio, index: $0.index, amplitude: 1))
+            case .square:
+                .square(SquareOscillator(sampleRate: sampleRate, rampSamples: ramp))
+            }
         }
+        envelope = chain.noteLength.map { NoteEnvelope(sampleRate: sampleRate, length: $0) }
         mixer = Mixer(inputs: chain.oscillators.count, rampSamples: ramp, levels: chain.oscillators.map(\.level), gain: 0)
         panner = chain.panned ? Panner(rampSamples: ramp) : nil
         drivenLadder = chain.effects.lastIndex { if case .ladder = $0 { true } else { false } }
@@ -125,13 +139,28 @@ public final class SynthEngine {
         let targets = controls.targets
         // A note that starts from silence starts at its own pitch, not with a glide from the last one.
         let fromSilence = mixer.gain.value == 0 && !mixer.gain.isGliding
+        // A note starts at its own pitch too.
+        let newNote = envelope != nil && targets.note != lastNote
+        if newNote {
+            lastNote = targets.note
+            envelope!.trigger()
+        }
         for k in oscillators.indices {
-            if targets.frequency > 0 {
-                let pitch = targets.frequency * chain.oscillators[k].ratio
-                if fromSilence { oscillators[k].carrierFrequency.jump(to: pitch) }
-                else { oscillators[k].carrierFrequency.glide(to: pitch) }
+            let pitch = targets.frequency * chain.oscillators[k].ratio
+            switch oscillators[k] {
+            case .fm(var oscillator):
+                if targets.frequency > 0 {
+                    if fromSilence || newNote { oscillator.carrierFrequency.jump(to: pitch) }
+                    else { oscillator.carrierFrequency.glide(to: pitch) }
+                }
+                oscillator.index.glide(to: targets.timbre ?? chain.oscillators[k].index)
+                oscillators[k] = .fm(oscillator)
+            case .square(var oscillator):
+                if targets.frequency > 0 {
+                    if fromSilence || newNote { oscillator.frequency.jump(to: pitch) } else { oscillator.frequency.glide(to: pitch) }
+                }
+                oscillators[k] = .square(oscillator)
             }
-            oscillators[k].index.glide(to: targets.timbre ?? chain.oscillators[k].index)
         }
         mixer.gain.glide(to: targets.amplitude)
         panner?.pan.glide(to: targets.pan)
@@ -144,8 +173,20 @@ public final class SynthEngine {
     }
 
     private func renderBlock(frames: Int) {
-        for k in oscillators.indices { oscillators[k].process(into: oscillatorBuffers[k], frames: frames) }
+        for k in oscillators.indices {
+            switch oscillators[k] {
+            case .fm(var oscillator):
+                oscillator.process(into: oscillatorBuffers[k], frames: frames)
+                oscillators[k] = .fm(oscillator)
+            case .square(var oscillator):
+                oscillator.process(into: oscillatorBuffers[k], frames: frames)
+                oscillators[k] = .square(oscillator)
+            }
+        }
         mixer.process(oscillatorBuffers, into: left, frames: frames)
+        if envelope != nil {
+            for i in 0..<frames { left[i] *= Float(envelope!.next()) }
+        }
         if panner == nil { right.update(from: left, count: frames) } else { panner!.process(left: left, right: right, frames: frames) }
         for index in effects.indices {
             switch effects[index] {

@@ -29,4 +29,22 @@ public struct SampleStatistics: Sendable {
         }
         return maximum
     }
+
+    public var mean: Double {
+        var sum = 0.0
+        for (value, n) in histogram.enumerated() where n > 0 { sum += Double(value) * Double(n) }
+        return sum / Double(count)
+    }
+
+    /// Counts of samples in `bins` equal-width bands spanning minimum...maximum, with each band's
+    /// first value.
+    public func bands(_ bins: Int) -> [(from: Int, count: Int)] {
+        precondition(bins > 0)
+        let lo = Int(minimum), span = Int(maximum) - lo + 1
+        var counts = [Int](repeating: 0, count: bins)
+        for value in lo...Int(maximum) where histogram[value] > 0 {
+            counts[(value - lo) * bins / span] += histogram[value]
+        }
+        return counts.enumerated().map { (lo + ($0.offset * span + bins - 1) / bins, $0.element) }
+    }
 }

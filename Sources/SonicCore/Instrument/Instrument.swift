@@ -11,14 +11,18 @@ public final class Instrument {
     public private(set) var mode: Mode
     /// The last event handled, for "where am I".
     public private(set) var lastRecord: PenRecord?
+    /// The pen's last report, to sound afresh when the image moves under a still pen.
+    private var lastEvent: PenEvent?
     private let controls: SynthControls
+    /// With note articulation: the band the last note played, and how many notes so far.
+    private var noteBand: Int?
+    private var notes = 0
 
     public init(image: GrayImage, profile: Profile, statistics: SampleStatistics, viewport: Viewport, controls: SynthControls) {
         self.image = image
         self.profile = profile
-        self.stretch = LevelStretch(statistics: statistics, lowPercentile: profile.lowPercentile,
-                                    highPercentile: profile.highPercentile)
-        self.pitch = PitchMap(baseFrequency: profile.baseFrequency, octaves: profile.octaves)
+        self.stretch = profile.level.stretch(statistics)
+        self.pitch = profile.pitch
         self.viewport = viewport
         self.mode = profile.modes[0]
         self.controls = controls
@@ -39,16 +43,25 @@ public final class Instrument {
         let pixel = point.nearestPixel
         let inImage = event.inWindow && image.contains(pixelX: pixel.x, y: pixel.y)
         let sample = inImage ? image[pixel.x, pixel.y] : 0
+        let value = inImage ? sampledValue(at: point) : 0
         var record = PenRecord(
             t: event.time, rootX: event.rootX, rootY: event.rootY, imageX: point.x, imageY: point.y,
-            inImage: inImage, sample: Int(sample), level: inImage ? stretch.level(sample) : 0, pressure: event.pressure,
+            inImage: inImage, sample: Int(sample), level: inImage ? stretch.level(value: value) : 0, pressure: event.pressure,
             tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0, amplitude: 0)
-        let targets = targets(for: record)
+        let targets = targets(for: record, value: value)
         record.frequency = targets.frequency
         record.amplitude = targets.amplitude
         controls.set(targets)
         lastRecord = record
+        lastEvent = event
         return record
+    }
+
+    /// After the view changed: what the still pen is over now (nil before any pen event).
+    public func refresh(at time: Double) -> PenRecord? {
+        guard var event = lastEvent else { return nil }
+        event.time = time
+        return handle(event)
     }
 
     /// Silence, e.g. when the program quits.
@@ -57,24 +70,56 @@ public final class Instrument {
     /// Sounds the pixel at `point` as a touch there would (the column cursor); nil returns the sound
     /// to the pen.
     public func probe(at point: ImagePoint?) {
-        guard let point else { return controls.set(lastRecord.map(targets(for:)) ?? .silent) }
+        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? .silent) }
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
-        let level = stretch.level(image[pixel.x, pixel.y])
-        controls.set(SynthTargets(frequency: pitch.frequency(level: level), amplitude: profile.amplitude))
+        let value = sampledValue(at: point)
+        var tone = SynthTargets(frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
+                                amplitude: profile.amplitude)
+        notes += 1
+        tone.note = notes
+        controls.set(tone)
     }
 
     /// The level (0...1) of the pixel under an image point, nil outside the image.
     public func level(at point: ImagePoint) -> Double? {
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return nil }
-        return stretch.level(image[pixel.x, pixel.y])
+        return stretch.level(value: sampledValue(at: point))
     }
 
-    private func targets(for record: PenRecord) -> SynthTargets {
+    /// The sample value the level is read from: the nearest pixel's, or interpolated between the
+    /// four pixels around the point.
+    func sampledValue(at point: ImagePoint) -> Double {
+        let nearest = point.nearestPixel
+        guard profile.level.sampling == .bilinear else { return Double(image[nearest.x, nearest.y]) }
+        let x = min(max(point.x, 0), Double(image.width - 1)), y = min(max(point.y, 0), Double(image.height - 1))
+        let x0 = Int(x), y0 = Int(y)
+        let x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
+        let fx = x - Double(x0), fy = y - Double(y0)
+        let top = Double(image[x0, y0]) * (1 - fx) + Double(image[x1, y0]) * fx
+        let bottom = Double(image[x0, y1]) * (1 - fx) + Double(image[x1, y1]) * fx
+        return top * (1 - fy) + bottom * fy
+    }
+
+    private func targets(for record: PenRecord, value: Double? = nil) -> SynthTargets {
         let touching = record.inImage && record.buttons.contains(PenButtons.tip) && record.pressure > 0
-        guard touching else { return .silent }
-        var targets = SynthTargets(frequency: pitch.frequency(level: record.level), amplitude: profile.amplitude)
+        guard touching else {
+            noteBand = nil
+            return .silent
+        }
+        let sample = value ?? Double(record.sample)
+        var targets = SynthTargets(frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
+        if case .notes(let bands, _) = profile.articulation {
+            // One note per band: its pitch is the band's middle level; a new band plays a new note.
+            let band = min(bands - 1, Int(record.level * Double(bands)))
+            targets.frequency = pitch.frequency(level: (Double(band) + 0.5) / Double(bands), sample: sample)
+            if band != noteBand {
+                noteBand = band
+                notes += 1
+            }
+            targets.note = notes
+        }
         switch mode {
         case .intensityPitch, .unitCellTagging:
             break

@@ -4,14 +4,14 @@ import RealModule
 public struct Profile: Sendable, Equatable {
     public var name: String
     public var description: String
-    /// Percentiles (0...100) of the image's samples that map to level 0 and level 1.
-    public var lowPercentile: Double
-    public var highPercentile: Double
-    /// Frequency at level 0, in Hz, and how many octaves level 1 lies above it.
-    public var baseFrequency: Double
-    public var octaves: Double
+    /// How a sample becomes a level 0...1.
+    public var level: LevelSettings
+    /// How a level becomes a pitch.
+    public var pitch: PitchMap
     /// Tone amplitude while the nib touches (in the modes without pressure), 0...1 of full scale.
     public var amplitude: Double
+    /// A continuous tone, or short notes, one per level band entered.
+    public var articulation: Articulation
     /// The sound: oscillators, effects and their settings.
     public var chain: SoundChain
     /// The modes, in the order the barrel double-click and Tab step through them.
@@ -20,6 +20,37 @@ public struct Profile: Sendable, Equatable {
     public var tilt: TiltSettings
     public var gestures: GestureSettings
     public var speech: SpeechSettings
+
+    public struct LevelSettings: Sendable, Equatable {
+        public enum Range: Sendable, Equatable {
+            /// Nearest-rank percentiles (0...100) of the image's samples.
+            case percentiles(low: Double, high: Double)
+            /// Raw sample values.
+            case fixed(low: Double, high: Double)
+        }
+        public enum Sampling: String, Sendable { case nearest, bilinear }
+        public var curve: LevelStretch.Curve
+        public var range: Range
+        public var inverted: Bool
+        /// The nearest pixel's sample, or one interpolated between the four around the nib.
+        public var sampling: Sampling
+
+        /// The stretch for an image with these statistics.
+        public func stretch(_ statistics: SampleStatistics) -> LevelStretch {
+            switch range {
+            case let .percentiles(low, high):
+                LevelStretch(statistics: statistics, lowPercentile: low, highPercentile: high, curve: curve, inverted: inverted)
+            case let .fixed(low, high):
+                LevelStretch(low: low, high: high, curve: curve, inverted: inverted)
+            }
+        }
+    }
+
+    public enum Articulation: Sendable, Equatable {
+        case continuous
+        /// The level is split into `bands` equal bands; entering one plays a note of `length` seconds.
+        case notes(bands: Int, length: Double)
+    }
 
     /// pressure-amplitude (and tilt-filter): loudness from nib pressure.
     public struct PressureSettings: Sendable, Equatable {
@@ -74,7 +105,8 @@ public struct Profile: Sendable, Equatable {
     /// The shipped default, also the fallback for any key a profile leaves out.
     public static let builtIn = Profile(
         name: "default", description: "Continuous pitch, four octaves up from 110 Hz",
-        lowPercentile: 0.5, highPercentile: 99.5, baseFrequency: 110, octaves: 4, amplitude: 0.5,
+        level: LevelSettings(curve: .linear, range: .percentiles(low: 0.5, high: 99.5), inverted: false, sampling: .nearest),
+        pitch: PitchMap(baseFrequency: 110, octaves: 4), amplitude: 0.5, articulation: .continuous,
         chain: SoundChain.plainTone.withTiltLadder(),
         modes: Mode.allCases,
         pressure: PressureSettings(curve: .linear, threshold: 0.013, fullLevel: 0.7),
@@ -83,12 +115,12 @@ public struct Profile: Sendable, Equatable {
         gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4, snapRadius: 0.6, pixelSize: nil),
         speech: SpeechSettings(voice: "en", rate: 175, pitch: 50, volume: 0.8, duckDecibels: 12))
 
-    public init(name: String, description: String, lowPercentile: Double, highPercentile: Double,
-                baseFrequency: Double, octaves: Double, amplitude: Double, chain: SoundChain, modes: [Mode],
+    public init(name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
+                articulation: Articulation, chain: SoundChain, modes: [Mode],
                 pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings) {
         self.name = name; self.description = description
-        self.lowPercentile = lowPercentile; self.highPercentile = highPercentile
-        self.baseFrequency = baseFrequency; self.octaves = octaves; self.amplitude = amplitude; self.chain = chain
+        self.level = level; self.pitch = pitch; self.amplitude = amplitude; self.articulation = articulation
+        self.chain = chain
         self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.speech = speech
     }
 
@@ -101,11 +133,10 @@ public struct Profile: Sendable, Equatable {
         let fallback = Profile.builtIn
         self.name = name
         description = try reader.string("description", default: "")
-        lowPercentile = try reader.number("level.low_percentile", default: fallback.lowPercentile, in: 0...100)
-        highPercentile = try reader.number("level.high_percentile", default: fallback.highPercentile, in: 0...100)
-        baseFrequency = try reader.number("pitch.base_frequency", default: fallback.baseFrequency, in: 20...8000)
-        octaves = try reader.number("pitch.octaves", default: fallback.octaves, in: 0.1...8)
+        level = try Self.readLevel(&reader)
+        pitch = try Self.readPitch(&reader)
         amplitude = try reader.number("tone.amplitude", default: fallback.amplitude, in: 0...1)
+        articulation = try Self.readArticulation(&reader)
         modes = try reader.strings("modes.order", default: fallback.modes.map(\.rawValue),
                                    allowed: Mode.allCases.map(\.rawValue)).compactMap(Mode.init(rawValue:))
         if modes.isEmpty { throw reader.error("modes.order", "needs at least one mode") }
@@ -119,19 +150,74 @@ public struct Profile: Sendable, Equatable {
             pixelSize: try reader.pixelSize("tagging.pixel_size"))
         speech = try Self.readSpeech(&reader)
         chain = try Self.readChain(&reader)
+        if case .notes(_, let length) = articulation { chain.noteLength = length }
         if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
         chain.panned = modes.contains(.tiltFilter) && tilt.azimuth == .pan
         try reader.rejectUnknownKeys()
-        if highPercentile <= lowPercentile {
-            throw reader.error("level.high_percentile", "must be above level.low_percentile (\(lowPercentile))")
-        }
-        if baseFrequency * Double.exp2(octaves) > 20_000 {
-            throw reader.error("pitch.octaves", "takes the top pitch above 20 kHz from base_frequency \(baseFrequency)")
-        }
     }
 }
 
 extension Profile {
+    static func readLevel(_ reader: inout ProfileReader) throws(ProfileError) -> LevelSettings {
+        let curve = try reader.string("level.stretch", default: "linear", allowed: LevelStretch.Curve.allCases.map(\.rawValue))
+        let kind = try reader.string("level.range", default: "percentile", allowed: ["percentile", "fixed"])
+        let range: LevelSettings.Range
+        if kind == "percentile" {
+            let low = try reader.number("level.low_percentile", default: 0.5, in: 0...100)
+            let high = try reader.number("level.high_percentile", default: 99.5, in: 0...100)
+            if high <= low { throw reader.error("level.high_percentile", "must be above level.low_percentile (\(low.compact))") }
+            range = .percentiles(low: low, high: high)
+        } else {
+            let low = try reader.number("level.low", default: 0, in: 0...65535)
+            let high = try reader.number("level.high", default: 65535, in: 0...65535)
+            if high <= low { throw reader.error("level.high", "must be above level.low (\(low.compact))") }
+            range = .fixed(low: low, high: high)
+        }
+        for key in ["level.low", "level.high"] where kind == "percentile" && reader.has(key) {
+            throw reader.error(key, "applies with range = \"fixed\"")
+        }
+        for key in ["level.low_percentile", "level.high_percentile"] where kind == "fixed" && reader.has(key) {
+            throw reader.error(key, "applies with range = \"percentile\"")
+        }
+        return LevelSettings(
+            curve: LevelStretch.Curve(rawValue: curve)!, range: range,
+            inverted: try reader.bool("level.inverted", default: false),
+            sampling: LevelSettings.Sampling(rawValue: try reader.string("level.sampling", default: "nearest",
+                                                                         allowed: ["nearest", "bilinear"]))!)
+    }
+
+    static func readPitch(_ reader: inout ProfileReader) throws(ProfileError) -> PitchMap {
+        let fallback = Profile.builtIn.pitch
+        let base = try reader.number("pitch.base_frequency", default: fallback.baseFrequency, in: 20...8000)
+        let octaves = try reader.number("pitch.octaves", default: fallback.octaves, in: 0.1...8)
+        if base * Double.exp2(octaves) > 20_000 {
+            throw reader.error("pitch.octaves", "takes the top pitch above 20 kHz from base_frequency \(base.compact)")
+        }
+        let shapeName = try reader.string("pitch.shape", default: "exponential", allowed: ["exponential", "linear", "sample"])
+        let shape: PitchMap.Shape = switch shapeName {
+        case "linear": .linear
+        case "sample": .sample(divisor: try reader.number("pitch.divisor", default: 120, in: 1...10_000))
+        default: .exponential
+        }
+        if shapeName != "sample" && reader.has("pitch.divisor") {
+            throw reader.error("pitch.divisor", "applies with shape = \"sample\"")
+        }
+        let scale = try reader.string("pitch.scale", default: "continuous", allowed: PitchMap.Scale.allCases.map(\.rawValue))
+        return PitchMap(baseFrequency: base, octaves: octaves, shape: shape, scale: PitchMap.Scale(rawValue: scale)!)
+    }
+
+    static func readArticulation(_ reader: inout ProfileReader) throws(ProfileError) -> Articulation {
+        let kind = try reader.string("tone.articulation", default: "continuous", allowed: ["continuous", "notes"])
+        guard kind == "notes" else {
+            for key in ["tone.bands", "tone.note_length"] where reader.has(key) {
+                throw reader.error(key, "applies with articulation = \"notes\"")
+            }
+            return .continuous
+        }
+        return .notes(bands: Int(try reader.number("tone.bands", default: 8, in: 2...64)),
+                      length: try reader.number("tone.note_length", default: 0.12, in: 0.02...2))
+    }
+
     static func readPressure(_ reader: inout ProfileReader) throws(ProfileError) -> PressureSettings {
         let fallback = Profile.builtIn.pressure
         let points = try reader.numbers("pressure.curve", count: 4, in: 0...1,
@@ -179,7 +265,9 @@ extension Profile {
             guard oscillators.count == n - 1 else {
                 throw reader.error(reader.firstKey(in: section)!, "oscillators are numbered from 1 without gaps")
             }
+            let waveform = try reader.string(section + ".waveform", default: "sine", allowed: ["sine", "square"])
             oscillators.append(SoundChain.Oscillator(
+                waveform: SoundChain.Oscillator.Waveform(rawValue: waveform)!,
                 ratio: try reader.number(section + ".ratio", default: 1, in: 0.01...16),
                 modulatorRatio: try reader.number(section + ".modulator_ratio", default: 1, in: 0...16),
                 index: try reader.number(section + ".index", default: 0, in: 0...20),
@@ -220,6 +308,15 @@ struct ProfileReader {
 
     func error(_ key: String, _ message: String) -> ProfileError {
         ProfileError(file: document.file, line: document.entry(key)?.line, key: key, message: message)
+    }
+
+    func has(_ key: String) -> Bool { document.entry(key) != nil }
+
+    mutating func bool(_ key: String, default fallback: Bool) throws(ProfileError) -> Bool {
+        used.insert(key)
+        guard let entry = document.entry(key) else { return fallback }
+        guard case .bool(let value) = entry.value else { throw error(key, "must be true or false, not \(entry.value.typeName)") }
+        return value
     }
 
     mutating func number(_ key: String, default fallback: Double, in range: ClosedRange<Double>) throws(ProfileError) -> Double {

@@ -1,0 +1,43 @@
+/// A square wave (±amplitude), band-limited by PolyBLEP corrections at each edge so it does not
+/// alias: the hard, distinct tone that screen-reader users prefer for stepped data.
+public struct SquareOscillator: Sendable {
+    public let sampleRate: Double
+    /// Hz; glides in octaves.
+    public var frequency: ExponentialRamp
+    public var amplitude: LinearRamp
+    private var phase = 0.0
+
+    public init(sampleRate: Double, rampSamples: Int, frequency: Double = 440, amplitude: Double = 1) {
+        self.sampleRate = sampleRate
+        self.frequency = ExponentialRamp(value: frequency, duration: rampSamples, range: 1...(sampleRate / 2))
+        self.amplitude = LinearRamp(value: amplitude, duration: rampSamples, range: 0...1)
+    }
+
+    public mutating func process(into out: UnsafeMutablePointer<Float>, frames: Int) {
+        for i in 0..<frames {
+            let step = frequency.next() / sampleRate
+            var value = phase < 0.5 ? 1.0 : -1.0
+            // Smooth the rising edge at 0 and the falling edge at ½ over one sample each side.
+            value += Self.blep(phase, step)
+            let shifted = phase + 0.5 >= 1 ? phase - 0.5 : phase + 0.5
+            value -= Self.blep(shifted, step)
+            out[i] = Float(value * amplitude.next())
+            phase += step
+            if phase >= 1 { phase -= 1 }
+        }
+    }
+
+    /// The polynomial band-limited step residual for a discontinuity at phase 0.
+    @inline(__always)
+    static func blep(_ t: Double, _ dt: Double) -> Double {
+        if t < dt {
+            let x = t / dt
+            return x + x - x * x - 1
+        }
+        if t > 1 - dt {
+            let x = (t - 1) / dt
+            return x * x + x + x + 1
+        }
+        return 0
+    }
+}
