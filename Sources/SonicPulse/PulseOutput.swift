@@ -40,6 +40,9 @@ public final class PulseOutput {
         }
         self.context = context
         pa_threaded_mainloop_start(mainloop)
+        // Ask for real-time scheduling on PulseAudio's thread (it renders our sound): a busy machine
+        // then cannot make it miss a refill and drop out. Refused without the right, which is harmless.
+        pa_threaded_mainloop_once_unlocked(mainloop, raiseToRealTime, nil)
 
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -121,6 +124,14 @@ private final class RenderTarget {
 }
 
 private let frameBytes = PulseOutput.channels * MemoryLayout<Float>.size
+
+/// Runs once on PulseAudio's thread, before any audio: round-robin real-time priority, modest
+/// (below the sound server's own), if the process may have it.
+private func raiseToRealTime(_ mainloop: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    var parameters = sched_param()
+    parameters.sched_priority = 10
+    _ = pthread_setschedparam(pthread_self(), SCHED_RR, &parameters)
+}
 
 /// PulseAudio's write callback, on its mainloop thread: fill every byte asked for, straight into
 /// the server's buffer. No allocation, no locks, no I/O of ours.

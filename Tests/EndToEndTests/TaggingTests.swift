@@ -208,6 +208,10 @@ extension EndToEnd {
                 #expect(hypot((tags[0]["x"] as! Double) - column1.x, (tags[0]["y"] as! Double) - column1.y) < 0.05)
                 #expect(hypot((tags[1]["x"] as! Double) - column2.x, (tags[1]["y"] as! Double) - column2.y) < 0.05)
                 #expect(saved["format"] as? String == "sonic-atomic tags" && saved["width"] as? Int == 256)
+                // The CSV copy is rewritten just after the tags file.
+                try waitFor("the CSV copy with both tags", timeout: 5) {
+                    (try? String(contentsOfFile: csv, encoding: .utf8))?.split(separator: "\n").count == 3
+                }
                 let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
                 #expect(rows.first == "id,x,y,snapped" && rows.count == 3)
                 // No temporary files left behind.
