@@ -77,28 +77,39 @@ extension EndToEnd {
             }
         }
 
-        @Test(.enabled(if: Fixtures.penTablet != nil || Fixtures.isCI, "needs the real pen's pressure (pen-tablet)"))
-        func pressureSetsTheLoudness() throws {
-            try withServers("pressure") { display, sound, folder in
+        /// On a flat image in mode `key`: one pen stroke (`pen stroke` arguments), then `body` gets the
+        /// recording and `count` equal windows through the middle 80 % of the stroke's sound.
+        func stroke(inMode key: String, _ name: String, _ arguments: [String], windows count: Int,
+                    _ body: ([Float], [Range<Int>], PlaySession) throws -> Void) throws {
+            try withServers(name) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try sound.waitForSilence()
                 let modeMark = sound.recordedSampleCount()
-                try display.key("2")
+                try display.key(key)
                 let mark = try sound.waitForUtterance(after: modeMark).upperBound
-                try display.pen("stroke", "--from", "700,540", "--to", "1200,540", "--pressure", "0.1:0.9", "--ms", "2000")
+                try display.pen(["stroke", "--from", "700,540", "--to", "1200,540"] + arguments)
                 try sound.waitForSilence()
                 let x = try sound.recording()
                 let bursts = SignalAnalysis.bursts(Array(x[mark...]), threshold: 0.005, window: 48, minimumGap: 4800)
-                let stroke = try #require(bursts.first)
-                // Five windows through the middle of the stroke: each louder than the last, as the
-                // linear pressure curve says — loudness ∝ (p − threshold) — within 1.5 dB.
+                let stroke = try #require(bursts.first, "no sound from the stroke")
                 let inner = (mark + stroke.lowerBound + stroke.count / 10)..<(mark + stroke.upperBound - stroke.count / 10)
-                let levels = (0..<5).map { k in
-                    SignalAnalysis.dBFS(x[(inner.lowerBound + k * inner.count / 5)..<(inner.lowerBound + (k + 1) * inner.count / 5)])
+                let windows = (0..<count).map { k in
+                    (inner.lowerBound + k * inner.count / count)..<(inner.lowerBound + (k + 1) * inner.count / count)
                 }
+                try body(x, windows, session)
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
+        @Test(.enabled(if: Fixtures.penTablet != nil || Fixtures.isCI, "needs the real pen's pressure (pen-tablet)"))
+        func pressureSetsTheLoudness() throws {
+            try stroke(inMode: "2", "pressure", ["--pressure", "0.1:0.9", "--ms", "2000"], windows: 5) { x, windows, _ in
+                // Each window louder than the last, as the linear pressure curve says — loudness ∝
+                // (p − threshold) — within 1.5 dB.
+                let levels = windows.map { SignalAnalysis.dBFS(x[$0]) }
                 // The stroke's pressure at each window's middle (windows span 10 % … 90 % of it).
                 let pressures: [Double] = (0..<5).map { k in
                     let u = 0.1 + 0.8 * (Double(k) + 0.5) / 5
@@ -109,39 +120,20 @@ extension EndToEnd {
                 for k in 0..<5 {
                     #expect(abs((levels[k] - levels[2]) - expected[k]) < 1.5, "levels \(levels), expected \(expected) relative to the middle")
                 }
-                #expect(try session.quitWithKey() == 0)
             }
         }
 
         @Test(.enabled(if: Fixtures.penTablet != nil || Fixtures.isCI, "needs the real pen's tilt (pen-tablet)"))
         func leaningThePenDarkensTheSound() throws {
-            try withServers("tilt") { display, sound, folder in
-                let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
-                defer { session.stop() }
-                try session.waitUntilShown()
-                try sound.waitForSilence()
-                let modeMark = sound.recordedSampleCount()
-                try display.key("3")
-                let mark = try sound.waitForUtterance(after: modeMark).upperBound
-                // Upright to leaning 60° to the right, at even pressure.
-                try display.pen("stroke", "--from", "700,540", "--to", "1200,540", "--pressure", "0.8",
-                                "--tilt", "0,0:60,0", "--ms", "2500")
-                try sound.waitForSilence()
-                let x = try sound.recording()
-                let stroke = try #require(SignalAnalysis.bursts(Array(x[mark...]), threshold: 0.005, window: 48, minimumGap: 4800).first)
-                let inner = (mark + stroke.lowerBound + stroke.count / 10)..<(mark + stroke.upperBound - stroke.count / 10)
-                let centroids = (0..<4).map { k in
-                    Spectrum.centroid(x[(inner.lowerBound + k * inner.count / 4)..<(inner.lowerBound + (k + 1) * inner.count / 4)],
-                                      sampleRate: Self.rate, frame: 4096)
-                }
+            // Upright to leaning 60° to the right, at even pressure.
+            try stroke(inMode: "3", "tilt", ["--pressure", "0.8", "--tilt", "0,0:60,0", "--ms", "2500"], windows: 4) { x, windows, session in
+                let centroids = windows.map { Spectrum.centroid(x[$0], sampleRate: Self.rate, frame: 4096) }
                 // Upright is bright, flat is dark: the centre of the spectrum falls as the pen leans.
                 #expect(zip(centroids, centroids.dropFirst()).allSatisfy { $0 > $1 }, "centroids \(centroids)")
                 #expect(centroids[0] > 1.5 * centroids[3], "centroids \(centroids)")
                 let pens = try session.records(ofType: "pen").filter { ($0["buttons"] as! [Int]).contains(1) }
                 #expect(pens.allSatisfy { $0["mode"] as? String == "tilt-filter" })
                 #expect(abs((pens.last?["tiltX"] as? Double ?? 0) - 60) < 1.5)
-                #expect(try session.quitWithKey() == 0)
             }
         }
 

@@ -176,12 +176,7 @@ import TestSupport
         ("[oscillator1]\nwaveform = \"saw\"\n", 2, "oscillator1.waveform", "must be one of"),
     ] as [(String, Int, String, String)])
     func errorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
-        #expect {
-            try Profile(name: "bad", file: "bad.toml", text: text)
-        } throws: { error in
-            guard let error = error as? ProfileError else { return false }
-            return error.line == line && error.key == key && error.message.contains(message) && error.file == "bad.toml"
-        }
+        ProfileTests.expectError(text, line: line, key: key, message: message)
     }
 }
 

@@ -35,7 +35,13 @@ import Testing
         ("[pitch]\noctaves = 4 5\n", 2, "pitch.octaves", "unexpected text"),
     ] as [(String, Int, String?, String)])
     func errorsNameFileLineAndKey(text: String, line: Int, key: String?, message: String) {
-        #expect {
+        Self.expectError(text, line: line, key: key, message: message)
+    }
+
+    /// Reading `text` fails with one message that starts "profiles/bad.toml:LINE: KEY: " and says `message`.
+    static func expectError(_ text: String, line: Int, key: String?, message: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(sourceLocation: sourceLocation) {
             try Profile(name: "bad", file: "profiles/bad.toml", text: text)
         } throws: { error in
             guard let error = error as? ProfileError else { return false }
@@ -98,11 +104,6 @@ extension ProfileTests {
         ("[speech]\nrate = 1000\n", 2, "speech.rate", "between 80 and 450"),
     ] as [(String, Int, String, String)])
     func modeSettingErrorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
-        #expect {
-            try Profile(name: "bad", file: "bad.toml", text: text)
-        } throws: { error in
-            guard let error = error as? ProfileError else { return false }
-            return error.line == line && error.key == key && error.message.contains(message)
-        }
+        Self.expectError(text, line: line, key: key, message: message)
     }
 }

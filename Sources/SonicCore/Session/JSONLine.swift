@@ -4,6 +4,12 @@ public struct JSONLine {
 
     public init() {}
 
+    /// A session-log record: its type and time first.
+    public init(type: String, t: Double) {
+        add("type", type)
+        add("t", t)
+    }
+
     public mutating func add(_ key: String, _ value: String) { field(key, Self.quoted(value)) }
     public mutating func add(_ key: String, _ value: Int) { field(key, String(value)) }
     public mutating func add(_ key: String, _ value: Bool) { field(key, value ? "true" : "false") }

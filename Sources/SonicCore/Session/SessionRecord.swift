@@ -12,11 +12,10 @@ public enum SessionRecord: Sendable, Equatable {
     case cursor(t: Double, ImagePoint?)
 
     public var jsonLine: String {
-        var line = JSONLine()
+        var line: JSONLine
         switch self {
         case .start(let s):
-            line.add("type", "start")
-            line.add("t", s.t)
+            line = JSONLine(type: "start", t: s.t)
             line.add("image", s.image)
             line.add("width", s.width)
             line.add("height", s.height)
@@ -26,14 +25,12 @@ public enum SessionRecord: Sendable, Equatable {
             if let voice = s.voice { line.add("voice", voice) }
             if let rate = s.rate { line.add("rate", rate) }
         case .viewport(let t, let v):
-            line.add("type", "viewport")
-            line.add("t", t)
+            line = JSONLine(type: "viewport", t: t)
             line.add("originX", v.originX)
             line.add("originY", v.originY)
             line.add("scale", v.scale)
         case .pen(let p):
-            line.add("type", "pen")
-            line.add("t", p.t)
+            line = JSONLine(type: "pen", t: p.t)
             line.add("x", p.rootX)
             line.add("y", p.rootY)
             line.add("ix", p.imageX)
@@ -49,27 +46,22 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("frequency", p.frequency)
             line.add("amplitude", p.amplitude)
         case .mode(let t, let mode):
-            line.add("type", "mode")
-            line.add("t", t)
+            line = JSONLine(type: "mode", t: t)
             line.add("mode", mode.rawValue)
         case .speech(let t, let text):
-            line.add("type", "speech")
-            line.add("t", t)
+            line = JSONLine(type: "speech", t: t)
             line.add("text", text)
         case .tag(let t, let tag):
-            line.add("type", "tag")
-            line.add("t", t)
+            line = JSONLine(type: "tag", t: t)
             line.add("id", tag.id)
             line.add("ix", tag.x)
             line.add("iy", tag.y)
             line.add("snapped", tag.snapped)
         case .untag(let t, let id):
-            line.add("type", "untag")
-            line.add("t", t)
+            line = JSONLine(type: "untag", t: t)
             line.add("id", id)
         case .cursor(let t, let point):
-            line.add("type", "cursor")
-            line.add("t", t)
+            line = JSONLine(type: "cursor", t: t)
             if let point {
                 line.add("ix", point.x)
                 line.add("iy", point.y)

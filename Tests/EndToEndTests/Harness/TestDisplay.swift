@@ -78,7 +78,9 @@ final class TestDisplay {
         hasRealPen ? ((x * 10).rounded() / 10, (y * 10).rounded() / 10) : (x.rounded(), y.rounded())
     }
 
-    func pen(_ arguments: String...) throws {
+    func pen(_ arguments: String...) throws { try pen(arguments) }
+
+    func pen(_ arguments: [String]) throws {
         switch kind {
         case .penTablet(let tool):
             let result = try Subprocess.run(tool + "/pen", arguments, environment: environment)
