@@ -159,7 +159,8 @@ struct Play: ParsableCommand {
         }
 
         installQuitSignals()
-        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice].compactMap { $0 }
+        let noTablet = frontend.hasPenTablet ? nil : "No pen tablet found: the mouse plays, as a pen pressed fully."
+        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
         while running && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, or for a pending single click to declare itself.

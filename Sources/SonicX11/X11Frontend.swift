@@ -146,6 +146,9 @@ public final class X11Frontend {
         XFlush(display)
     }
 
+    /// Whether any input device reports pen pressure (a tablet); without one the mouse plays.
+    public var hasPenTablet: Bool { devices.values.contains { $0.hasPressure } }
+
     /// Waits up to `timeout` milliseconds for input and returns everything that arrived.
     public func nextEvents(timeout: Int32) -> [FrontendEvent] {
         if XPending(display) == 0 {

@@ -25,13 +25,14 @@ final class TestDisplay {
     /// Whether pressure, tilt and barrel buttons are real (pen-tablet) or absent (XTest mouse).
     var hasRealPen: Bool { if case .penTablet = kind { true } else { false } }
 
-    init(folder: String, width: Int = 1920, height: Int = 1080) throws {
+    /// `plainMouse`: Xvfb even where the pen tablet is available, for testing life without a tablet.
+    init(folder: String, width: Int = 1920, height: Int = 1080, plainMouse: Bool = false) throws {
         self.folder = folder
         self.width = width
         self.height = height
         let number = try Self.freeDisplayNumber()
         name = ":\(number)"
-        if let tool = Fixtures.penTablet {
+        if let tool = Fixtures.penTablet, !plainMouse {
             kind = .penTablet(tool: tool)
             let started = try Subprocess.run(tool + "/start-pen-x", [name],
                                              environment: ["PEN_X_SCREEN": "\(width)x\(height)"], timeout: 600)
@@ -39,13 +40,15 @@ final class TestDisplay {
                 throw HarnessError("cannot start the pen-tablet X server on \(name): \(started.output)")
             }
         } else {
-            if Fixtures.isCI {
+            if Fixtures.isCI && !plainMouse {
                 throw HarnessError("""
                     the pen-tablet fixture is missing (looked for ../shared/pen-tablet beside the repository; \
                     set SONIC_PEN_TABLET): CI must test with the real pen
                     """)
             }
-            print("NOTE: pen-tablet not found; using Xvfb with the XTest pointer (no pressure, tilt or barrel buttons)")
+            if !plainMouse {
+                print("NOTE: pen-tablet not found; using Xvfb with the XTest pointer (no pressure, tilt or barrel buttons)")
+            }
             kind = .xvfb
             guard let server = Subprocess.which("Xvfb") else { throw HarnessError("neither pen-tablet nor Xvfb is available") }
             xvfb = try Subprocess(server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
