@@ -52,7 +52,7 @@ extension EndToEnd {
 
                 // Once the greeting is over: slowly across all five regions, lift, rest, then a tap on
                 // the middle region.
-                let mark = try sound.waitForSilence()
+                let mark = try session.waitForGreeting()
                 let y = originY + 5.3 * scale
                 let from = (originX + 1.5 * scale, y), to = (originX + 48.5 * scale, y)
                 try display.stroke(from: from, to: to, ms: 3000)
@@ -206,7 +206,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 let start = try #require(try session.records(ofType: "start").first)
                 #expect((start["image"] as! String).hasSuffix("/images/atomic-lattice.png"))
                 #expect(start["bitDepth"] as? Int == 16 && start["profile"] as? String == "default")

@@ -40,7 +40,7 @@ extension EndToEnd {
                                               arguments: Self.fastSpeech + ["--profile", profile])
                 defer { session.stop() }
                 let v = try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 for k in 0..<8 {
                     let x = v.originX + (Double(64 * k + 32) + 0.5) * v.scale, y = v.originY + 64.5 * v.scale
                     let mark = sound.recordedSampleCount()
@@ -79,7 +79,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 // Independently: the fit, and the image point under the pen, which zooming must keep.
                 let base = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
                 let fitX = (Double(display.width) - Double(width) * base) / 2, fitY = (Double(display.height) - Double(height) * base) / 2
@@ -141,7 +141,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 func press(_ key: String) throws -> String? {
                     let mark = sound.recordedSampleCount()
                     try display.key(key)

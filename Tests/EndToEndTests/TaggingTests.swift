@@ -120,7 +120,7 @@ extension EndToEnd {
                                               arguments: Self.fastSpeech + ["--pixel-size", "10pm"])
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 try display.key("4")
                 try sound.waitForUtterance(after: sound.recordedSampleCount())
                 // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
@@ -177,7 +177,7 @@ extension EndToEnd {
                                             arguments: Self.fastSpeech + ["--export-tags", csv])
                 defer { first.stop() }
                 let viewport = try first.waitUntilShown()
-                try sound.waitForSilence()
+                try first.waitForGreeting()
                 try display.key("4")
                 let column1 = sample.truth[40], column2 = sample.truth[41]
                 var tap = screen(column1.x + 2, column1.y + 2, viewport)
@@ -193,7 +193,7 @@ extension EndToEnd {
                                              arguments: Self.fastSpeech + ["--export-tags", csv])
                 defer { second.stop() }
                 try second.waitUntilShown()
-                try sound.waitForSilence()
+                try second.waitForGreeting()
                 let greeting = try #require(try second.records(ofType: "speech").first?["text"] as? String)
                 #expect(greeting.contains("1 saved tag loaded."), "\(greeting)")
                 try display.key("4")
@@ -226,7 +226,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
-                try sound.waitForSilence()
+                try session.waitForGreeting()
                 try display.key("4")
                 try sound.waitForSilence()
                 func press(_ key: String) throws -> Range<Int> {

@@ -5,13 +5,18 @@ final class PlaySession {
     let process: Subprocess
     let logPath: String
     private let display: TestDisplay
+    private let sound: SoundServer
+    /// Where the recording stood when the program started.
+    private let startMark: Int
 
     init(image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
          environment: [String: String] = [:]) throws {
         self.display = display
+        self.sound = sound
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         sound.waitUntilLive()
         logPath = folder + "/session.jsonl"
+        startMark = sound.recordedSampleCount()
         var args = ["play"]
         if let image { args.append(image) }
         args += ["--events", logPath] + arguments
@@ -48,6 +53,13 @@ final class PlaySession {
         // Give the first frame a moment to reach the screen before the pen arrives.
         usleep(200_000)
         return (v["originX"] as! Double, v["originY"] as! Double, v["scale"] as! Double)
+    }
+
+    /// Waits until the greeting has been heard to its end and returns where it ended. Waiting for
+    /// silence alone is not enough: it passes when the first word has not reached the sink yet.
+    @discardableResult
+    func waitForGreeting() throws -> Int {
+        try sound.waitForUtterance(after: startMark).upperBound
     }
 
     /// Quits with the q key, as a user would, and returns the exit status.
