@@ -138,6 +138,20 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         }
     }
 
+    @Test func weakSublatticeBetweenWideColumnsIsFound() throws {
+        // Light columns at 0.3× between heavy ones 4σ away: in the autocorrelation they are only a shoulder on the
+        // central peak, and a wide band-pass surround of the heavy columns would bury them.
+        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 16, sigma: 4,
+                                       noise: .low, angleDegrees: 12.3, seed: 8)
+        let lattice = scenario.withVacancies
+        let finder = ColumnFinder(image: lattice.render())
+        let spacing = try #require(finder.spacing)
+        #expect(abs(spacing / scenario.spacing - 1) < 0.02, "spacing \(spacing)")
+        let assessment = ColumnAssessment(finder.findAll(), lattice, spacing: scenario.spacing)
+        #expect(assessment.missed.isEmpty, "missed \(assessment.missed.count)")
+        #expect(assessment.falseColumns.isEmpty, "false columns \(assessment.falseColumns)")
+    }
+
     @Test func peaksAreTheColumnHeights() {
         // Low noise: the fitted amplitude is the height above the background, heavy and light alike.
         let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3,

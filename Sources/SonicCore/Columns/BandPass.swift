@@ -1,5 +1,6 @@
 /// A band-pass filter tuned to the column spacing d: a Gaussian of σ ≈ d/8 (smooths the noise, keeps the columns)
-/// minus one of σ ≈ d/2 (the local background, ramps included).
+/// minus one of σ ≈ 0.4·d (the local background, ramps included). Not wider: the surround of strong wide columns
+/// must not bury a weak column between them.
 ///
 /// Each Gaussian is three box filters in x and three in y, as running sums, so the cost per pixel does not grow
 /// with the spacing. The sums are kept as exact integers (the samples are integers) and scaled only at the end,
@@ -18,7 +19,7 @@ struct BandPass: Sendable {
 
     init(spacing: Double) {
         let fine = max(0.8, spacing / 8)
-        let coarse = max(2 * fine, spacing / 2)
+        let coarse = max(2 * fine, 0.4 * spacing)
         fineRadii = Self.boxRadii(sigma: fine)
         coarseRadii = Self.boxRadii(sigma: coarse)
         func scale(_ radii: [Int]) -> Double {

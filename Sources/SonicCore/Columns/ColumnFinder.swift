@@ -17,7 +17,7 @@ public struct AtomColumn: Sendable, Equatable {
 ///
 /// - Spacing: the nearest-neighbour distance, from the first clear peak of the autocorrelation of a central crop
 ///   (`SpacingEstimator`); nil when the image shows no lattice.
-/// - Detection: a band-pass tuned to the spacing (Gaussian σ ≈ d/8 minus σ ≈ d/2), local maxima over 0.35·d, above
+/// - Detection: a band-pass tuned to the spacing (Gaussian σ ≈ d/8 minus σ ≈ 0.4·d), local maxima over 0.35·d, above
 ///   3 noise standard deviations of the band-passed image (noise from a median absolute deviation, `NoiseLevel`).
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
 ///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped

@@ -15,6 +15,11 @@ enum SpacingEstimator {
     static let minimumStructure = 0.05
     static let minimumPeak = 0.2
     static let minimumDip = 0.3
+    /// A shoulder counts as a sublattice peak when its Laplacian is at least this share of the nearest peak's, and
+    /// it lies between these fractions of the nearest peak's distance (a centred sublattice sits at 1/√2 ≈ 0.71).
+    static let minimumShoulder = 0.3
+    static let minimumShoulderDistance = 0.55
+    static let maximumShoulderDistance = 0.9
 
     static func estimate(_ image: GrayImage) -> Double? {
         let peaks = latticePeaks(image)
@@ -105,6 +110,33 @@ enum SpacingEstimator {
                 let px = Double(tx) + parabolaVertex(at(tx - 1, ty), v, at(tx + 1, ty))
                 let py = Double(ty) + parabolaVertex(at(tx, ty - 1), v, at(tx, ty + 1))
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: v))
+            }
+        }
+        guard let nearest = peaks.min(by: { $0.distance < $1.distance }) else { return peaks }
+
+        // A weaker sublattice between the strong columns (light columns at the cells' centres) shows, when the
+        // columns are wide, only as a shoulder on the flank of the central peak: the autocorrelation's peaks are √2
+        // wider than the columns. Its Laplacian turns the shoulder back into a peak.
+        func laplacian(_ tx: Int, _ ty: Int) -> Double {
+            4 * at(tx, ty) - at(tx - 1, ty) - at(tx + 1, ty) - at(tx, ty - 1) - at(tx, ty + 1)
+        }
+        let reference = laplacian(Int(nearest.x.rounded()), Int(nearest.y.rounded()))
+        guard reference > 0 else { return peaks }
+        let inner = minimumShoulderDistance * nearest.distance, outer = maximumShoulderDistance * nearest.distance
+        for ty in 0...(m - 1) {
+            for tx in -(m - 1)...(m - 1) where ty > 0 || tx > 0 {
+                let r = Double(tx * tx + ty * ty).squareRoot()
+                guard r >= inner && r <= outer else { continue }
+                let v = laplacian(tx, ty)
+                guard v >= minimumShoulder * reference else { continue }
+                var isMaximum = true
+                for oy in -1...1 {
+                    for ox in -1...1 where (ox != 0 || oy != 0) && laplacian(tx + ox, ty + oy) >= v { isMaximum = false }
+                }
+                guard isMaximum else { continue }
+                let px = Double(tx) + parabolaVertex(laplacian(tx - 1, ty), v, laplacian(tx + 1, ty))
+                let py = Double(ty) + parabolaVertex(laplacian(tx, ty - 1), v, laplacian(tx, ty + 1))
+                peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: at(tx, ty)))
             }
         }
         return peaks
