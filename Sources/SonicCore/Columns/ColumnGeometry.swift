@@ -22,6 +22,9 @@ struct ColumnGeometry: Sendable {
     static let minimumSignificance = 5.0
     /// …and the model explains at least this share of the window's variance.
     static let minimumQuality = 0.25
+    /// The first pass asks less: in its narrow window a wide column's Gaussian trades against the plane, so a real
+    /// column can look barely significant there. It only decides what goes on to the later passes, which decide.
+    static let firstPassSignificance = 3.0
     /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted.
     /// (More than two changes nothing measurable on the synthetic lattices.)
     static let passes = 2

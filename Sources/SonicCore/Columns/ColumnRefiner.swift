@@ -49,7 +49,7 @@ final class ColumnRefiner {
         let start = GaussianFitter.Start(x: c.startX, y: c.startY, sigma: geometry.sigmaGuess)
         let fit = fitter.fit(image, centreX: c.x, centreY: c.y, radius: geometry.firstWindow, start: start,
                              subtracting: [])
-        let result = fit.flatMap { accepts($0, from: c) ? $0 : nil }
+        let result = fit.flatMap { accepts($0, from: c, significance: ColumnGeometry.firstPassSignificance) ? $0 : nil }
         firstFits[i] = result
         fitted[i] = true
         return result
@@ -107,7 +107,7 @@ final class ColumnRefiner {
                 offset: previous.plane(atX: wx, y: wy), slopeX: previous.slopeX, slopeY: previous.slopeY)
             result = fitter.fit(image, centreX: wx, centreY: wy, radius: window, start: start,
                                 subtracting: neighbours.map(\.gaussian))
-            if let fit = result, !accepts(fit, from: c) { result = nil }
+            if let fit = result, !accepts(fit, from: c, significance: ColumnGeometry.minimumSignificance) { result = nil }
         }
         later[pass - 1][i] = .some(Box(fit: result))
         return result
@@ -115,12 +115,12 @@ final class ColumnRefiner {
 
     /// A fit describes a column: standing out of the noise, significant, well explained, of a plausible width and
     /// near its candidate.
-    private func accepts(_ fit: GaussianPlaneFit, from c: ColumnCandidate) -> Bool {
+    private func accepts(_ fit: GaussianPlaneFit, from c: ColumnCandidate, significance: Double) -> Bool {
         let ex = fit.x - Double(c.x), ey = fit.y - Double(c.y)
         return fit.amplitude > 0 && fit.amplitude >= minimumAmplitude
             && fit.sigma >= geometry.minimumSigma && fit.sigma <= geometry.maximumSigma
             && ex * ex + ey * ey <= geometry.maximumShift * geometry.maximumShift
-            && fit.significance >= ColumnGeometry.minimumSignificance
+            && fit.significance >= significance
             && fit.rSquared >= ColumnGeometry.minimumQuality
     }
 }
