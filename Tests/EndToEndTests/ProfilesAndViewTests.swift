@@ -51,17 +51,20 @@ extension EndToEnd {
                     let recording = try sound.recording()
                     let want = Self.expected(profile, step: k)
                     guard want >= 60 else { continue }   // the classic profile's 20 Hz: below what a speaker plays
+                    // Timed from the tone's own start, so a late pen event or a recorder hiccup cannot slide the
+                    // pen-up's release into the window.
+                    let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no tone on step \(k)")
                     let heard: Double?
                     switch profile {
                     case "discrete":
                         // One short note as the pen lands on the band.
-                        let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no note on step \(k)")
                         heard = SignalAnalysis.zeroCrossingFrequency(recording[(onset + 480)..<(onset + 4800)], sampleRate: Self.rate)
                     case "classic":
-                        heard = SignalAnalysis.fundamental(recording[(mark + 28_800)..<(mark + 43_200)], sampleRate: Self.rate,
+                        heard = SignalAnalysis.fundamental(recording[(onset + 19_200)..<(onset + 33_600)], sampleRate: Self.rate,
                                                            range: 50...1000)
                     default:
-                        heard = SignalAnalysis.zeroCrossingFrequency(recording[(mark + 28_800)..<(mark + 43_200)], sampleRate: Self.rate)
+                        heard = SignalAnalysis.zeroCrossingFrequency(recording[(onset + 19_200)..<(onset + 33_600)],
+                                                                     sampleRate: Self.rate)
                     }
                     #expect(abs((heard ?? 0) / want - 1) < 0.01, "\(profile), step \(k): heard \(heard ?? 0) Hz, the mapping says \(want)")
                 }
