@@ -94,11 +94,7 @@ enum SpacingEstimator {
                 guard r2 >= 4 && r2 <= m * m else { continue }
                 let v = at(tx, ty)
                 guard v >= minimumPeak else { continue }
-                var isMaximum = true
-                for oy in -1...1 {
-                    for ox in -1...1 where (ox != 0 || oy != 0) && at(tx + ox, ty + oy) >= v { isMaximum = false }
-                }
-                guard isMaximum else { continue }
+                guard isStrictMaximum(at, tx, ty) else { continue }
                 let r = Double(r2).squareRoot()
                 var lowest = v
                 var s = 0.5
@@ -107,8 +103,7 @@ enum SpacingEstimator {
                     s += 0.5
                 }
                 guard v - lowest >= minimumDip else { continue }
-                let px = Double(tx) + parabolaVertex(at(tx - 1, ty), v, at(tx + 1, ty))
-                let py = Double(ty) + parabolaVertex(at(tx, ty - 1), v, at(tx, ty + 1))
+                let (px, py) = vertex(at, tx, ty)
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: v))
             }
         }
@@ -129,17 +124,28 @@ enum SpacingEstimator {
                 guard r >= inner && r <= outer else { continue }
                 let v = laplacian(tx, ty)
                 guard v >= minimumShoulder * reference else { continue }
-                var isMaximum = true
-                for oy in -1...1 {
-                    for ox in -1...1 where (ox != 0 || oy != 0) && laplacian(tx + ox, ty + oy) >= v { isMaximum = false }
-                }
-                guard isMaximum else { continue }
-                let px = Double(tx) + parabolaVertex(laplacian(tx - 1, ty), v, laplacian(tx + 1, ty))
-                let py = Double(ty) + parabolaVertex(laplacian(tx, ty - 1), v, laplacian(tx, ty + 1))
+                guard isStrictMaximum(laplacian, tx, ty) else { continue }
+                let (px, py) = vertex(laplacian, tx, ty)
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: at(tx, ty)))
             }
         }
         return peaks
+    }
+
+    /// f(tx, ty) is above all eight neighbours.
+    private static func isStrictMaximum(_ f: (Int, Int) -> Double, _ tx: Int, _ ty: Int) -> Bool {
+        let v = f(tx, ty)
+        for oy in -1...1 {
+            for ox in -1...1 where (ox != 0 || oy != 0) && f(tx + ox, ty + oy) >= v { return false }
+        }
+        return true
+    }
+
+    /// The sub-pixel position of the maximum of f at (tx, ty), from parabolas along x and y.
+    private static func vertex(_ f: (Int, Int) -> Double, _ tx: Int, _ ty: Int) -> (Double, Double) {
+        let v = f(tx, ty)
+        return (Double(tx) + parabolaVertex(f(tx - 1, ty), v, f(tx + 1, ty)),
+                Double(ty) + parabolaVertex(f(tx, ty - 1), v, f(tx, ty + 1)))
     }
 
     /// Offset of the vertex of the parabola through (−1, a), (0, b), (1, c), from 0; within ±0.5.
