@@ -31,7 +31,7 @@ struct Play: ParsableCommand {
     var eventsPath: String?
 
     @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
-    var latency = 5.0
+    var latency = 10.0
 
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
     var voice: String?

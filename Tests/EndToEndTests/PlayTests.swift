@@ -79,8 +79,8 @@ extension EndToEnd {
                     #expect(abs(plateau.frequency / frequency - 1) < 0.01,
                             "region at \(frequency) Hz sounded \(plateau.frequency) Hz")
                 }
-                let tapPitch = SignalAnalysis.zeroCrossingFrequency(recording[(tap.lowerBound + 960)..<(tap.upperBound - 960)],
-                                                                    sampleRate: rate)
+                let tapPitch = SignalAnalysis.steadyFrequency(recording[(tap.lowerBound + 960)..<(tap.upperBound - 960)],
+                                                              sampleRate: rate)
                 #expect(abs((tapPitch ?? 0) / expected[2] - 1) < 0.01, "tap sounded \(tapPitch ?? 0) Hz, expected \(expected[2])")
 
                 // Silence (< −60 dBFS) while the pen is lifted: before the first touch and between the two.
@@ -220,8 +220,8 @@ extension EndToEnd {
                 #expect(session.process.wait(timeout: 10) == 0)
                 let recording = Array(try sound.recording()[mark...])
                 let touch = try #require(SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800).first)
-                let heard = SignalAnalysis.zeroCrossingFrequency(recording[(touch.lowerBound + 960)..<(touch.upperBound - 960)],
-                                                                 sampleRate: SoundServer.sampleRate) ?? 0
+                let heard = SignalAnalysis.steadyFrequency(recording[(touch.lowerBound + 960)..<(touch.upperBound - 960)],
+                                                           sampleRate: SoundServer.sampleRate) ?? 0
                 let logged = try #require(try session.records(ofType: "pen").last { ($0["frequency"] as! Double) > 0 })
                 #expect(abs(heard / (logged["frequency"] as! Double) - 1) < 0.01)
                 #expect(SignalAnalysis.peak(recording[...]) > 0.4)

@@ -58,13 +58,13 @@ extension EndToEnd {
                     switch profile {
                     case "discrete":
                         // One short note as the pen lands on the band.
-                        heard = SignalAnalysis.zeroCrossingFrequency(recording[(onset + 480)..<(onset + 4800)], sampleRate: Self.rate)
+                        heard = SignalAnalysis.steadyFrequency(recording[(onset + 480)..<(onset + 4800)], sampleRate: Self.rate)
                     case "classic":
                         heard = SignalAnalysis.fundamental(recording[(onset + 19_200)..<(onset + 33_600)], sampleRate: Self.rate,
                                                            range: 50...1000)
                     default:
-                        heard = SignalAnalysis.zeroCrossingFrequency(recording[(onset + 19_200)..<(onset + 33_600)],
-                                                                     sampleRate: Self.rate)
+                        heard = SignalAnalysis.steadyFrequency(recording[(onset + 19_200)..<(onset + 33_600)],
+                                                               sampleRate: Self.rate)
                     }
                     #expect(abs((heard ?? 0) / want - 1) < 0.01, "\(profile), step \(k): heard \(heard ?? 0) Hz, the mapping says \(want)")
                 }

@@ -14,6 +14,26 @@ public enum SignalAnalysis {
     /// Frequency from the rising zero crossings (interpolated to a fraction of a sample) between the
     /// first and the last crossing: very precise for a steady tone, nil with fewer than three cycles.
     public static func zeroCrossingFrequency(_ x: ArraySlice<Float>, sampleRate: Double) -> Double? {
+        let crossings = risingZeroCrossings(x)
+        guard crossings.count >= 3 else { return nil }
+        return Double(crossings.count - 1) * sampleRate / (crossings.last! - crossings.first!)
+    }
+
+    /// The frequency of a steady tone heard through a sound server: the mean of the cycles within 3 % of
+    /// the median cycle, so one dropout (a gap the server fills with silence) cannot bend it. nil with
+    /// fewer than three such cycles.
+    public static func steadyFrequency(_ x: ArraySlice<Float>, sampleRate: Double) -> Double? {
+        let crossings = risingZeroCrossings(x)
+        let cycles = zip(crossings.dropFirst(), crossings).map { $0 - $1 }
+        guard !cycles.isEmpty else { return nil }
+        let median = cycles.sorted()[cycles.count / 2]
+        let steady = cycles.filter { abs($0 / median - 1) < 0.03 }
+        guard steady.count >= 3 else { return nil }
+        return Double(steady.count) * sampleRate / steady.reduce(0, +)
+    }
+
+    /// Where the signal rises through zero, interpolated to a fraction of a sample.
+    private static func risingZeroCrossings(_ x: ArraySlice<Float>) -> [Double] {
         var crossings: [Double] = []
         var previous = x.startIndex
         for i in x.indices.dropFirst() {
@@ -23,8 +43,7 @@ public enum SignalAnalysis {
             }
             previous = i
         }
-        guard crossings.count >= 3 else { return nil }
-        return Double(crossings.count - 1) * sampleRate / (crossings.last! - crossings.first!)
+        return crossings
     }
 
     /// The fundamental of a periodic but rich sound (harmonics, FM, reverberation) by normalized
