@@ -118,6 +118,15 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
                         angleDegrees: 38.9, origin: (9.9, 0.4)),
         LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 320, spacing: 24, sigma: 4, noise: .high,
                         angleDegrees: 11.1, seed: 4),
+        // Strongly overlapping columns (σ ≥ 0.2·d): refined jointly.
+        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .low),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .low, angleDegrees: 21.4),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .high, seed: 3),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
+                        seed: 4),
+        // …over several tiles (16 spacings each).
+        LatticeScenario(arrangement: .hexagonal, size: 420, spacing: 12, sigma: 3, noise: .high, angleDegrees: 5.2,
+                        seed: 7),
     ]
 
     @Test(arguments: accuracyCases)
@@ -279,6 +288,22 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         let all = finder.findAll()
         #expect(all.count > 80)
         for (i, column) in all.enumerated() where i % 3 == 0 {
+            let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)
+            #expect(snapped == column)
+        }
+    }
+
+    @Test func snapAgreesWithFindAllAcrossJointTiles() {
+        // Overlapping columns, refined jointly tile by tile: taps on both sides of the tile borders (x, y = 192).
+        let scenario = LatticeScenario(arrangement: .square, size: 300, spacing: 12, sigma: 3.5, noise: .high,
+                                       angleDegrees: 12.5, vacancyFraction: 0.1)
+        let finder = ColumnFinder(image: scenario.withVacancies.render())
+        #expect(finder.jointly)
+        let all = finder.findAll()
+        #expect(all.count > 400)
+        let nearBorders = all.filter { abs($0.x - 192) < 8 || abs($0.y - 192) < 8 }
+        #expect(nearBorders.count > 20)
+        for (i, column) in nearBorders.enumerated() where i % 4 == 0 {
             let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)
             #expect(snapped == column)
         }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One atom column, as measured in the image.
 public struct AtomColumn: Sendable, Equatable {
     /// Centre in image coordinates (sub-pixel; (0, 0) is the centre of the top-left pixel, y down).
@@ -5,7 +7,7 @@ public struct AtomColumn: Sendable, Equatable {
     public var y: Double
     /// Fitted Gaussian amplitude above the local background, in raw sample units.
     public var peak: Double
-    /// 0…1: R² of the local model fit — how column-like the spot is.
+    /// 0…1: R² of the model fit around the column — how column-like the spot is.
     public var quality: Double
 
     public init(x: Double, y: Double, peak: Double, quality: Double) {
@@ -22,6 +24,9 @@ public struct AtomColumn: Sendable, Equatable {
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
 ///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped
 ///   (`ColumnRefiner`).
+/// - Where the columns overlap strongly (σ ≥ 0.2·d in a central patch), that refinement is biased; there every
+///   column is then refitted jointly with its neighbours, tile by tile, and columns it missed at lattice sites are
+///   recovered (`JointTiling`).
 ///
 /// `snap` runs the same steps on a patch around the tap, so it returns what `findAll` returns for that column.
 public struct ColumnFinder: Sendable {
@@ -30,15 +35,34 @@ public struct ColumnFinder: Sendable {
     public let spacing: Double?
     /// Estimated per-pixel noise standard deviation, in raw sample units.
     let noise: Double
+    /// The columns overlap enough to be refined jointly.
+    let jointly: Bool
 
     public init(image: GrayImage) {
         self.image = image
-        spacing = SpacingEstimator.estimate(image)
-        noise = NoiseLevel.estimate(image)
+        let spacing = SpacingEstimator.estimate(image)
+        let noise = NoiseLevel.estimate(image)
+        self.spacing = spacing
+        self.noise = noise
+        jointly = spacing.map { d in
+            (Self.typicalWidth(image, spacing: d, noise: noise) ?? 0) >= ColumnGeometry.jointOverlap * d
+        } ?? false
     }
 
-    /// Every atom column in the image, refined; in row-major order of their candidate pixels. Empty when the image
-    /// shows no lattice.
+    /// The median width (σ) of the locally refined columns in a central patch six spacings across.
+    private static func typicalWidth(_ image: GrayImage, spacing d: Double, noise: Double) -> Double? {
+        let geometry = ColumnGeometry(spacing: d)
+        let half = Int((3 * d).rounded(.up))
+        let xs = max(0, image.width / 2 - half)..<min(image.width, image.width / 2 + half)
+        let ys = max(0, image.height / 2 - half)..<min(image.height, image.height / 2 + half)
+        let candidates = ColumnDetector(geometry: geometry, noise: noise).candidates(in: image, xs: xs, ys: ys)
+        let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+        let widths = candidates.indices.compactMap { refiner.localColumn($0)?.gaussian.sigma }.sorted()
+        return widths.isEmpty ? nil : widths[widths.count / 2]
+    }
+
+    /// Every atom column in the image, refined; in row-major order of the pixels they were found at. Empty when the
+    /// image shows no lattice.
     public func findAll() -> [AtomColumn] {
         guard let spacing else { return [] }
         let geometry = ColumnGeometry(spacing: spacing)
@@ -54,7 +78,22 @@ public struct ColumnFinder: Sendable {
             top = bottom
         }
         let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
-        return candidates.indices.compactMap { refiner.refine($0) }
+        guard jointly else { return candidates.indices.compactMap { refiner.refine($0) } }
+        let local = candidates.indices.compactMap { refiner.localColumn($0) }
+        let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
+        let tiles = tiling.allTiles
+        let results = TileResults(count: tiles.count)
+        let image = image
+        // Tiles are independent: one per core at a time.
+        DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
+            results.store(tiling.refine(tiles[t], in: image, local: local), at: t)
+        }
+        return Self.inFoundOrder(results.all.flatMap { $0 })
+    }
+
+    private static func inFoundOrder(_ columns: [PlacedColumn]) -> [AtomColumn] {
+        columns.sorted { ($0.pixelY, $0.pixelX, $0.column.y, $0.column.x) < ($1.pixelY, $1.pixelX, $1.column.y, $1.column.x) }
+            .map(\.column)
     }
 
     /// The column at a tapped point: the brightest column-like local maximum whose refined centre is within
@@ -64,6 +103,7 @@ public struct ColumnFinder: Sendable {
         guard x.isFinite && y.isFinite && radius.isFinite && radius >= 0 else { return nil }
         // Without a lattice, the radius sets the scale (within reason: a spacing of at most 128 px).
         let geometry = ColumnGeometry(spacing: spacing ?? min(128, max(8, radius / 0.6)))
+        if jointly { return snapJointly(x: x, y: y, radius: radius, geometry: geometry) }
         let targetReach = radius + 2
         let reach = targetReach + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
         let left = max(0, x - reach), right = min(Double(image.width - 1), x + reach)
@@ -84,4 +124,53 @@ public struct ColumnFinder: Sendable {
         }
         return best
     }
+
+    /// `snap` where columns are refined jointly: the tiles whose columns could end up within the radius.
+    private func snapJointly(x: Double, y: Double, radius: Double, geometry: ColumnGeometry) -> AtomColumn? {
+        let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
+        var best: AtomColumn?
+        for tile in tiling.tiles(nearX: x, y: y, within: radius + geometry.maximumShift) {
+            // Every local column whose centre can lie in the tile's region, from a patch wide enough that they come
+            // out as in the whole image.
+            let (xs, ys) = tiling.region(tile)
+            func widened(_ range: Range<Int>, by amount: Double, limit: Int) -> Range<Int> {
+                let pixels = Int(amount.rounded(.up))
+                return max(0, range.lowerBound - pixels)..<min(limit, range.upperBound + pixels)
+            }
+            // Candidates that can move into the region, and around them every candidate their fits depend on.
+            let inner = geometry.maximumShift + 1
+            let outer = inner + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
+            let detector = ColumnDetector(geometry: geometry, noise: noise)
+            let candidates = detector.candidates(in: image, xs: widened(xs, by: outer, limit: image.width),
+                                                 ys: widened(ys, by: outer, limit: image.height))
+            let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+            let reachXs = widened(xs, by: inner, limit: image.width), reachYs = widened(ys, by: inner, limit: image.height)
+            let local = candidates.indices.compactMap { i -> LocalColumn? in
+                let c = candidates[i]
+                return reachXs.contains(c.x) && reachYs.contains(c.y) ? refiner.localColumn(i) : nil
+            }
+            for placed in tiling.refine(tile, in: image, local: local) {
+                let column = placed.column
+                let ex = column.x - x, ey = column.y - y
+                guard ex * ex + ey * ey <= radius * radius else { continue }
+                if best.map({ column.peak > $0.peak }) ?? true { best = column }
+            }
+        }
+        return best
+    }
+}
+
+/// One slot per tile, each written by exactly one worker and read after all have finished.
+private final class TileResults: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<[PlacedColumn]>
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: [])
+    }
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
+    }
+    func store(_ columns: [PlacedColumn], at index: Int) { slots[index] = columns }
+    var all: [[PlacedColumn]] { Array(slots) }
 }

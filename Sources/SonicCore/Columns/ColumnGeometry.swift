@@ -30,6 +30,13 @@ struct ColumnGeometry: Sendable {
     static let passes = 2
     /// Candidates: band-passed value above this many noise standard deviations (of the band-passed image).
     static let candidateThreshold = 3.0
+    /// Columns this wide (σ as a share of the spacing) or wider overlap so much that they are refined jointly
+    /// (`JointTiling`); narrower ones are refined as accurately, and faster, one at a time.
+    static let jointOverlap = 0.2
+    /// The joint fit's tiles, their margins and its background nodes, in spacings.
+    static let jointTileSpacings = 16.0
+    static let jointMarginSpacings = 1.0
+    static let jointNodeSpacings = 4.0
 
     init(spacing d: Double) {
         spacing = d

@@ -84,6 +84,11 @@ final class ColumnRefiner {
         return AtomColumn(x: fit.x, y: fit.y, peak: fit.amplitude, quality: min(1, max(0, fit.rSquared)))
     }
 
+    /// Candidate i's final fit, wherever its centre lies; nil if it is not a column.
+    func localColumn(_ i: Int) -> LocalColumn? {
+        fit(i, pass: passes - 1).map { LocalColumn(gaussian: $0.gaussian, pixelX: candidates[i].x, pixelY: candidates[i].y) }
+    }
+
     /// Pass k ≥ 1: the fit of candidate i with its neighbours' pass k − 1 Gaussians subtracted.
     func fit(_ i: Int, pass: Int) -> GaussianPlaneFit? {
         if pass == 0 { return firstFit(i) }

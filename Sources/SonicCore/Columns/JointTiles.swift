@@ -1,0 +1,143 @@
+/// A column as the local refinement left it, with the candidate pixel it was found at.
+struct LocalColumn: Sendable {
+    var gaussian: ColumnGaussian
+    var pixelX: Int, pixelY: Int
+}
+
+/// A refined column and the pixel it was found at (for a stable order).
+struct PlacedColumn: Sendable {
+    var column: AtomColumn
+    var pixelX: Int, pixelY: Int
+}
+
+/// Where columns overlap strongly, their joint refinement (`JointColumnFit`), tile by tile.
+///
+/// The image is cut into fixed square tiles. Each tile's columns are fitted together with those within a margin
+/// around it (whose own results are discarded: their outer neighbours are missing), and with held,
+/// lattice-extrapolated columns beyond. A column belongs to the tile its local centre lies in, so a tap refits only
+/// the tiles near it and gets exactly what the whole image gets.
+///
+/// Columns the local stage missed: every empty site the lattice implies (2p − q for neighbouring columns p, q)
+/// gets a trial column, held at the site; those that come out significant are kept and refined. A vacancy stays
+/// empty.
+struct JointTiling: Sendable {
+    let geometry: ColumnGeometry
+    let noise: Double
+    let imageWidth: Int, imageHeight: Int
+    let tileSize: Int
+    let margin: Int
+
+    struct Tile: Hashable, Sendable { var column: Int, row: Int }
+
+    init(geometry: ColumnGeometry, noise: Double, imageWidth: Int, imageHeight: Int) {
+        self.geometry = geometry
+        self.noise = noise
+        self.imageWidth = imageWidth; self.imageHeight = imageHeight
+        tileSize = max(32, Int((ColumnGeometry.jointTileSpacings * geometry.spacing).rounded()))
+        margin = Int((ColumnGeometry.jointMarginSpacings * geometry.spacing).rounded(.up))
+    }
+
+    var allTiles: [Tile] {
+        let columns = (imageWidth + tileSize - 1) / tileSize, rows = (imageHeight + tileSize - 1) / tileSize
+        return (0..<rows).flatMap { row in (0..<columns).map { Tile(column: $0, row: row) } }
+    }
+
+    /// The tiles whose core comes within `radius` of (x, y).
+    func tiles(nearX x: Double, y: Double, within radius: Double) -> [Tile] {
+        allTiles.filter { tile in
+            let (xs, ys) = core(tile)
+            let dx = max(Double(xs.lowerBound) - 0.5 - x, x - (Double(xs.upperBound) - 0.5), 0)
+            let dy = max(Double(ys.lowerBound) - 0.5 - y, y - (Double(ys.upperBound) - 0.5), 0)
+            return dx * dx + dy * dy <= radius * radius
+        }
+    }
+
+    func core(_ tile: Tile) -> (xs: Range<Int>, ys: Range<Int>) {
+        (tile.column * tileSize..<min(imageWidth, (tile.column + 1) * tileSize),
+         tile.row * tileSize..<min(imageHeight, (tile.row + 1) * tileSize))
+    }
+
+    /// The tile's core plus its margin, within the image: the pixels its fit sees.
+    func region(_ tile: Tile) -> (xs: Range<Int>, ys: Range<Int>) {
+        let (xs, ys) = core(tile)
+        return (max(0, xs.lowerBound - margin)..<min(imageWidth, xs.upperBound + margin),
+                max(0, ys.lowerBound - margin)..<min(imageHeight, ys.upperBound + margin))
+    }
+
+    static func contains(_ xs: Range<Int>, _ ys: Range<Int>, _ x: Double, _ y: Double) -> Bool {
+        x >= Double(xs.lowerBound) - 0.5 && x < Double(xs.upperBound) - 0.5
+            && y >= Double(ys.lowerBound) - 0.5 && y < Double(ys.upperBound) - 0.5
+    }
+
+    /// The refined columns of one tile's core. `local` must hold every locally refined column whose centre lies in
+    /// the tile's region (others are ignored).
+    func refine(_ tile: Tile, in image: GrayImage, local: [LocalColumn]) -> [PlacedColumn] {
+        let (xs, ys) = region(tile), (coreXs, coreYs) = core(tile)
+        // A fixed order, so the fit rounds the same however the columns were gathered.
+        let columns = local.filter { Self.contains(xs, ys, $0.gaussian.x, $0.gaussian.y) }
+            .sorted { ($0.pixelY, $0.pixelX) < ($1.pixelY, $1.pixelX) }
+        guard !columns.isEmpty else { return [] }
+        let d = geometry.spacing
+        let sigma = columns.map(\.gaussian.sigma).sorted()[columns.count / 2]
+        let reach = 4 * geometry.maximumSigma
+        let fit = JointColumnFit(image: image, xs: xs, ys: ys, nodeSpacing: ColumnGeometry.jointNodeSpacings * d,
+                                 sigmaRange: geometry.minimumSigma...geometry.maximumSigma)
+
+        let trials = trialSites(columns.map(\.gaussian), xs: xs, ys: ys)
+        let found = columns.map(\.gaussian) + trials
+        var (model, held) = JointColumnFit.withGhosts(found, xs: xs, ys: ys, spacing: d, reach: reach)
+        for k in columns.count..<found.count { held[k] = true }
+        let trialIndices = Array(columns.count..<found.count)
+        var result = fit.refine(model, held: held, sigma: sigma, qualityRadius: geometry.firstWindow,
+                                errorsOf: trialIndices)
+        let kept = trialIndices.indices.filter { t in
+            let amplitude = result.columns[trialIndices[t]].amplitude
+            return amplitude >= ColumnGeometry.minimumContrast * noise
+                && amplitude >= ColumnGeometry.minimumSignificance * noise * result.amplitudeErrors[t]
+        }.map { trialIndices[$0] }
+        var starts = columns.map { (x: $0.gaussian.x, y: $0.gaussian.y, pixelX: $0.pixelX, pixelY: $0.pixelY) }
+        if !kept.isEmpty {
+            // Refit with the significant trial columns free and the rest gone.
+            let keptSet = Set(kept)
+            let survivors = model.indices.filter { $0 < columns.count || keptSet.contains($0) || $0 >= found.count }
+            model = survivors.map { result.columns[$0] }
+            held = survivors.map { $0 >= found.count }
+            starts += kept.map { k in
+                (x: found[k].x, y: found[k].y, pixelX: Int(found[k].x.rounded()), pixelY: Int(found[k].y.rounded()))
+            }
+            result = fit.refine(model, held: held, sigma: result.columns.first?.sigma ?? sigma,
+                                qualityRadius: geometry.firstWindow)
+        }
+        return starts.indices.compactMap { k -> PlacedColumn? in
+            let start = starts[k], c = result.columns[k]
+            let dx = c.x - start.x, dy = c.y - start.y
+            guard Self.contains(coreXs, coreYs, start.x, start.y),
+                  Self.contains(0..<imageWidth, 0..<imageHeight, c.x, c.y),
+                  dx * dx + dy * dy <= geometry.maximumShift * geometry.maximumShift,
+                  c.amplitude >= ColumnGeometry.minimumContrast * noise else { return nil }
+            return PlacedColumn(column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k]),
+                                pixelX: start.pixelX, pixelY: start.pixelY)
+        }
+    }
+
+    /// Empty sites inside the region that the lattice implies: 2p − q for every pair of neighbouring columns, where
+    /// no column lies within half a spacing. Each starts with the median amplitude.
+    private func trialSites(_ columns: [ColumnGaussian], xs: Range<Int>, ys: Range<Int>) -> [ColumnGaussian] {
+        let d = geometry.spacing
+        var all = columns
+        var sites = SiteGrid(cellSize: d)
+        for k in all.indices { sites.insert(k, x: all[k].x, y: all[k].y) }
+        let amplitude = columns.map(\.amplitude).sorted()[columns.count / 2]
+        for p in columns.indices {
+            for q in sites.indices(nearX: columns[p].x, y: columns[p].y, within: 1.3 * d, in: all)
+            where q != p && q < columns.count {
+                let x = 2 * columns[p].x - columns[q].x, y = 2 * columns[p].y - columns[q].y
+                guard Self.contains(xs, ys, x, y), sites.indices(nearX: x, y: y, within: 0.5 * d, in: all).isEmpty
+                else { continue }
+                all.append(ColumnGaussian(x: x, y: y, amplitude: amplitude, sigma: columns[q].sigma))
+                sites.insert(all.count - 1, x: x, y: y)
+            }
+        }
+        return Array(all[columns.count...])
+    }
+}
