@@ -151,30 +151,27 @@ final class JointColumnFit {
             var g = [Double](repeating: 0, count: stepCount)
             var gSigma = 0.0
             let width = fit.width
+            let ex = windows.ex, xex = windows.xex, x2ex = windows.x2ex
             r.withUnsafeBufferPointer { r in
-                windows.ex.withUnsafeBufferPointer { ex in
-                windows.xex.withUnsafeBufferPointer { xex in
-                windows.x2ex.withUnsafeBufferPointer { x2ex in
-                    for k in 0..<count {
-                        let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
-                        var gA = 0.0, gx = 0.0, gy = 0.0, gs = 0.0
-                        for j in 0..<ys.count {
-                            let row = (ys.lowerBound + j) * width + xs.lowerBound
-                            var ra = 0.0, rx = 0.0, rxx = 0.0
-                            for i in 0..<xs.count {
-                                let value = r[row + i]
-                                ra += value * ex[fx + i]; rx += value * xex[fx + i]; rxx += value * x2ex[fx + i]
-                            }
-                            let ey = windows.ey[fy + j]
-                            gA += ey * ra; gx += ey * rx; gy += windows.yey[fy + j] * ra
-                            gs += ey * rxx + windows.y2ey[fy + j] * ra
+                for k in 0..<count {
+                    let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
+                    var gA = 0.0, gx = 0.0, gy = 0.0, gs = 0.0
+                    for j in 0..<ys.count {
+                        let row = (ys.lowerBound + j) * width + xs.lowerBound
+                        var ra = 0.0, rx = 0.0, rxx = 0.0
+                        for i in 0..<xs.count {
+                            let value = r[row + i]
+                            ra += value * ex[fx + i]; rx += value * xex[fx + i]; rxx += value * x2ex[fx + i]
                         }
-                        let scale = columns[k].amplitude / (sigma * sigma)
-                        if !held[k] { g[3 * k] = gx * scale; g[3 * k + 1] = gy * scale }
-                        g[3 * k + 2] = gA
-                        gSigma += gs * scale / sigma
+                        let ey = windows.ey[fy + j]
+                        gA += ey * ra; gx += ey * rx; gy += windows.yey[fy + j] * ra
+                        gs += ey * rxx + windows.y2ey[fy + j] * ra
                     }
-                }}}
+                    let scale = columns[k].amplitude / (sigma * sigma)
+                    if !held[k] { g[3 * k] = gx * scale; g[3 * k + 1] = gy * scale }
+                    g[3 * k + 2] = gA
+                    gSigma += gs * scale / sigma
+                }
             }
             fit.background.accumulate(r, into: &g, at: 3 * count)
             g[stepCount - 1] = gSigma
@@ -188,24 +185,20 @@ final class JointColumnFit {
             let sigmaStep = step[stepCount - 1]
             let width = fit.width
             var u = [Double](repeating: 0, count: windows.widest)
+            let ex = windows.ex, xex = windows.xex, x2ex = windows.x2ex
             t.withUnsafeMutableBufferPointer { t in
-                u.withUnsafeMutableBufferPointer { u in
-                windows.ex.withUnsafeBufferPointer { ex in
-                windows.xex.withUnsafeBufferPointer { xex in
-                windows.x2ex.withUnsafeBufferPointer { x2ex in
-                    for k in 0..<count {
-                        let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
-                        let scale = columns[k].amplitude / (sigma * sigma)
-                        let cA = step[3 * k + 2], cS = sigmaStep * scale / sigma
-                        let cX = held[k] ? 0 : step[3 * k] * scale, cY = held[k] ? 0 : step[3 * k + 1] * scale
-                        for i in 0..<xs.count { u[i] = cA * ex[fx + i] + cX * xex[fx + i] + cS * x2ex[fx + i] }
-                        for j in 0..<ys.count {
-                            let row = (ys.lowerBound + j) * width + xs.lowerBound
-                            let ey = windows.ey[fy + j], wy = cY * windows.yey[fy + j] + cS * windows.y2ey[fy + j]
-                            for i in 0..<xs.count { t[row + i] += ey * u[i] + wy * ex[fx + i] }
-                        }
+                for k in 0..<count {
+                    let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
+                    let scale = columns[k].amplitude / (sigma * sigma)
+                    let cA = step[3 * k + 2], cS = sigmaStep * scale / sigma
+                    let cX = held[k] ? 0 : step[3 * k] * scale, cY = held[k] ? 0 : step[3 * k + 1] * scale
+                    for i in 0..<xs.count { u[i] = cA * ex[fx + i] + cX * xex[fx + i] + cS * x2ex[fx + i] }
+                    for j in 0..<ys.count {
+                        let row = (ys.lowerBound + j) * width + xs.lowerBound
+                        let ey = windows.ey[fy + j], wy = cY * windows.yey[fy + j] + cS * windows.y2ey[fy + j]
+                        for i in 0..<xs.count { t[row + i] += ey * u[i] + wy * ex[fx + i] }
                     }
-                }}}}
+                }
             }
             return t
         }
