@@ -120,6 +120,8 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
                         angleDegrees: 11.1, seed: 4),
         // Strongly overlapping columns (σ ≥ 0.2·d): refined jointly.
         LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .low),
+        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 27.9,
+                        seed: 2),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .low, angleDegrees: 21.4),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .high, seed: 3),
         LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
@@ -145,6 +147,42 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         for vacancy in lattice.vacancyPositions {
             #expect(!found.contains { distance((vacancy.x, vacancy.y), ($0.x, $0.y)) < 0.3 * scenario.spacing })
         }
+    }
+
+    /// High-noise lattices where the information in the image itself limits the centre error to near (or above)
+    /// the 0.13 px target: a hexagonal lattice of wide columns, a weak sublattice.
+    static let boundCases: [LatticeScenario] = [
+        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 20.8),
+        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 20.8),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
+                        angleDegrees: 27.9, seed: 2),
+        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5,
+                        noise: .high, angleDegrees: 27.9, seed: 2),
+    ]
+
+    /// No estimator can beat the Cramér–Rao bound on average; the finder must come within a fifth of it.
+    @Test(arguments: boundCases)
+    func centreErrorsComeNearTheCramerRaoBound(_ scenario: LatticeScenario) throws {
+        let lattice = scenario.withVacancies
+        let found = ColumnFinder(image: lattice.render()).findAll()
+        let assessment = ColumnAssessment(found, lattice, spacing: scenario.spacing)
+        #expect(assessment.falseColumns.isEmpty, "false columns \(assessment.falseColumns)")
+        #expect(assessment.missed.isEmpty, "missed \(assessment.missed)")
+        let bound = cramerRaoBound(lattice).map(\.expectedError)
+        let limit = bound.reduce(0, +) / Double(bound.count)
+        #expect(assessment.meanError <= 1.2 * limit, "mean centre error \(assessment.meanError), bound \(limit)")
+    }
+
+    @Test func cramerRaoBoundOfOneColumn() {
+        // An isolated column of height A on a flat background, read noise s only: the textbook √(2/π)·s/A per axis
+        // (its width and the background cost the centre nothing: by symmetry they are independent of it), so an
+        // expected distance of exactly s/A.
+        let lattice = LatticeImage(width: 64, height: 64, a: (1000, 0), b: (0, 1000), origin: (31.3, 32.6),
+                                   sites: [.init(u: 0, v: 0, height: 1000)], sigma: 3, background: 100,
+                                   backgroundSlope: (0, 0), doseScale: .infinity, readNoise: 50, seed: 1)
+        let bound = cramerRaoBound(lattice)
+        #expect(bound.count == 1)
+        #expect(abs(bound[0].expectedError / 0.05 - 1) < 0.01, "\(bound[0].expectedError)")
     }
 
     @Test func weakSublatticeBetweenWideColumnsIsFound() throws {
@@ -293,15 +331,19 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         }
     }
 
-    @Test func snapAgreesWithFindAllAcrossJointTiles() {
-        // Overlapping columns, refined jointly tile by tile: taps on both sides of the tile borders (x, y = 192).
+    @Test func snapAgreesWithFindAllAcrossJointTiles() throws {
+        // Overlapping columns, refined jointly tile by tile: taps on both sides of the tile borders.
         let scenario = LatticeScenario(arrangement: .square, size: 300, spacing: 12, sigma: 3.5, noise: .high,
                                        angleDegrees: 12.5, vacancyFraction: 0.1)
         let finder = ColumnFinder(image: scenario.withVacancies.render())
         #expect(finder.jointly)
+        let tiling = JointTiling(geometry: ColumnGeometry(spacing: try #require(finder.spacing)), noise: finder.noise,
+                                 imageWidth: scenario.size, imageHeight: scenario.size)
+        #expect(tiling.tileColumns == 2 && tiling.tileRows == 2)
+        let border = Double(tiling.core(.init(column: 1, row: 1)).xs.lowerBound) - 0.5
         let all = finder.findAll()
         #expect(all.count > 400)
-        let nearBorders = all.filter { abs($0.x - 192) < 8 || abs($0.y - 192) < 8 }
+        let nearBorders = all.filter { abs($0.x - border) < 8 || abs($0.y - border) < 8 }
         #expect(nearBorders.count > 20)
         for (i, column) in nearBorders.enumerated() where i % 4 == 0 {
             let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)

@@ -37,6 +37,10 @@ struct ColumnGeometry: Sendable {
     static let jointTileSpacings = 16.0
     static let jointMarginSpacings = 1.0
     static let jointNodeSpacings = 4.0
+    /// Rounds of trial columns at empty lattice sites in the joint fit (each round's finds make new sites), and
+    /// the amplitude, in standard errors, below which a rejected trial counts as having changed nothing.
+    static let jointRecoveryRounds = 3
+    static let negligibleTrialErrors = 1.0
 
     init(spacing d: Double) {
         spacing = d

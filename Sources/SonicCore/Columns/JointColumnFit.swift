@@ -16,6 +16,18 @@ import RealModule
 /// The preconditioner is exact for everything but the (weak) coupling between neighbouring columns: each column's
 /// own 3×3 block, and the parameters every column shares a trade with — the background nodes and the width.
 final class JointColumnFit {
+    /// What of a column is fitted.
+    enum Role: Equatable {
+        /// Centre and amplitude.
+        case free
+        /// The amplitude only: a trial column at a site.
+        case held
+        /// Nothing of its own: a lattice-extrapolated column beyond the region, at a fixed centre, whose amplitude
+        /// is that of the free column `of` it was extrapolated from. Only a tail of it reaches the region, too little
+        /// to fit an amplitude of its own (left free, a far one runs off to absurd heights to explain edge noise).
+        case ghost(of: Int)
+    }
+
     struct Result {
         /// The columns, in the order given; all have the fitted shared width.
         var columns: [ColumnGaussian]
@@ -47,14 +59,13 @@ final class JointColumnFit {
         self.sigmaRange = sigmaRange
     }
 
-    /// The columns refined together, and the shared width. Columns marked `held` keep their centre and only have
-    /// their amplitude fitted: those centred outside the region, which show only a tail.
+    /// The columns refined together, and the shared width; `roles` says what of each is fitted.
     ///
     /// The amplitude errors of the columns listed in `errorsOf` come from the normal equations at the fitted model,
     /// so the share of the data the background and the width could also explain is accounted for.
-    func refine(_ start: [ColumnGaussian], held: [Bool], sigma: Double, qualityRadius: Double,
+    func refine(_ start: [ColumnGaussian], roles: [Role], sigma: Double, qualityRadius: Double,
                 errorsOf asked: [Int] = [], iterations: Int = 8) -> Result {
-        var problem = Problem(fit: self, columns: start, held: held,
+        var problem = Problem(fit: self, columns: start, roles: roles,
                               sigma: min(sigmaRange.upperBound, max(sigmaRange.lowerBound, sigma)))
         if !start.isEmpty {
             problem.solveBackgroundAlone()
@@ -72,16 +83,17 @@ final class JointColumnFit {
     /// The columns to fit a region with, and which of them to hold: the given ones (which should lie inside the
     /// region) plus lattice-extrapolated columns just outside it, whose tails reach in (a model missing them pulls
     /// every column inside, not just the edge ones). A column p with a neighbour q implies one at 2p − q (atom
-    /// columns sit on centrosymmetric sites in projection); such a ghost takes q's amplitude, and is held.
+    /// columns sit on centrosymmetric sites in projection, and 2p − q is a site of q's kind); such a ghost takes
+    /// q's amplitude. The given columns are free; the ghosts follow them.
     static func withGhosts(_ columns: [ColumnGaussian], xs: Range<Int>, ys: Range<Int>, spacing: Double,
-                           reach: Double) -> (columns: [ColumnGaussian], held: [Bool]) {
+                           reach: Double) -> (columns: [ColumnGaussian], roles: [Role]) {
         let low = (x: Double(xs.lowerBound) - 0.5, y: Double(ys.lowerBound) - 0.5)
         let high = (x: Double(xs.upperBound) - 0.5, y: Double(ys.upperBound) - 0.5)
         func outsideBy(_ x: Double, _ y: Double) -> Double {
             max(low.x - x, x - high.x, low.y - y, y - high.y, 0)
         }
         var all = columns
-        var held = [Bool](repeating: false, count: columns.count)
+        var roles = [Role](repeating: .free, count: columns.count)
         var sites = SiteGrid(cellSize: spacing)
         for k in all.indices { sites.insert(k, x: all[k].x, y: all[k].y) }
         // Only columns within two spacings of the border can imply a ghost within reach of it.
@@ -98,14 +110,14 @@ final class JointColumnFit {
                     guard outside > 0 && outside < reach,
                           sites.indices(nearX: gx, y: gy, within: 0.5 * spacing, in: all).isEmpty else { continue }
                     all.append(ColumnGaussian(x: gx, y: gy, amplitude: all[q].amplitude, sigma: all[q].sigma))
-                    held.append(true)
+                    if case .ghost(let source) = roles[q] { roles.append(.ghost(of: source)) } else { roles.append(.ghost(of: q)) }
                     sites.insert(all.count - 1, x: gx, y: gy)
                     added.append(all.count - 1)
                 }
             }
             border = added
         }
-        return (all, held)
+        return (all, roles)
     }
 
     /// Column centres and amplitudes, the shared width and the background nodes, and the Gauss–Newton steps on them.
@@ -116,14 +128,22 @@ final class JointColumnFit {
         var columns: [ColumnGaussian]
         var sigma: Double
         var nodes: [Double]
+        /// Columns whose centre is fixed, and the column whose amplitude step each column takes (its own, but a
+        /// ghost's source's).
         let held: [Bool]
+        let amplitudeOwner: [Int]
         var count: Int { columns.count }
         var stepCount: Int { 3 * columns.count + nodes.count + 1 }
 
-        init(fit: JointColumnFit, columns: [ColumnGaussian], held: [Bool], sigma: Double) {
+        init(fit: JointColumnFit, columns: [ColumnGaussian], roles: [Role], sigma: Double) {
             self.fit = fit
+            held = roles.map { $0 != .free }
+            amplitudeOwner = roles.indices.map { k in
+                if case .ghost(let source) = roles[k] { return source } else { return k }
+            }
+            var columns = columns
+            for k in columns.indices { columns[k].amplitude = columns[amplitudeOwner[k]].amplitude }
             self.columns = columns
-            self.held = held
             self.sigma = sigma
             nodes = [Double](repeating: 0, count: fit.background.nodeCount)
         }
@@ -169,7 +189,7 @@ final class JointColumnFit {
                     }
                     let scale = columns[k].amplitude / (sigma * sigma)
                     if !held[k] { g[3 * k] = gx * scale; g[3 * k + 1] = gy * scale }
-                    g[3 * k + 2] = gA
+                    g[3 * amplitudeOwner[k] + 2] += gA
                     gSigma += gs * scale / sigma
                 }
             }
@@ -190,7 +210,7 @@ final class JointColumnFit {
                 for k in 0..<count {
                     let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
                     let scale = columns[k].amplitude / (sigma * sigma)
-                    let cA = step[3 * k + 2], cS = sigmaStep * scale / sigma
+                    let cA = step[3 * amplitudeOwner[k] + 2], cS = sigmaStep * scale / sigma
                     let cX = held[k] ? 0 : step[3 * k] * scale, cY = held[k] ? 0 : step[3 * k + 1] * scale
                     for i in 0..<xs.count { u[i] = cA * ex[fx + i] + cX * xex[fx + i] + cS * x2ex[fx + i] }
                     for j in 0..<ys.count {
@@ -255,13 +275,20 @@ final class JointColumnFit {
                     let entries = [free == 0 ? 1 : s * s * xx2 * e2y, free * s * s * exx * eyy, free * s * exx * e2y,
                                    free * s * s * exx * eyy, free == 0 ? 1 : s * s * e2x * yy2, free * s * e2x * eyy,
                                    free * s * exx * e2y, free * s * e2x * eyy, e2x * e2y]
-                    for i in 0..<9 { blocks[9 * k + i] = entries[i] }
-                    let row = 3 * k * shared
+                    let row = 3 * k * shared, owner = problem.amplitudeOwner[k]
+                    if owner == k {
+                        for i in 0..<9 { blocks[9 * k + i] += entries[i] }
+                    } else {
+                        // A ghost: its amplitude is its owner's (an earlier column), its own block a placeholder.
+                        blocks[9 * k] = 1; blocks[9 * k + 4] = 1; blocks[9 * k + 8] = 1
+                        blocks[9 * owner + 8] += entries[8]
+                    }
+                    let amplitudeRow = 3 * owner * shared + 2 * shared
                     for node in 0..<nodeCount {
                         let m = node % nodesX, n = node / nodesX
                         coupling[row + node] = free * s * sx[2 * m + 1] * sy[2 * n]
                         coupling[row + shared + node] = free * s * sx[2 * m] * sy[2 * n + 1]
-                        coupling[row + 2 * shared + node] = sx[2 * m] * sy[2 * n]
+                        coupling[amplitudeRow + node] += sx[2 * m] * sy[2 * n]
                     }
                     for p in 0..<3 { coupling[row + p * shared + nodeCount] = widthRow[3 * k + p] }
                 }
@@ -403,7 +430,9 @@ final class JointColumnFit {
                 for k in columns.indices {
                     let c = columns[k]
                     let moved = ColumnGaussian(x: c.x + step[3 * k], y: c.y + step[3 * k + 1],
-                                               amplitude: c.amplitude + step[3 * k + 2], sigma: c.sigma)
+                                               amplitude: amplitudeOwner[k] == k
+                                                ? c.amplitude + step[3 * k + 2] : trialColumns[amplitudeOwner[k]].amplitude,
+                                               sigma: c.sigma)
                     guard moved.x.isFinite && moved.y.isFinite && moved.amplitude.isFinite else { continue }
                     trialColumns[k] = moved
                     largestMove = max(largestMove, abs(step[3 * k]), abs(step[3 * k + 1]))

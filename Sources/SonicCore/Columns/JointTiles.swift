@@ -24,7 +24,9 @@ struct JointTiling: Sendable {
     let geometry: ColumnGeometry
     let noise: Double
     let imageWidth: Int, imageHeight: Int
-    let tileSize: Int
+    /// Tiles across and down: as near the target size as divides the image evenly (a sliver of a tile at the edge
+    /// would fit its columns from a strip of pixels).
+    let tileColumns: Int, tileRows: Int
     let margin: Int
 
     struct Tile: Hashable, Sendable { var column: Int, row: Int }
@@ -33,13 +35,14 @@ struct JointTiling: Sendable {
         self.geometry = geometry
         self.noise = noise
         self.imageWidth = imageWidth; self.imageHeight = imageHeight
-        tileSize = max(32, Int((ColumnGeometry.jointTileSpacings * geometry.spacing).rounded()))
+        let target = max(32, ColumnGeometry.jointTileSpacings * geometry.spacing)
+        tileColumns = max(1, Int((Double(imageWidth) / target).rounded()))
+        tileRows = max(1, Int((Double(imageHeight) / target).rounded()))
         margin = Int((ColumnGeometry.jointMarginSpacings * geometry.spacing).rounded(.up))
     }
 
     var allTiles: [Tile] {
-        let columns = (imageWidth + tileSize - 1) / tileSize, rows = (imageHeight + tileSize - 1) / tileSize
-        return (0..<rows).flatMap { row in (0..<columns).map { Tile(column: $0, row: row) } }
+        (0..<tileRows).flatMap { row in (0..<tileColumns).map { Tile(column: $0, row: row) } }
     }
 
     /// The tiles whose core comes within `radius` of (x, y).
@@ -53,8 +56,8 @@ struct JointTiling: Sendable {
     }
 
     func core(_ tile: Tile) -> (xs: Range<Int>, ys: Range<Int>) {
-        (tile.column * tileSize..<min(imageWidth, (tile.column + 1) * tileSize),
-         tile.row * tileSize..<min(imageHeight, (tile.row + 1) * tileSize))
+        (tile.column * imageWidth / tileColumns..<(tile.column + 1) * imageWidth / tileColumns,
+         tile.row * imageHeight / tileRows..<(tile.row + 1) * imageHeight / tileRows)
     }
 
     /// The tile's core plus its margin, within the image: the pixels its fit sees.
@@ -78,35 +81,47 @@ struct JointTiling: Sendable {
             .sorted { ($0.pixelY, $0.pixelX) < ($1.pixelY, $1.pixelX) }
         guard !columns.isEmpty else { return [] }
         let d = geometry.spacing
-        let sigma = columns.map(\.gaussian.sigma).sorted()[columns.count / 2]
+        var sigma = columns.map(\.gaussian.sigma).sorted()[columns.count / 2]
         let reach = 4 * geometry.maximumSigma
         let fit = JointColumnFit(image: image, xs: xs, ys: ys, nodeSpacing: ColumnGeometry.jointNodeSpacings * d,
                                  sigmaRange: geometry.minimumSigma...geometry.maximumSigma)
 
-        let trials = trialSites(columns.map(\.gaussian), xs: xs, ys: ys)
-        let found = columns.map(\.gaussian) + trials
-        var (model, held) = JointColumnFit.withGhosts(found, xs: xs, ys: ys, spacing: d, reach: reach)
-        for k in columns.count..<found.count { held[k] = true }
-        let trialIndices = Array(columns.count..<found.count)
-        var result = fit.refine(model, held: held, sigma: sigma, qualityRadius: geometry.firstWindow,
-                                errorsOf: trialIndices)
-        let kept = trialIndices.indices.filter { t in
-            let amplitude = result.columns[trialIndices[t]].amplitude
-            return amplitude >= ColumnGeometry.minimumContrast * noise
-                && amplitude >= ColumnGeometry.minimumSignificance * noise * result.amplitudeErrors[t]
-        }.map { trialIndices[$0] }
         var starts = columns.map { (x: $0.gaussian.x, y: $0.gaussian.y, pixelX: $0.pixelX, pixelY: $0.pixelY) }
-        if !kept.isEmpty {
-            // Refit with the significant trial columns free and the rest gone.
-            let keptSet = Set(kept)
-            let survivors = model.indices.filter { $0 < columns.count || keptSet.contains($0) || $0 >= found.count }
-            model = survivors.map { result.columns[$0] }
-            held = survivors.map { $0 >= found.count }
-            starts += kept.map { k in
-                (x: found[k].x, y: found[k].y, pixelX: Int(found[k].x.rounded()), pixelY: Int(found[k].y.rounded()))
+        var free = columns.map(\.gaussian)
+        var trials = trialSites(free, xs: xs, ys: ys)
+        var result: JointColumnFit.Result
+        var round = 0
+        while true {
+            // The ghosts come from the free columns only, anew each round: a trial is not yet a column.
+            let ghosted = JointColumnFit.withGhosts(free, xs: xs, ys: ys, spacing: d, reach: reach)
+            let model = free + trials + ghosted.columns[free.count...]
+            let roles = ghosted.roles[..<free.count] + trials.map { _ in .held } + ghosted.roles[free.count...]
+            let trialIndices = Array(free.count..<(free.count + trials.count))
+            result = fit.refine(model, roles: Array(roles), sigma: sigma, qualityRadius: geometry.firstWindow,
+                                errorsOf: trialIndices)
+            guard !trials.isEmpty else { break }
+            var kept: [ColumnGaussian] = [], disturbing = false
+            for (t, k) in trialIndices.enumerated() {
+                let amplitude = result.columns[k].amplitude, error = noise * result.amplitudeErrors[t]
+                if amplitude >= ColumnGeometry.minimumContrast * noise
+                    && amplitude >= ColumnGeometry.minimumSignificance * error {
+                    kept.append(result.columns[k])
+                    starts.append((x: trials[t].x, y: trials[t].y,
+                                   pixelX: Int(trials[t].x.rounded()), pixelY: Int(trials[t].y.rounded())))
+                } else if abs(amplitude) > ColumnGeometry.negligibleTrialErrors * error {
+                    disturbing = true
+                }
             }
-            result = fit.refine(model, held: held, sigma: result.columns.first?.sigma ?? sigma,
-                                qualityRadius: geometry.firstWindow)
+            // A rejected trial that still took a clear (often negative) amplitude has bent its neighbours: the
+            // region is fitted again without it. One whose amplitude is lost in its noise changed nothing.
+            guard !kept.isEmpty || disturbing else { break }
+            free = Array(result.columns[..<free.count]) + kept
+            sigma = result.columns.first?.sigma ?? sigma
+            round += 1
+            // A column found this way makes more sites checkable: a cluster the local stage missed is recovered
+            // shell by shell.
+            trials = !kept.isEmpty && round < ColumnGeometry.jointRecoveryRounds
+                ? trialSites(free, xs: xs, ys: ys) : []
         }
         return starts.indices.compactMap { k -> PlacedColumn? in
             let start = starts[k], c = result.columns[k]
