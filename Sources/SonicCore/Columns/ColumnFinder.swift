@@ -128,11 +128,14 @@ public struct ColumnFinder: Sendable {
     /// `snap` where columns are refined jointly: the tiles whose columns could end up within the radius.
     private func snapJointly(x: Double, y: Double, radius: Double, geometry: ColumnGeometry) -> AtomColumn? {
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
-        var best: AtomColumn?
-        for tile in tiling.tiles(nearX: x, y: y, within: radius + geometry.maximumShift) {
+        let tiles = tiling.tiles(nearX: x, y: y, within: radius + geometry.maximumShift)
+        let results = TileResults(count: tiles.count)
+        let image = image, noise = noise
+        // The tiles are independent, as in `findAll`: a tap at a tile corner waits for one tile per core.
+        DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
             // Every local column whose centre can lie in the tile's region, from a patch wide enough that they come
             // out as in the whole image.
-            let (xs, ys) = tiling.region(tile)
+            let (xs, ys) = tiling.region(tiles[t])
             func widened(_ range: Range<Int>, by amount: Double, limit: Int) -> Range<Int> {
                 let pixels = Int(amount.rounded(.up))
                 return max(0, range.lowerBound - pixels)..<min(limit, range.upperBound + pixels)
@@ -149,12 +152,14 @@ public struct ColumnFinder: Sendable {
                 let c = candidates[i]
                 return reachXs.contains(c.x) && reachYs.contains(c.y) ? refiner.localColumn(i) : nil
             }
-            for placed in tiling.refine(tile, in: image, local: local) {
-                let column = placed.column
-                let ex = column.x - x, ey = column.y - y
-                guard ex * ex + ey * ey <= radius * radius else { continue }
-                if best.map({ column.peak > $0.peak }) ?? true { best = column }
-            }
+            results.store(tiling.refine(tiles[t], in: image, local: local), at: t)
+        }
+        var best: AtomColumn?
+        for placed in results.all.joined() {
+            let column = placed.column
+            let ex = column.x - x, ey = column.y - y
+            guard ex * ex + ey * ey <= radius * radius else { continue }
+            if best.map({ column.peak > $0.peak }) ?? true { best = column }
         }
         return best
     }
