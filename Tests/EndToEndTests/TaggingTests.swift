@@ -68,6 +68,7 @@ extension EndToEnd {
         @Test(arguments: [
             (Kind.square, 3.0, 24.0, false, 0), (.square, 5, 40, true, 2), (.hexagonal, 2, 16, false, 0),
             (.hexagonal, 4, 28, true, 0), (.twoSublattice, 2.5, 20, false, 3), (.twoSublattice, 3, 24, true, 3),
+            (.square, 5, 16, true, 3),  // overlapping: refined jointly
         ] as [(Kind, Double, Double, Bool, Int)])
         func columnsAreFoundAndCentredToTheTargets(kind: Kind, sigma: Double, spacing: Double, highNoise: Bool, vacancies: Int) throws {
             let folder = try Fixtures.scratch("columns")

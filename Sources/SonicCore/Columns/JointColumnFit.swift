@@ -80,7 +80,7 @@ final class JointColumnFit {
                       amplitudeErrors: asked.map { problem.amplitudeError(of: $0, preconditioner) })
     }
 
-    /// The columns to fit a region with, and which of them to hold: the given ones (which should lie inside the
+    /// The columns to fit a region with, and their roles: the given ones (which should lie inside the
     /// region) plus lattice-extrapolated columns just outside it, whose tails reach in (a model missing them pulls
     /// every column inside, not just the edge ones). A column p with a neighbour q implies one at 2p − q (atom
     /// columns sit on centrosymmetric sites in projection, and 2p − q is a site of q's kind); such a ghost takes
@@ -110,7 +110,10 @@ final class JointColumnFit {
                     guard outside > 0 && outside < reach,
                           sites.indices(nearX: gx, y: gy, within: 0.5 * spacing, in: all).isEmpty else { continue }
                     all.append(ColumnGaussian(x: gx, y: gy, amplitude: all[q].amplitude, sigma: all[q].sigma))
-                    if case .ghost(let source) = roles[q] { roles.append(.ghost(of: source)) } else { roles.append(.ghost(of: q)) }
+                    // A ghost of a ghost takes its height from the same free column.
+                    if case .ghost(let source) = roles[q] { roles.append(.ghost(of: source)) } else {
+                        roles.append(.ghost(of: q))
+                    }
                     sites.insert(all.count - 1, x: gx, y: gy)
                     added.append(all.count - 1)
                 }

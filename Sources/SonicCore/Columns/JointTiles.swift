@@ -12,14 +12,14 @@ struct PlacedColumn: Sendable {
 
 /// Where columns overlap strongly, their joint refinement (`JointColumnFit`), tile by tile.
 ///
-/// The image is cut into fixed square tiles. Each tile's columns are fitted together with those within a margin
-/// around it (whose own results are discarded: their outer neighbours are missing), and with held,
-/// lattice-extrapolated columns beyond. A column belongs to the tile its local centre lies in, so a tap refits only
-/// the tiles near it and gets exactly what the whole image gets.
+/// The image is cut evenly into fixed tiles of about 16 spacings. Each tile's columns are fitted together with those
+/// within a margin around it (whose own results are discarded: their outer neighbours are missing), and with
+/// lattice-extrapolated ghost columns beyond. A column belongs to the tile its local centre lies in, so a tap refits
+/// only the tiles near it and gets exactly what the whole image gets.
 ///
 /// Columns the local stage missed: every empty site the lattice implies (2p − q for neighbouring columns p, q)
-/// gets a trial column, held at the site; those that come out significant are kept and refined. A vacancy stays
-/// empty.
+/// gets a trial column, held at the site; those that come out significant are kept and refined, and the sites next
+/// to them are tried in the next round. A vacancy stays empty.
 struct JointTiling: Sendable {
     let geometry: ColumnGeometry
     let noise: Double
