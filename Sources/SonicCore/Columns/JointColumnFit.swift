@@ -255,24 +255,10 @@ final class JointColumnFit {
                 var sx = [Double](repeating: 0, count: 2 * nodesX), sy = [Double](repeating: 0, count: 2 * (nodeCount / nodesX))
                 for k in 0..<count {
                     let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
-                    var e2x = 0.0, exx = 0.0, xx2 = 0.0, e2y = 0.0, eyy = 0.0, yy2 = 0.0
-                    for i in sx.indices { sx[i] = 0 }
-                    for i in sy.indices { sy[i] = 0 }
-                    // sx[2m], sx[2m + 1]: the sums of e and d·e weighted by node m's hat (likewise sy).
-                    for i in 0..<xs.count {
-                        let e = windows.ex[fx + i], d = windows.xex[fx + i]
-                        e2x += e * e; exx += e * d; xx2 += d * d
-                        let m = background.nodeX[xs.lowerBound + i], u = background.weightX[xs.lowerBound + i]
-                        sx[2 * m] += (1 - u) * e; sx[2 * m + 1] += (1 - u) * d
-                        sx[2 * m + 2] += u * e; sx[2 * m + 3] += u * d
-                    }
-                    for j in 0..<ys.count {
-                        let e = windows.ey[fy + j], d = windows.yey[fy + j]
-                        e2y += e * e; eyy += e * d; yy2 += d * d
-                        let n = background.nodeY[ys.lowerBound + j], v = background.weightY[ys.lowerBound + j]
-                        sy[2 * n] += (1 - v) * e; sy[2 * n + 1] += (1 - v) * d
-                        sy[2 * n + 2] += v * e; sy[2 * n + 3] += v * d
-                    }
+                    let (e2x, exx, xx2) = Self.axisSums(windows.ex, windows.xex, from: fx, over: xs,
+                                                        nodes: background.nodeX, weights: background.weightX, into: &sx)
+                    let (e2y, eyy, yy2) = Self.axisSums(windows.ey, windows.yey, from: fy, over: ys,
+                                                        nodes: background.nodeY, weights: background.weightY, into: &sy)
                     let s = problem.columns[k].amplitude / (problem.sigma * problem.sigma)
                     let free = problem.held[k] ? 0.0 : 1.0
                     let entries = [free == 0 ? 1 : s * s * xx2 * e2y, free * s * s * exx * eyy, free * s * exx * e2y,
@@ -342,6 +328,23 @@ final class JointColumnFit {
                     schur = [Double](repeating: 0, count: shared * shared)
                     for a in 0..<shared { schur[a * shared + a] = max(abs(g[a * shared + a]), 1e-12).squareRoot() }
                 }
+            }
+
+            /// Along one axis of a column's window: Σe², Σe·d and Σd² of its factors e and d (the offset times e), and
+            /// into `hat`, set afresh, the sums of e and d weighted by each background node's hat: hat[2m], hat[2m + 1].
+            private static func axisSums(_ e: [Double], _ d: [Double], from f: Int, over range: Range<Int>,
+                                         nodes: [Int], weights: [Double], into hat: inout [Double])
+                -> (ee: Double, ed: Double, dd: Double) {
+                for i in hat.indices { hat[i] = 0 }
+                var ee = 0.0, ed = 0.0, dd = 0.0
+                for i in 0..<range.count {
+                    let e = e[f + i], d = d[f + i]
+                    ee += e * e; ed += e * d; dd += d * d
+                    let m = nodes[range.lowerBound + i], u = weights[range.lowerBound + i]
+                    hat[2 * m] += (1 - u) * e; hat[2 * m + 1] += (1 - u) * d
+                    hat[2 * m + 2] += u * e; hat[2 * m + 3] += u * d
+                }
+                return (ee, ed, dd)
             }
 
             /// The preconditioned vector: the arrow system solved exactly.
