@@ -25,8 +25,8 @@ public struct AtomColumn: Sendable, Equatable {
 ///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped
 ///   (`ColumnRefiner`).
 /// - Where the columns overlap strongly (σ ≥ 0.2·d in a central patch), that refinement is biased; there every
-///   column is then refitted jointly with its neighbours, tile by tile, and columns it missed at lattice sites are
-///   recovered (`JointTiling`).
+///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped and the empty
+///   lattice sites are tried again there (`JointTiling`).
 ///
 /// `snap` runs the same steps on a patch around the tap, so it returns what `findAll` returns for that column.
 public struct ColumnFinder: Sendable {
@@ -79,16 +79,29 @@ public struct ColumnFinder: Sendable {
         }
         let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
         guard jointly else { return candidates.indices.compactMap { refiner.refine($0) } }
-        let local = candidates.indices.compactMap { refiner.localColumn($0) }
+        let (local, unrefined) = Self.split(candidates, by: refiner)
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
         let tiles = tiling.allTiles
         let results = TileResults(count: tiles.count)
         let image = image
         // Tiles are independent: one per core at a time.
         DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
-            results.store(tiling.refine(tiles[t], in: image, local: local), at: t)
+            results.store(tiling.refine(tiles[t], in: image, local: local, unrefined: unrefined), at: t)
         }
         return Self.inFoundOrder(results.all.flatMap { $0 })
+    }
+
+    /// The candidates' local columns, and the pixels of those the local stage could not refine.
+    private static func split(_ candidates: [ColumnCandidate], by refiner: ColumnRefiner,
+                              where included: (ColumnCandidate) -> Bool = { _ in true })
+        -> (local: [LocalColumn], unrefined: [(x: Int, y: Int)]) {
+        var local: [LocalColumn] = [], unrefined: [(x: Int, y: Int)] = []
+        for i in candidates.indices where included(candidates[i]) {
+            if let column = refiner.localColumn(i) { local.append(column) } else {
+                unrefined.append((candidates[i].x, candidates[i].y))
+            }
+        }
+        return (local, unrefined)
     }
 
     private static func inFoundOrder(_ columns: [PlacedColumn]) -> [AtomColumn] {
@@ -148,11 +161,8 @@ public struct ColumnFinder: Sendable {
                                                  ys: widened(ys, by: outer, limit: image.height))
             let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
             let reachXs = widened(xs, by: inner, limit: image.width), reachYs = widened(ys, by: inner, limit: image.height)
-            let local = candidates.indices.compactMap { i -> LocalColumn? in
-                let c = candidates[i]
-                return reachXs.contains(c.x) && reachYs.contains(c.y) ? refiner.localColumn(i) : nil
-            }
-            results.store(tiling.refine(tiles[t], in: image, local: local), at: t)
+            let (local, unrefined) = Self.split(candidates, by: refiner) { reachXs.contains($0.x) && reachYs.contains($0.y) }
+            results.store(tiling.refine(tiles[t], in: image, local: local, unrefined: unrefined), at: t)
         }
         var best: AtomColumn?
         for placed in results.all.joined() {

@@ -82,10 +82,11 @@ final class JointColumnFit {
 
     /// The columns to fit a region with, and their roles: the given ones (which should lie inside the
     /// region) plus lattice-extrapolated columns just outside it, whose tails reach in (a model missing them pulls
-    /// every column inside, not just the edge ones). A column p with a neighbour q implies one at 2p − q (atom
-    /// columns sit on centrosymmetric sites in projection, and 2p − q is a site of q's kind); such a ghost takes
-    /// q's amplitude. The given columns are free; the ghosts follow them.
-    static func withGhosts(_ columns: [ColumnGaussian], xs: Range<Int>, ys: Range<Int>, spacing: Double,
+    /// every column inside, not just the edge ones). A column p with a neighbour q implies one a step beyond p, at
+    /// about 2p − q (atom columns sit on centrosymmetric sites in projection, and that is a site of q's kind); such a
+    /// ghost takes q's amplitude. The given columns are free; the ghosts follow them.
+    static func withGhosts(_ columns: [ColumnGaussian], steps: LatticeSteps,
+                           xs: Range<Int>, ys: Range<Int>, spacing: Double,
                            reach: Double) -> (columns: [ColumnGaussian], roles: [Role]) {
         let low = (x: Double(xs.lowerBound) - 0.5, y: Double(ys.lowerBound) - 0.5)
         let high = (x: Double(xs.upperBound) - 0.5, y: Double(ys.upperBound) - 0.5)
@@ -105,7 +106,7 @@ final class JointColumnFit {
             var added: [Int] = []
             for p in border {
                 for q in sites.indices(nearX: all[p].x, y: all[p].y, within: 1.3 * spacing, in: all) where q != p {
-                    let gx = 2 * all[p].x - all[q].x, gy = 2 * all[p].y - all[q].y
+                    let (gx, gy) = steps.site(beyond: all[p], from: all[q])
                     let outside = outsideBy(gx, gy)
                     guard outside > 0 && outside < reach,
                           sites.indices(nearX: gx, y: gy, within: 0.5 * spacing, in: all).isEmpty else { continue }

@@ -17,9 +17,11 @@ struct PlacedColumn: Sendable {
 /// lattice-extrapolated ghost columns beyond. A column belongs to the tile its local centre lies in, so a tap refits
 /// only the tiles near it and gets exactly what the whole image gets.
 ///
-/// Columns the local stage missed: every empty site the lattice implies (2p − q for neighbouring columns p, q)
+/// Columns the local stage missed: every candidate it could not refine (its one-column fits fail where columns
+/// overlap strongly, most often on a weak sublattice), and every empty site the lattice implies next to a column,
 /// gets a trial column, held at the site; those that come out significant are kept and refined, and the sites next
-/// to them are tried in the next round. A vacancy stays empty.
+/// to them are tried in the next round. A vacancy stays empty: a rejected site is tried again only once more columns
+/// have been found.
 struct JointTiling: Sendable {
     let geometry: ColumnGeometry
     let noise: Double
@@ -73,8 +75,9 @@ struct JointTiling: Sendable {
     }
 
     /// The refined columns of one tile's core. `local` must hold every locally refined column whose centre lies in
-    /// the tile's region (others are ignored).
-    func refine(_ tile: Tile, in image: GrayImage, local: [LocalColumn]) -> [PlacedColumn] {
+    /// the tile's region, and `unrefined` every candidate pixel there that the local stage could not refine (others
+    /// are ignored).
+    func refine(_ tile: Tile, in image: GrayImage, local: [LocalColumn], unrefined: [(x: Int, y: Int)]) -> [PlacedColumn] {
         let (xs, ys) = region(tile), (coreXs, coreYs) = core(tile)
         // A fixed order, so the fit rounds the same however the columns were gathered.
         let columns = local.filter { Self.contains(xs, ys, $0.gaussian.x, $0.gaussian.y) }
@@ -88,12 +91,16 @@ struct JointTiling: Sendable {
 
         var starts = columns.map { (x: $0.gaussian.x, y: $0.gaussian.y, pixelX: $0.pixelX, pixelY: $0.pixelY) }
         var free = columns.map(\.gaussian)
-        var trials = trialSites(free, xs: xs, ys: ys)
+        let candidates = unrefined.filter { Self.contains(xs, ys, Double($0.x), Double($0.y)) }
+            .sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+        var steps = LatticeSteps(free, spacing: d)
+        var rejected: [ColumnGaussian] = []
+        var trials = trialSites(free, steps: steps, xs: xs, ys: ys, candidates: candidates, rejected: rejected)
         var result: JointColumnFit.Result
         var round = 0
         while true {
             // The ghosts come from the free columns only, anew each round: a trial is not yet a column.
-            let ghosted = JointColumnFit.withGhosts(free, xs: xs, ys: ys, spacing: d, reach: reach)
+            let ghosted = JointColumnFit.withGhosts(free, steps: steps, xs: xs, ys: ys, spacing: d, reach: reach)
             let model = free + trials + ghosted.columns[free.count...]
             let roles = ghosted.roles[..<free.count] + trials.map { _ in .held } + ghosted.roles[free.count...]
             let trialIndices = Array(free.count..<(free.count + trials.count))
@@ -108,20 +115,24 @@ struct JointTiling: Sendable {
                     kept.append(result.columns[k])
                     starts.append((x: trials[t].x, y: trials[t].y,
                                    pixelX: Int(trials[t].x.rounded()), pixelY: Int(trials[t].y.rounded())))
-                } else if abs(amplitude) > ColumnGeometry.negligibleTrialErrors * error {
-                    disturbing = true
+                } else {
+                    rejected.append(trials[t])
+                    if abs(amplitude) > ColumnGeometry.negligibleTrialErrors * error { disturbing = true }
                 }
             }
             // A rejected trial that still took a clear (often negative) amplitude has bent its neighbours: the
             // region is fitted again without it. One whose amplitude is lost in its noise changed nothing.
+            // Every column found changes the shared width and background: a site rejected before may pass now.
+            if !kept.isEmpty { rejected.removeAll() }
             guard !kept.isEmpty || disturbing else { break }
             free = Array(result.columns[..<free.count]) + kept
             sigma = result.columns.first?.sigma ?? sigma
+            steps = LatticeSteps(free, spacing: d)
             round += 1
             // A column found this way makes more sites checkable: a cluster the local stage missed is recovered
-            // shell by shell.
-            trials = !kept.isEmpty && round < ColumnGeometry.jointRecoveryRounds
-                ? trialSites(free, xs: xs, ys: ys) : []
+            // shell by shell. (And a site at the region's edge that was a ghost may have moved inside it.)
+            trials = round < ColumnGeometry.jointRecoveryRounds
+                ? trialSites(free, steps: steps, xs: xs, ys: ys, candidates: [], rejected: rejected) : []
         }
         return starts.indices.compactMap { k -> PlacedColumn? in
             let start = starts[k], c = result.columns[k]
@@ -135,23 +146,35 @@ struct JointTiling: Sendable {
         }
     }
 
-    /// Empty sites inside the region that the lattice implies: 2p − q for every pair of neighbouring columns, where
-    /// no column lies within half a spacing. Each starts with the median amplitude.
-    private func trialSites(_ columns: [ColumnGaussian], xs: Range<Int>, ys: Range<Int>) -> [ColumnGaussian] {
+    /// Empty sites inside the region, where no column, earlier site or `rejected` site lies within half a spacing:
+    /// the given candidate pixels, then those the lattice implies a step beyond a column from a neighbouring column,
+    /// and a step beyond each such site from a neighbouring column (so a site is found beside a row of missing
+    /// columns too, and at the region's edge). Each starts with the columns' median amplitude and width.
+    private func trialSites(_ columns: [ColumnGaussian], steps: LatticeSteps, xs: Range<Int>, ys: Range<Int>,
+                            candidates: [(x: Int, y: Int)], rejected: [ColumnGaussian]) -> [ColumnGaussian] {
         let d = geometry.spacing
         var all = columns
-        var sites = SiteGrid(cellSize: d)
+        var sites = SiteGrid(cellSize: d), tried = SiteGrid(cellSize: d)
         for k in all.indices { sites.insert(k, x: all[k].x, y: all[k].y) }
+        for k in rejected.indices { tried.insert(k, x: rejected[k].x, y: rejected[k].y) }
         let amplitude = columns.map(\.amplitude).sorted()[columns.count / 2]
-        for p in columns.indices {
-            for q in sites.indices(nearX: columns[p].x, y: columns[p].y, within: 1.3 * d, in: all)
-            where q != p && q < columns.count {
-                let x = 2 * columns[p].x - columns[q].x, y = 2 * columns[p].y - columns[q].y
-                guard Self.contains(xs, ys, x, y), sites.indices(nearX: x, y: y, within: 0.5 * d, in: all).isEmpty
-                else { continue }
-                all.append(ColumnGaussian(x: x, y: y, amplitude: amplitude, sigma: columns[q].sigma))
-                sites.insert(all.count - 1, x: x, y: y)
+        let sigma = columns.map(\.sigma).sorted()[columns.count / 2]
+        func add(_ x: Double, _ y: Double) {
+            guard Self.contains(xs, ys, x, y), sites.indices(nearX: x, y: y, within: 0.5 * d, in: all).isEmpty,
+                  tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty else { return }
+            all.append(ColumnGaussian(x: x, y: y, amplitude: amplitude, sigma: sigma))
+            sites.insert(all.count - 1, x: x, y: y)
+        }
+        for candidate in candidates { add(Double(candidate.x), Double(candidate.y)) }
+        // Sites beyond sites too, but always from a column: a chain from a site alone would run on across a region
+        // with no lattice.
+        var p = 0
+        while p < all.count {
+            for q in sites.indices(nearX: all[p].x, y: all[p].y, within: 1.3 * d, in: all) where q != p && q < columns.count {
+                let site = steps.site(beyond: all[p], from: all[q])
+                add(site.x, site.y)
             }
+            p += 1
         }
         return Array(all[columns.count...])
     }
