@@ -22,8 +22,8 @@ struct LatticeSteps {
                 steps.append((columns[q].x - columns[p].x, columns[q].y - columns[p].y))
             }
         }
-        // Seeds from a first pass (each step joins the first seed near it, or starts one), then every step is given
-        // to its nearest seed and the seeds' steps averaged: the means do not depend on which step came first.
+        // Seeds from a first pass (a step near no seed starts one), then every step is given to its nearest seed and
+        // each seed's steps averaged: a mean does not hang on the one step that started it.
         var seeds: [(x: Double, y: Double)] = []
         for step in steps where nearest(step, in: seeds) == nil { seeds.append(step) }
         var sums = [(x: Double, y: Double, count: Int)](repeating: (0, 0, 0), count: seeds.count)
@@ -35,7 +35,7 @@ struct LatticeSteps {
     }
 
     /// The mean of the common step nearest (dx, dy); (dx, dy) itself where no common step is near it.
-    func step(_ dx: Double, _ dy: Double) -> (x: Double, y: Double) {
+    private func step(_ dx: Double, _ dy: Double) -> (x: Double, y: Double) {
         nearest((dx, dy), in: means).map { means[$0] } ?? (dx, dy)
     }
 
