@@ -14,7 +14,7 @@ struct Play: ParsableCommand {
             Pen: double-click the lower barrel button for the next mode, click it for where am I; the upper \
             button removes the last tag (tagging mode) or repeats the last announcement. Keys: Tab / Shift+Tab \
             next / previous mode, 1-4 choose a mode, Space where am I, BackSpace remove the last tag, R repeat, \
-            F1 key help, Escape or q quit.
+            T cell boundary ticks off / on, F1 key help, Escape or q quit.
             """)
 
     static let sampleRate = 48_000
@@ -149,6 +149,7 @@ struct Play: ParsableCommand {
                         if case .speak(let text) = warning { voice?.say(text); log?.write(.speech(t: now, text: text)) }
                     }
                 case .cursor(let point): log?.write(.cursor(t: now, point))
+                case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
                 case .viewport(let viewport):
                     log?.write(.viewport(t: now, viewport))
                     frontend.show(viewport)

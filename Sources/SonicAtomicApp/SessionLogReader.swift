@@ -61,6 +61,15 @@ enum SessionLogReader {
             case "cursor":
                 let point = object["ix"] == nil ? nil : ImagePoint(x: try fields.number("ix"), y: try fields.number("iy"))
                 records.append(.cursor(t: try fields.number("t"), point))
+            case "cell":
+                var cell: UnitCell?
+                if object["ox"] != nil {
+                    cell = UnitCell(origin: ImagePoint(x: try fields.number("ox"), y: try fields.number("oy")),
+                                    vectorA: ImagePoint(x: try fields.number("ax"), y: try fields.number("ay")),
+                                    vectorB: ImagePoint(x: try fields.number("bx"), y: try fields.number("by")))
+                    guard cell != nil else { throw Failure(description: "\(place): the cell's vectors do not span a cell") }
+                }
+                records.append(.cell(t: try fields.number("t"), cell, ticks: try fields.bool("ticks")))
             default:
                 continue
             }

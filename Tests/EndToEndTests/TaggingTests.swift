@@ -255,5 +255,72 @@ extension EndToEnd {
                 #expect(try session.quitWithKey() == 0)
             }
         }
+
+        @Test func thePenTicksAtTheUnitCellsBoundariesAndTTurnsThatOff() throws {
+            try withServers("ticks") { display, sound, folder in
+                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 41, folder: folder)
+                let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                defer { session.stop() }
+                let viewport = try session.waitUntilShown()
+                try session.waitForGreeting()
+                try display.key("4")
+                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                let (a, b) = (sample.lattice.a, sample.lattice.b)
+                let origin = sample.truth.min { hypot($0.x - 100, $0.y - 100) < hypot($1.x - 100, $1.y - 100) }!
+                for corner in [(origin.x, origin.y), (origin.x + a.x, origin.y + a.y), (origin.x + b.x, origin.y + b.y)] {
+                    let mark = sound.recordedSampleCount()
+                    let tap = screen(corner.0 + 2, corner.1 - 2, viewport)
+                    try display.tap(tap.0, tap.1, ms: 60)
+                    try sound.waitForUtterance(after: mark)
+                }
+                #expect((try session.records(ofType: "speech").last?["text"] as? String)?.contains("Unit cell") == true)
+                // Along a, through the middle of the cells: across three boundaries in 1.5 s.
+                func point(_ u: Double) -> (Double, Double) {
+                    screen(origin.x + u * a.x + 0.5 * b.x, origin.y + u * a.y + 0.5 * b.y, viewport)
+                }
+                func ticks(strokingFrom u0: Double, to u1: Double) throws -> [Double] {
+                    let mark = try sound.waitForSilence()
+                    try display.stroke(from: point(u0), to: point(u1), ms: 1500)
+                    let end = try sound.waitForSilence()
+                    let heard = Array(try sound.recording()[mark..<end])
+                    return Spectrum.burstOnsets(heard, at: 3200, sampleRate: SoundServer.sampleRate, threshold: 0.05)
+                        .map { Double($0) / SoundServer.sampleRate }
+                }
+                let onsets = try ticks(strokingFrom: 0.5, to: 3.5)
+                #expect(onsets.count == 3, "ticks at \(onsets) s")
+                // A boundary every half second of the stroke.
+                if onsets.count == 3 {
+                    #expect(abs(onsets[1] - onsets[0] - 0.5) < 0.08 && abs(onsets[2] - onsets[1] - 0.5) < 0.08, "ticks at \(onsets) s")
+                }
+                let mark = sound.recordedSampleCount()
+                try display.key("t")
+                try sound.waitForUtterance(after: mark)
+                #expect(try session.records(ofType: "speech").last?["text"] as? String == "Cell boundary ticks off.")
+                #expect(try ticks(strokingFrom: 3.5, to: 0.5).isEmpty)
+                #expect(try session.quitWithKey() == 0)
+                // The log holds the cell, so a render of the session ticks where the session did.
+                let cells = try session.records(ofType: "cell")
+                #expect(cells.first?["ticks"] as? Bool == true && cells.last?["ticks"] as? Bool == false)
+                let wavPath = folder + "/session.wav"
+                let render = try Subprocess.run(Fixtures.binary, ["render", sample.path, "--session", session.logPath, "--out", wavPath])
+                try #require(render.status == 0, "\(render.output)")
+                let wav = try WAVFile(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath))))
+                let rendered = Spectrum.burstOnsets(wav.channel(0), at: 3200, sampleRate: SoundServer.sampleRate, threshold: 0.05)
+                    .map { Double($0) / SoundServer.sampleRate }
+                // The strokes' spans in the render (the voice, which has its own 3.2 kHz, speaks outside them).
+                let start = try #require(try session.records(ofType: "start").first?["t"] as? Double)
+                let touches = try session.records(ofType: "pen").filter { ($0["buttons"] as? [Int])?.contains(1) == true }
+                    .map { ($0["t"] as! Double) - start }
+                var strokes: [ClosedRange<Double>] = []
+                for t in touches {
+                    if let last = strokes.last, t - last.upperBound < 0.3 { strokes[strokes.count - 1] = last.lowerBound...t }
+                    else { strokes.append(t...t) }
+                }
+                strokes = strokes.filter { $0.upperBound - $0.lowerBound > 1 }.map { $0.lowerBound...($0.upperBound + 0.05) }
+                try #require(strokes.count == 2, "\(strokes)")
+                #expect(rendered.filter(strokes[0].contains).count == 3 && rendered.filter(strokes[1].contains).isEmpty,
+                        "rendered ticks at \(rendered) s; strokes \(strokes)")
+            }
+        }
     }
 }

@@ -252,6 +252,38 @@ extension DSPUnitTests {
 }
 
 extension DSPUnitTests {
+    // MARK: Tick
+
+    @Test func tickIsAShortSoftBurstAboveThePitchRange() {
+        var tick = Tick(sampleRate: Self.rate, level: 0.25)
+        var left = [Float](repeating: 0, count: 4800), right = left
+        func run(_ range: Range<Int>) {
+            left.withUnsafeMutableBufferPointer { l in
+                right.withUnsafeMutableBufferPointer { r in
+                    Self.blocks(range.count) { tick.process(addingTo: l.baseAddress! + range.lowerBound + $0,
+                                                            r.baseAddress! + range.lowerBound + $0, frames: $1) }
+                }
+            }
+        }
+        run(0..<480)
+        #expect(SignalAnalysis.peak(left[0..<480]) == 0 && !tick.isRinging)
+        tick.trigger()
+        run(480..<4800)
+        #expect(left == right)
+        // It rises over half a millisecond (no click) to its level, and is gone 50 ms later.
+        #expect(SignalAnalysis.peak(left[480..<484]) < 0.05)
+        #expect(abs(SignalAnalysis.peak(left[480..<720]) - 0.25) < 0.01)
+        #expect(SignalAnalysis.peak(left[2880...]) == 0 && !tick.isRinging)
+        // Its pitch is 3.2 kHz, clear of the default's top note (1760 Hz).
+        let burst = left[480..<1440]
+        #expect(Spectrum.amplitude(burst, at: 3200, sampleRate: Self.rate)
+                > 20 * Spectrum.amplitude(burst, at: 1760, sampleRate: Self.rate))
+        // It adds to what is there.
+        left = [Float](repeating: 0.5, count: 4800)
+        run(0..<4800)
+        #expect(left.allSatisfy { $0 == 0.5 })
+    }
+
     @Test func fastSineMatchesSineEverywhereItIsUsed() {
         var random = SeededRandom(seed: 42)
         var worst = 0.0

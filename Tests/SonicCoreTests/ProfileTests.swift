@@ -81,6 +81,9 @@ extension ProfileTests {
             cutoff_upright = 8
             [buttons]
             double_click_time = 0.3
+            [tagging]
+            cell_ticks = false
+            cell_tick_level = 0.1
             [speech]
             voice = "de"
             rate = 200
@@ -90,6 +93,8 @@ extension ProfileTests {
         #expect(profile.pressure.curve == PressureCurve(x1: 0, y1: 0.5, x2: 0.5, y2: 1) && profile.pressure.threshold == 0.05)
         #expect(profile.tilt.azimuth == .pan && profile.tilt.cutoffUpright == 8)
         #expect(profile.gestures.doubleClickTime == 0.3)
+        #expect(!profile.gestures.cellTicks && profile.chain.tickLevel == 0.1)
+        #expect(Profile.builtIn.gestures.cellTicks && Profile.builtIn.chain.tickLevel == 0.25)
         #expect(profile.speech.voice == "de" && profile.speech.rate == 200 && profile.speech.duckDecibels == 18)
         // No tilt-filter mode: no extra ladder, no panner.
         #expect(profile.chain.effects.isEmpty && !profile.chain.panned)
@@ -98,6 +103,8 @@ extension ProfileTests {
     @Test(arguments: [
         ("[modes]\norder = [\"intensity-pitch\", \"loud\"]\n", 2, "modes.order", "each item must be one of"),
         ("[modes]\norder = []\n", 2, "modes.order", "at least one mode"),
+        ("[tagging]\ncell_tick_level = 2\n", 2, "tagging.cell_tick_level", "between 0 and 1"),
+        ("[tagging]\ncell_ticks = 1\n", 2, "tagging.cell_ticks", "must be true or false"),
         ("[pressure]\ncurve = [0, 0, 1]\n", 2, "pressure.curve", "a list of 4 numbers between 0 and 1"),
         ("[tilt]\nazimuth = \"colour\"\n", 2, "tilt.azimuth", "must be one of \"resonance\", \"pan\""),
         ("[speech]\nvoice = \"\"\n", 2, "speech.voice", "must name a voice"),

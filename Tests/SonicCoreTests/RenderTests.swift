@@ -60,4 +60,27 @@ import TestSupport
         #expect(SignalAnalysis.peak(left[25_000..<38_000]) > 0.4)
         #expect(SignalAnalysis.peak(left[(38_400 + 480)...]) == 0)
     }
+
+    @Test func replayTicksWhereTheLoggedCellSaysAndOnlyWhileTicksAreOn() throws {
+        // A 20×10 image at scale 10, and a cell 4 pixels wide: its boundaries at screen x 50, 90, 130, 170.
+        let wide = GrayImage(width: 20, height: 10, bitDepth: 16, samples: (0..<200).map { UInt16($0 % 20 * 3000) })
+        let cell = try #require(UnitCell(origin: ImagePoint(x: 0.5, y: -5), vectorA: ImagePoint(x: 4, y: 0),
+                                         vectorB: ImagePoint(x: 0, y: 20)))
+        var records: [SessionRecord] = [.start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 10)),
+                                        .cell(t: 100.2, cell, ticks: true)]
+        // Across the image in a second, then back with the ticks off.
+        records += (0...100).map { pen(100.5 + Double($0) * 0.01, x: 15 + Double($0) * 1.7, tip: true) }
+        records.append(.cell(t: 101.6, cell, ticks: false))
+        records += (0...100).map { pen(101.7 + Double($0) * 0.01, x: 185 - Double($0) * 1.7, tip: true) }
+        let stereo = SessionReplay(image: wide, profile: .builtIn, sampleRate: 48000, speech: nil).render(records, start: start)
+        let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        let onsets = Spectrum.burstOnsets(left, at: 3200, sampleRate: 48000, threshold: 0.05)
+        // The pen reports every 10 ms: the first report past x 50, 90, 130, 170 — by the margin that
+        // keeps a trembling pen from chattering (0.02 of a cell, 0.8 screen pixels) — ticks.
+        let expected = [50.0, 90, 130, 170].map { 0.5 + ((($0 + 0.8 - 15) / 1.7).rounded(.up)) * 0.01 }
+        #expect(onsets.count == 4, "\(onsets)")
+        for (onset, time) in zip(onsets, expected) {
+            #expect(abs(Double(onset) / 48000 - time) < 0.005, "tick at \(Double(onset) / 48000) s, crossing at \(time) s")
+        }
+    }
 }

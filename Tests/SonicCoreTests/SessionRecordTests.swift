@@ -28,6 +28,11 @@ import Testing
             #"{"type":"tag","t":5,"id":1,"ix":2.5,"iy":-0.25,"snapped":false}"#, #"{"type":"untag","t":6,"id":1}"#,
             #"{"type":"cursor","t":7,"ix":1,"iy":2}"#, #"{"type":"cursor","t":8}"#,
         ])
+        let cell = try #require(UnitCell(origin: ImagePoint(x: 10.5, y: 20), vectorA: ImagePoint(x: 24, y: 0.25),
+                                         vectorB: ImagePoint(x: -0.5, y: 24)))
+        #expect(SessionRecord.cell(t: 9, cell, ticks: true).jsonLine
+                == #"{"type":"cell","t":9,"ticks":true,"ox":10.5,"oy":20,"ax":24,"ay":0.25,"bx":-0.5,"by":24}"#)
+        #expect(SessionRecord.cell(t: 10, nil, ticks: false).jsonLine == #"{"type":"cell","t":10,"ticks":false}"#)
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
     }

@@ -51,6 +51,24 @@ import TestSupport
         #expect(SignalAnalysis.peak(tail[0..<48]) > 0.3)
     }
 
+    @Test func eachTickAskedForSoundsOverTheTone() {
+        let controls = SynthControls()
+        let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
+        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5))
+        var x = mono(engine, seconds: 0.1)
+        controls.tick()
+        x += mono(engine, seconds: 0.1)
+        // Two asked for within one block sound as one.
+        controls.tick()
+        controls.tick()
+        x += mono(engine, seconds: 0.1)
+        let onsets = Spectrum.burstOnsets(x, at: 3200, sampleRate: rate, threshold: 0.05)
+        #expect(onsets.count == 2, "\(onsets)")
+        #expect(onsets.count == 2 && abs(onsets[0] - 4800) <= 192 && abs(onsets[1] - 9600) <= 192, "\(onsets)")
+        // The tone itself stays where it was.
+        #expect(abs(SignalAnalysis.peak(x[2400..<4800]) - 0.5) < 0.001)
+    }
+
     @Test func aNoteFromSilenceStartsAtItsOwnPitch() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)

@@ -95,10 +95,10 @@ import Testing
     }
 
     /// Intensity rises left to right: pixel column x holds 600·x; the stretch runs 0 … 59400.
-    func make(tags: TagBook = TagBook()) -> SessionController {
+    func make(tags: TagBook = TagBook(), controls: SynthControls = SynthControls()) -> SessionController {
         let image = GrayImage(width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) })
         let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
         let controller = SessionController(instrument: instrument, imageName: "grid.png", tags: tags, snapper: Grid())
         _ = controller.handle(key: "4", at: 0)
         return controller
@@ -171,5 +171,68 @@ import Testing
         let tagged = c.handle(key: "Return", at: 2)
         #expect(speech(tagged) == ["Tag 1 at x 70.2, y 9.9, intensity 71 percent."])
         #expect(c.book.tags.first?.snapped == true)
+    }
+
+    /// The pen at image point (x, y), touching or hovering.
+    func pen(_ c: SessionController, _ x: Double, _ y: Double, touching: Bool, at t: Double) -> [ControllerOutput] {
+        var buttons = PenButtons()
+        if touching { buttons.insert(1) }
+        return c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: touching ? 0.5 : 0, tiltX: 0, tiltY: 0,
+                                 buttons: buttons, inWindow: true))
+    }
+
+    @Test func theTouchingPenTicksOnceAtEachCellBoundaryItCrosses() throws {
+        let controls = SynthControls()
+        let c = make(controls: controls)
+        _ = tap(c, x: 30, y: 50, at: 1)
+        _ = tap(c, x: 50, y: 50, at: 2)
+        let third = tap(c, x: 30, y: 70, at: 3)
+        let cell = try #require(c.unitCell)
+        #expect(third.contains(.cell(cell, ticks: true)))
+        // Where am I names the cell too: counted from the origin's (x 30.2, y 49.9), 20 pixels a side.
+        _ = pen(c, 75, 20, touching: false, at: 3.5)
+        #expect(speech(c.handle(key: "space", at: 3.6)) == ["x 75, y 20, intensity 76 percent, cell 2 along a, minus 2 along b"])
+        // A stroke from x 35 to 95 along y 60 crosses the boundaries at x 50.2, 70.2 and 90.2.
+        var t = 4.0
+        func stroke(_ xs: some Sequence<Double>, y: Double = 60, touching: Bool = true) {
+            for x in xs {
+                t += 0.01
+                _ = pen(c, x, y, touching: touching, at: t)
+            }
+        }
+        stroke(stride(from: 35.0, through: 95, by: 0.5))
+        #expect(controls.tickCount == 3)
+        // Resting on a boundary, trembling either side of it, ticks once at most.
+        stroke([49.9, 50.3, 50.1, 50.4, 50.0, 50.3])
+        #expect(controls.tickCount == 4)
+        // Hovering ticks nothing; nor does touching down in another cell.
+        stroke(stride(from: 50.0, through: 80, by: 0.5), touching: false)
+        stroke([80, 80.5])
+        #expect(controls.tickCount == 4)
+        // Crossing the b boundaries (y 69.9 and 89.9) counts the same.
+        _ = pen(c, 60, 55, touching: false, at: t + 0.01)
+        for (k, y) in stride(from: 55.0, through: 95, by: 0.5).enumerated() { _ = pen(c, 60, y, touching: true, at: t + 0.02 + Double(k) * 0.01) }
+        #expect(controls.tickCount == 6)
+    }
+
+    @Test func keyTTurnsTheTicksOffAndOn() throws {
+        let controls = SynthControls()
+        let c = make(controls: controls)
+        #expect(speech(c.handle(key: "t", at: 0.5)) == ["Cell boundary ticks off."])
+        #expect(speech(c.handle(key: "T", at: 0.6)) == ["Cell boundary ticks on, once the unit cell is tagged."])
+        for (k, point) in [(30.0, 50.0), (50, 50), (30, 70)].enumerated() { _ = tap(c, x: point.0, y: point.1, at: Double(k + 1)) }
+        let cell = try #require(c.unitCell)
+        let off = c.handle(key: "t", at: 4)
+        #expect(speech(off) == ["Cell boundary ticks off."] && off.contains(.cell(cell, ticks: false)))
+        for (k, x) in stride(from: 35.0, through: 95, by: 1).enumerated() { _ = pen(c, x, 60, touching: true, at: 5 + Double(k) * 0.01) }
+        #expect(controls.tickCount == 0)
+        let on = c.handle(key: "t", at: 6)
+        #expect(speech(on) == ["Cell boundary ticks on."] && on.contains(.cell(cell, ticks: true)))
+        for (k, x) in stride(from: 95.0, through: 35, by: -1).enumerated() { _ = pen(c, x, 60, touching: true, at: 7 + Double(k) * 0.01) }
+        #expect(controls.tickCount == 3)
+        // The refined cell, once the columns are found, is announced to the log too.
+        let columns = (0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.25 + Double(i) * 20, y: 9.95 + Double(j) * 20) } }
+        let refined = c.setColumns(columns)
+        #expect(refined == [.cell(c.unitCell, ticks: true)] && c.unitCell != cell)
     }
 }

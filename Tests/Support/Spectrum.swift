@@ -20,6 +20,23 @@ public enum Spectrum {
         return 2 * (real * real + imaginary * imaginary).squareRoot() / windowSum
     }
 
+    /// Where short bursts at `frequency` start: the amplitude there, measured over `window`-sample
+    /// stretches every half window, rising above `threshold` after at least `minimumGap` samples below it.
+    public static func burstOnsets(_ x: [Float], at frequency: Double, sampleRate: Double, threshold: Double,
+                                   window: Int = 192, minimumGap: Int = 960) -> [Int] {
+        var onsets: [Int] = []
+        var lastLoud = -minimumGap - 1
+        var start = 0
+        while start + window <= x.count {
+            if amplitude(x[start..<start + window], at: frequency, sampleRate: sampleRate) > threshold {
+                if start - lastLoud > minimumGap { onsets.append(start) }
+                lastLoud = start
+            }
+            start += window / 2
+        }
+        return onsets
+    }
+
     /// Magnitude spectrum of a Hann-windowed frame (power-of-two length), bins 0...n/2.
     public static func magnitudes(_ frame: ArraySlice<Float>) -> [Double] {
         let n = frame.count

@@ -14,6 +14,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case cursor(ImagePoint?)
     /// The image's placement changed (window placed, zoomed or panned): show it and log it.
     case viewport(Viewport)
+    /// The unit cell changed (nil: none), or its boundary ticks were turned on or off.
+    case cell(UnitCell?, ticks: Bool)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }
@@ -28,7 +30,9 @@ public final class SessionController {
     /// Every atom column found in the image, once the search is done (nil until then).
     public private(set) var columns: [ImagePoint]? { didSet { refreshCell() } }
     /// The unit cell from the tags, refined by every column on its lattice when they are known.
-    public private(set) var unitCell: UnitCell?
+    public private(set) var unitCell: UnitCell? { didSet { instrument.setTickingCell(cellTicks ? unitCell : nil) } }
+    /// Whether the touching pen ticks as it crosses the unit cell's boundaries.
+    public private(set) var cellTicks: Bool
     private let snapper: ColumnSnapping?
     private var lowerBarrel: ClickDetector
     private var taps: TapDetector
@@ -64,6 +68,7 @@ public final class SessionController {
         self.pixelSize = pixelSize
         self.snapper = snapper
         let profile = instrument.profile
+        cellTicks = profile.gestures.cellTicks
         modes = ModeCycle(order: profile.modes)
         lowerBarrel = ClickDetector(doubleClickTime: profile.gestures.doubleClickTime)
         taps = TapDetector(maximumTime: profile.gestures.tapTime, maximumDistance: profile.gestures.tapDistance)
@@ -80,7 +85,8 @@ public final class SessionController {
         Plus and minus zoom in and out around the pen, 0 shows the whole image, and outside tagging mode \
         the arrow keys move the view. H shows or hides the status panel for sighted helpers. \
         For tags: Backspace removes the last tag, L lists the tags, C twice clears them, \
-        O makes the last tag the unit cell's origin. In tagging mode the arrow keys step from column to column \
+        O makes the last tag the unit cell's origin. T turns the ticks at the unit cell's boundaries off and on. \
+        In tagging mode the arrow keys step from column to column \
         and Enter tags the column. \
         Pen: double click the lower barrel button for the next mode, click it once for where am I. \
         The upper barrel button removes the last tag in tagging mode, and repeats the last announcement in the others; \
@@ -97,7 +103,14 @@ public final class SessionController {
             parts.append("\(count(book.tags.count, "saved tag")) loaded.")
             if let cell = cellDescription { parts.append(cell) }
         }
-        return [announce((parts + notices).joined(separator: " "))]
+        return (unitCell == nil ? [] : [.cell(unitCell, ticks: cellTicks)]) + [announce((parts + notices).joined(separator: " "))]
+    }
+
+    /// Runs `change`, and says so if the unit cell or its ticking changed with it.
+    private func noticingCell(_ change: () -> [ControllerOutput]) -> [ControllerOutput] {
+        let before = (unitCell, cellTicks)
+        let outputs = change()
+        return before == (unitCell, cellTicks) ? outputs : outputs + [.cell(unitCell, ticks: cellTicks)]
     }
 
     /// The window now covers `window` (root coordinates).
@@ -119,8 +132,10 @@ public final class SessionController {
 
     /// The columns the arrow keys step through, once found.
     public func setColumns(_ found: [ImagePoint]) -> [ControllerOutput] {
-        columns = found
-        return []
+        noticingCell {
+            columns = found
+            return []
+        }
     }
 
     /// When `poll` next has something to do, if ever.
@@ -143,6 +158,10 @@ public final class SessionController {
     }
 
     public func handle(_ event: PenEvent) -> [ControllerOutput] {
+        noticingCell { handlePen(event) }
+    }
+
+    private func handlePen(_ event: PenEvent) -> [ControllerOutput] {
         now = max(now, event.time)
         var outputs: [ControllerOutput] = [.pen(instrument.handle(event))]
         let pressed = PenButtons(bits: event.buttons.bits & ~lastButtons.bits)
@@ -165,6 +184,10 @@ public final class SessionController {
 
     /// A key by its X keysym name, pressed at `time`.
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
+        noticingCell { handleKey(key, at: time) }
+    }
+
+    private func handleKey(_ key: String, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         if key != "c" && key != "C" { clearConfirmation = nil }
         switch key {
@@ -176,6 +199,7 @@ public final class SessionController {
         case "l", "L": return [announce(tagList)]
         case "c", "C": return clearTags()
         case "o", "O": return markOrigin()
+        case "t", "T": return toggleCellTicks()
         case "F1": return [announce(Self.keyHelp)]
         case "h", "H":
             showsStatus.toggle()
@@ -296,7 +320,15 @@ public final class SessionController {
     private var whereAmI: String {
         guard let record = instrument.lastRecord else { return "The pen is not on the tablet." }
         guard record.inImage else { return "Outside the image." }
-        return describe(ImagePoint(x: record.imageX, y: record.imageY), precise: false)
+        let point = ImagePoint(x: record.imageX, y: record.imageY)
+        return describe(point, precise: false) + (unitCell.map { ", " + Self.cellPosition(of: point, in: $0) } ?? "")
+    }
+
+    /// "cell 3 along a, minus 1 along b": which cell of the lattice a point is in, counted from the origin's.
+    static func cellPosition(of point: ImagePoint, in cell: UnitCell) -> String {
+        let (n, m) = cell.cellIndex(of: point)
+        func spoken(_ k: Int) -> String { k < 0 ? "minus \(-k)" : "\(k)" }
+        return "cell \(spoken(n)) along a, \(spoken(m)) along b"
     }
 
     /// A point as spoken: whole pixels, or to a tenth for refined column centres.
@@ -370,6 +402,13 @@ public final class SessionController {
     }
 
     private var cellDescription: String? { unitCell?.spoken(pixelSize: pixelSize) }
+
+    private func toggleCellTicks() -> [ControllerOutput] {
+        cellTicks.toggle()
+        instrument.setTickingCell(cellTicks ? unitCell : nil)
+        guard cellTicks else { return [announce("Cell boundary ticks off.")] }
+        return [announce(unitCell == nil ? "Cell boundary ticks on, once the unit cell is tagged." : "Cell boundary ticks on.")]
+    }
 
     /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
     /// and the status panel when shown.

@@ -36,8 +36,15 @@ public final class SynthControls: Sendable {
     private let pan = Atomic<UInt64>(0)
     private let timbre = Atomic<UInt64>(Double.nan.bitPattern)
     private let note = Atomic<Int>(0)
+    private let ticks = Atomic<Int>(0)
 
     public init() {}
+
+    /// Asks for one soft tick (a cell boundary crossed); the engine sounds each one asked for.
+    public func tick() { ticks.add(1, ordering: .relaxed) }
+
+    /// How many ticks have been asked for so far.
+    public var tickCount: Int { ticks.load(ordering: .relaxed) }
 
     public func set(_ targets: SynthTargets) {
         frequency.store(targets.frequency.bitPattern, ordering: .relaxed)

@@ -45,6 +45,8 @@ public struct SoundChain: Sendable, Equatable {
     /// Seconds each note lasts when the controller plays notes rather than a continuous tone.
     public var noteLength: Double?
     public var limiterThreshold: Double
+    /// Peak level of the soft tick heard where the pen crosses a unit cell's boundary (0: none).
+    public var tickLevel = 0.25
     /// Seconds every parameter change glides over.
     public var glideTime: Double
 

@@ -21,6 +21,9 @@ public final class SynthEngine {
     private let drivenLadder: Int?
     /// Lowers everything before the limiter while the voice speaks.
     private var duck: LinearRamp
+    /// The cell-boundary tick, and how many ticks the controller had asked for at the last block.
+    private var tick: Tick
+    private var ticksSounded: Int
     private let limiter: SoftLimiter
 
     private enum OscillatorUnit {
@@ -87,6 +90,8 @@ public final class SynthEngine {
             }
         }
         limiter = SoftLimiter(threshold: Float(chain.limiterThreshold))
+        tick = Tick(sampleRate: sampleRate, level: chain.tickLevel)
+        ticksSounded = controls.tickCount
 
         let count = chain.oscillators.count + 4
         buffers = .allocate(capacity: count * Self.blockSize)
@@ -137,6 +142,12 @@ public final class SynthEngine {
 
     private func applyTargets() {
         let targets = controls.targets
+        // Ticks asked for within one block sound as one.
+        let ticksAsked = controls.tickCount
+        if ticksAsked != ticksSounded {
+            ticksSounded = ticksAsked
+            tick.trigger()
+        }
         // A note that starts from silence starts at its own pitch, not with a glide from the last one.
         let fromSilence = mixer.gain.value == 0 && !mixer.gain.isGliding
         // A note starts at its own pitch too.
@@ -203,6 +214,8 @@ public final class SynthEngine {
                 effects[index] = .ladder(ladder)
             }
         }
+        // After the effects, so no filter or echo blurs it; ducked with the rest under the voice.
+        tick.process(addingTo: left, right, frames: frames)
         for i in 0..<frames {
             let gain = Float(duck.next())
             left[i] *= gain

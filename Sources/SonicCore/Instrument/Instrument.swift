@@ -17,6 +17,13 @@ public final class Instrument {
     /// With note articulation: the band the last note played, and how many notes so far.
     private var noteBand: Int?
     private var notes = 0
+    /// The unit cell whose boundaries tick as the touching pen crosses them; nil: no ticks.
+    private var tickingCell: UnitCell?
+    /// The cell (in lattice steps from the origin) the touching pen is in; nil while it is not touching.
+    private var cellUnderPen: (n: Int, m: Int)?
+    /// How far (in cell units) the pen must pass a boundary before it counts as crossed, so a pen
+    /// resting on a boundary does not chatter.
+    static let boundaryMargin = 0.02
 
     public init(image: GrayImage, profile: Profile, statistics: SampleStatistics, viewport: Viewport, controls: SynthControls) {
         self.image = image
@@ -49,6 +56,7 @@ public final class Instrument {
             inImage: inImage, sample: Int(sample), level: inImage ? stretch.level(value: value) : 0, pressure: event.pressure,
             tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0, amplitude: 0)
         let targets = targets(for: record, value: value)
+        followCell(to: touching(record) ? point : nil)
         record.frequency = targets.frequency
         record.amplitude = targets.amplitude
         controls.set(targets)
@@ -62,6 +70,31 @@ public final class Instrument {
         guard var event = lastEvent else { return nil }
         event.time = time
         return handle(event)
+    }
+
+    /// Sets the cell whose boundaries tick under the pen (nil: none).
+    public func setTickingCell(_ cell: UnitCell?) {
+        tickingCell = cell
+        cellUnderPen = nil
+    }
+
+    /// Ticks when the pen, touching, moves into another cell of the ticking cell's lattice.
+    private func followCell(to point: ImagePoint?) {
+        guard let cell = tickingCell, let point else {
+            cellUnderPen = nil
+            return
+        }
+        guard let (n, m) = cellUnderPen else {
+            cellUnderPen = cell.cellIndex(of: point)
+            return
+        }
+        let f = cell.fractional(point)
+        let margin = Self.boundaryMargin
+        let outside = f.u < Double(n) - margin || f.u > Double(n + 1) + margin
+            || f.v < Double(m) - margin || f.v > Double(m + 1) + margin
+        guard outside else { return }
+        cellUnderPen = cell.cellIndex(of: point)
+        controls.tick()
     }
 
     /// Silence, e.g. when the program quits.
@@ -102,9 +135,12 @@ public final class Instrument {
         return top * (1 - fy) + bottom * fy
     }
 
+    private func touching(_ record: PenRecord) -> Bool {
+        record.inImage && record.buttons.contains(PenButtons.tip) && record.pressure > 0
+    }
+
     private func targets(for record: PenRecord, value: Double? = nil) -> SynthTargets {
-        let touching = record.inImage && record.buttons.contains(PenButtons.tip) && record.pressure > 0
-        guard touching else {
+        guard touching(record) else {
             noteBand = nil
             return .silent
         }

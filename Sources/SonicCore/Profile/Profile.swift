@@ -87,6 +87,8 @@ public struct Profile: Sendable, Equatable {
         public var snapRadius: Double
         /// The size of a pixel, if the profile knows it (for picometres).
         public var pixelSize: PixelSize?
+        /// Whether a session starts with a soft tick where the touching pen crosses a unit cell's boundary.
+        public var cellTicks: Bool
     }
 
     public struct SpeechSettings: Sendable, Equatable {
@@ -112,7 +114,7 @@ public struct Profile: Sendable, Equatable {
         pressure: PressureSettings(curve: .linear, threshold: 0.013, fullLevel: 0.7),
         tilt: TiltSettings(cutoffUpright: 16, cutoffFlat: 1, leanRange: 60, azimuth: .resonance,
                            resonanceBase: 0, resonanceTowards: 0.8, timbre: 6),
-        gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4, snapRadius: 0.6, pixelSize: nil),
+        gestures: GestureSettings(doubleClickTime: 0.4, tapTime: 0.3, tapDistance: 4, snapRadius: 0.6, pixelSize: nil, cellTicks: true),
         speech: SpeechSettings(voice: "en", rate: 175, pitch: 50, volume: 0.8, duckDecibels: 12))
 
     public init(name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
@@ -147,9 +149,11 @@ public struct Profile: Sendable, Equatable {
             tapTime: try reader.number("tagging.tap_time", default: fallback.gestures.tapTime, in: 0.05...2),
             tapDistance: try reader.number("tagging.tap_distance", default: fallback.gestures.tapDistance, in: 0...100),
             snapRadius: try reader.number("tagging.snap_radius", default: fallback.gestures.snapRadius, in: 0...2),
-            pixelSize: try reader.pixelSize("tagging.pixel_size"))
+            pixelSize: try reader.pixelSize("tagging.pixel_size"),
+            cellTicks: try reader.bool("tagging.cell_ticks", default: fallback.gestures.cellTicks))
         speech = try Self.readSpeech(&reader)
         chain = try Self.readChain(&reader)
+        chain.tickLevel = try reader.number("tagging.cell_tick_level", default: fallback.chain.tickLevel, in: 0...1)
         if case .notes(_, let length) = articulation { chain.noteLength = length }
         if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
         chain.panned = modes.contains(.tiltFilter) && tilt.azimuth == .pan

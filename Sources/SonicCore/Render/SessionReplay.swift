@@ -55,6 +55,7 @@ public struct SessionReplay {
             case .pen(let pen): instrument.handle(penEvent(replaying: pen, on: instrument))
             case .mode(_, let mode): instrument.set(mode: mode)
             case .cursor(_, let point): instrument.probe(at: point)
+            case .cell(_, let cell, let ticks): instrument.setTickingCell(ticks ? cell : nil)
             case .speech(_, let text):
                 guard let samples = speech?.samples(for: text, sampleRate: rate) else { break }
                 // A new announcement interrupts the last, as live.
@@ -91,7 +92,8 @@ extension SessionRecord {
     public var time: Double? {
         switch self {
         case .start: nil
-        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _), .cursor(let t, _): t
+        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _), .cursor(let t, _),
+             .cell(let t, _, _): t
         case .pen(let pen): pen.t
         }
     }

@@ -10,6 +10,8 @@ public enum SessionRecord: Sendable, Equatable {
     case untag(t: Double, id: Int)
     /// The column cursor sounds this image point; nil: it fell silent.
     case cursor(t: Double, ImagePoint?)
+    /// The unit cell as it now is (nil: none yet), and whether the pen ticks at its boundaries.
+    case cell(t: Double, UnitCell?, ticks: Bool)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -65,6 +67,17 @@ public enum SessionRecord: Sendable, Equatable {
             if let point {
                 line.add("ix", point.x)
                 line.add("iy", point.y)
+            }
+        case .cell(let t, let cell, let ticks):
+            line = JSONLine(type: "cell", t: t)
+            line.add("ticks", ticks)
+            if let cell {
+                line.add("ox", cell.origin.x)
+                line.add("oy", cell.origin.y)
+                line.add("ax", cell.a.x)
+                line.add("ay", cell.a.y)
+                line.add("bx", cell.b.x)
+                line.add("by", cell.b.y)
             }
         }
         return line.result

@@ -10,16 +10,20 @@ public struct UnitCell: Sendable, Equatable {
 
     /// nil when the three points do not span a cell (coincident or in a line).
     public init?(origin: ImagePoint, a cornerA: ImagePoint, b cornerB: ImagePoint) {
-        let a = ImagePoint(x: cornerA.x - origin.x, y: cornerA.y - origin.y)
-        let b = ImagePoint(x: cornerB.x - origin.x, y: cornerB.y - origin.y)
+        self.init(origin: origin, vectorA: ImagePoint(x: cornerA.x - origin.x, y: cornerA.y - origin.y),
+                  vectorB: ImagePoint(x: cornerB.x - origin.x, y: cornerB.y - origin.y))
+    }
+
+    /// nil when the vectors do not span a cell (too short or nearly parallel).
+    public init?(origin: ImagePoint, vectorA a: ImagePoint, vectorB b: ImagePoint) {
         let area = abs(a.x * b.y - a.y * b.x)
         let la = (a.x * a.x + a.y * a.y).squareRoot(), lb = (b.x * b.x + b.y * b.y).squareRoot()
         // At least a pixel long, and at least 10° from parallel.
         guard la >= 1, lb >= 1, area >= la * lb * 0.17 else { return nil }
-        self.init(origin: origin, vectorA: a, vectorB: b)
+        self.init(unchecked: origin, vectorA: a, vectorB: b)
     }
 
-    private init(origin: ImagePoint, vectorA: ImagePoint, vectorB: ImagePoint) {
+    private init(unchecked origin: ImagePoint, vectorA: ImagePoint, vectorB: ImagePoint) {
         self.origin = origin
         self.a = vectorA
         self.b = vectorB
@@ -44,6 +48,12 @@ public struct UnitCell: Sendable, Equatable {
         let det = a.x * b.y - a.y * b.x
         let dx = p.x - origin.x, dy = p.y - origin.y
         return ((dx * b.y - dy * b.x) / det, (a.x * dy - a.y * dx) / det)
+    }
+
+    /// Which cell of the lattice a point is in: n steps along a and m along b from the origin's.
+    public func cellIndex(of p: ImagePoint) -> (n: Int, m: Int) {
+        let f = fractional(p)
+        return (Int(f.u.rounded(.down)), Int(f.v.rounded(.down)))
     }
 
     /// The cell refined by all the columns that sit on its lattice: each column within `tolerance`
@@ -71,7 +81,7 @@ public struct UnitCell: Sendable, Equatable {
                 count += 1
             }
             guard count >= 4, let sx = Self.solve(m, rx), let sy = Self.solve(m, ry) else { return cell }
-            cell = UnitCell(origin: ImagePoint(x: sx[0], y: sy[0]), vectorA: ImagePoint(x: sx[1], y: sy[1]),
+            cell = UnitCell(unchecked: ImagePoint(x: sx[0], y: sy[0]), vectorA: ImagePoint(x: sx[1], y: sy[1]),
                             vectorB: ImagePoint(x: sx[2], y: sy[2]))
         }
         return cell
