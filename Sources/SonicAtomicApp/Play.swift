@@ -110,10 +110,11 @@ struct Play: ParsableCommand {
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         let finder = ColumnFinder(image: picture)
         let columnSearch = ColumnSearch(finder)
+        let snaps = SnapQueue(finder)
         let controller = SessionController(
             instrument: instrument, imageName: imageName, tags: saved.book,
             pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? settings.gestures.pixelSize,
-            snapper: finder)
+            columnSpacing: finder.spacing)
         var saveFailed = false
         /// Saves the tags (and the CSV copy); says so once if it cannot.
         func saveTags() -> [ControllerOutput] {
@@ -148,6 +149,7 @@ struct Play: ParsableCommand {
                     for warning in saveTags() {
                         if case .speak(let text) = warning { voice?.say(text); log?.write(.speech(t: now, text: text)) }
                     }
+                case .snap(let request): snaps.submit(request)
                 case .cursor(let point): log?.write(.cursor(t: now, point))
                 case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
                 case .viewport(let viewport):
@@ -164,8 +166,8 @@ struct Play: ParsableCommand {
         let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
         while running && !quitSignalled.load(ordering: .relaxed) {
-            // Wake for input, or for a pending single click to declare itself.
-            let untilDeadline = controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
+            // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
+            let untilDeadline = snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
             for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
                 switch event {
                 case .pen(let pen):
@@ -179,6 +181,9 @@ struct Play: ParsableCommand {
                 }
             }
             running = perform(controller.poll(at: monotonicSeconds())) && running
+            for snap in snaps.takeFinished() {
+                running = perform(controller.snapped(snap.request, to: snap.column)) && running
+            }
             if controller.columns == nil, let found = columnSearch.result {
                 running = perform(controller.setColumns(found)) && running
             }
@@ -186,6 +191,10 @@ struct Play: ParsableCommand {
             log?.flush()
         }
 
+        // A tap just before quitting is still tagged and saved (the goodbye has been said).
+        for snap in snaps.drain() {
+            _ = perform(controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } })
+        }
         // Let the goodbye be heard (a signal skips it), and the tone fade rather than cut off.
         instrument.silence()
         if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }

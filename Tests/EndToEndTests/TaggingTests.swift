@@ -170,6 +170,34 @@ extension EndToEnd {
             }
         }
 
+        @Test func aSlowSnapDoesNotHoldUpTheKeys() throws {
+            try withServers("slow-snap") { display, sound, folder in
+                // Strongly overlapping columns: a snap refits the columns around the tap jointly, which
+                // takes seconds in this (debug) build.
+                let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: 51, folder: folder)
+                let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                defer { session.stop() }
+                let viewport = try session.waitUntilShown()
+                try session.waitForGreeting()
+                try display.key("4")
+                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                let column = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
+                let tap = screen(column.x + 2, column.y - 2, viewport)
+                try display.tap(tap.0, tap.1, ms: 60)
+                try display.key("space")
+                try waitFor("the tag", timeout: 60) { (try? session.records(ofType: "tag").count) == 1 }
+                // Where am I was answered while the snap was being worked out, not after it.
+                let tag = try #require(try session.records(ofType: "tag").first)
+                let speech = try session.records(ofType: "speech")
+                let answer = try #require(speech.last { !(($0["text"] as! String).hasPrefix("Tag ")) })
+                #expect((answer["t"] as! Double) < (tag["t"] as! Double), "where am I: \(answer), tag: \(tag)")
+                #expect(tag["snapped"] as? Bool == true)
+                #expect(hypot((tag["ix"] as! Double) - column.x, (tag["iy"] as! Double) - column.y) < 0.1)
+                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
         @Test func tagsSurviveAKillAndComeBack() throws {
             try withServers("persist") { display, sound, folder in
                 let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 21, folder: folder)

@@ -99,7 +99,7 @@ import Testing
         let image = GrayImage(width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) })
         let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
                                     viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
-        let controller = SessionController(instrument: instrument, imageName: "grid.png", tags: tags, snapper: Grid())
+        let controller = SessionController(instrument: instrument, imageName: "grid.png", tags: tags, columnSpacing: Grid().spacing)
         _ = controller.handle(key: "4", at: 0)
         return controller
     }
@@ -108,8 +108,13 @@ import Testing
         var tip = PenButtons()
         tip.insert(1)
         _ = c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
-        return c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
-                                 buttons: PenButtons(), inWindow: true))
+        let lifted = c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
+                                       buttons: PenButtons(), inWindow: true))
+        // The snap, done as the program does it, away from the controller.
+        return lifted.flatMap { output -> [ControllerOutput] in
+            guard case .snap(let request) = output else { return [output] }
+            return c.snapped(request, to: request.column(by: Grid()))
+        }
     }
 
     func speech(_ outputs: [ControllerOutput]) -> [String] {
@@ -128,6 +133,22 @@ import Testing
         let third = tap(c, x: 31, y: 71, at: 5)
         #expect(speech(third) == ["Tag 3 at x 30.2, y 69.9, intensity 30 percent. Unit cell: a 20.0 pixels, b 20.0 pixels, gamma 90.0 degrees."])
         #expect(c.overlay.cell.count == 4 && c.overlay.marks.count == 3)
+    }
+
+    @Test func aTapAsksForASnapAndIsTaggedWhenTheSnapIsDone() {
+        let c = make()
+        var tip = PenButtons()
+        tip.insert(1)
+        _ = c.handle(PenEvent(time: 1, rootX: 33.5, rootY: 48.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        let lifted = c.handle(PenEvent(time: 1.05, rootX: 33.5, rootY: 48.5, pressure: 0, tiltX: 0, tiltY: 0,
+                                       buttons: PenButtons(), inWindow: true))
+        // Within 0.6 spacings of the tap; nothing tagged or said until the snap is done.
+        let requests = lifted.compactMap { if case .snap(let request) = $0 { request } else { nil } }
+        #expect(requests == [SnapRequest(point: ImagePoint(x: 33, y: 48), radius: 12)])
+        #expect(c.book.tags.isEmpty && speech(lifted).isEmpty)
+        let done = c.snapped(requests[0], to: ImagePoint(x: 30.2, y: 49.9))
+        #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.tagsChanged))
+        #expect(speech(c.snapped(requests[0], to: nil)) == ["Tag 2 at x 33, y 48, intensity 33 percent, not snapped: no atom column nearby."])
     }
 
     @Test func listClearAndMarkOrigin() {

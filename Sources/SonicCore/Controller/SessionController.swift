@@ -10,6 +10,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case tagRemoved(Tag)
     /// The tags or the cell's corners changed: time to save them.
     case tagsChanged
+    /// Snap this tap to a column, away from the event loop, and hand the answer to `snapped(_:to:)`.
+    case snap(SnapRequest)
     /// The column cursor sounds this point; nil: it fell silent.
     case cursor(ImagePoint?)
     /// The image's placement changed (window placed, zoomed or panned): show it and log it.
@@ -33,7 +35,8 @@ public final class SessionController {
     public private(set) var unitCell: UnitCell? { didSet { instrument.setTickingCell(cellTicks ? unitCell : nil) } }
     /// Whether the touching pen ticks as it crosses the unit cell's boundaries.
     public private(set) var cellTicks: Bool
-    private let snapper: ColumnSnapping?
+    /// The nearest-neighbour column spacing, if the image shows a lattice: taps snap within a share of it.
+    private let columnSpacing: Double?
     private var lowerBarrel: ClickDetector
     private var taps: TapDetector
     private var lastButtons = PenButtons()
@@ -61,12 +64,12 @@ public final class SessionController {
     public static let confirmationTime = 5.0
 
     public init(instrument: Instrument, imageName: String, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
-                snapper: ColumnSnapping? = nil) {
+                columnSpacing: Double? = nil) {
         self.instrument = instrument
         self.imageName = imageName
         self.book = tags
         self.pixelSize = pixelSize
-        self.snapper = snapper
+        self.columnSpacing = columnSpacing
         let profile = instrument.profile
         cellTicks = profile.gestures.cellTicks
         modes = ModeCycle(order: profile.modes)
@@ -356,11 +359,16 @@ public final class SessionController {
     /// A tap in tagging mode: snapped to the nearest atom column if the image shows a lattice.
     private func tag(at point: ImagePoint) -> [ControllerOutput] {
         guard instrument.level(at: point) != nil else { return [announce("Not tagged: outside the image.")] }
-        guard let snapper, let spacing = snapper.spacing else { return addTag(at: point, snapped: false) }
-        if let column = snapper.columnCentre(nearX: point.x, y: point.y, radius: instrument.profile.gestures.snapRadius * spacing) {
+        guard let spacing = columnSpacing else { return addTag(at: point, snapped: false) }
+        return [.snap(SnapRequest(point: point, radius: instrument.profile.gestures.snapRadius * spacing))]
+    }
+
+    /// A tap's snap, done: the tag goes on the column, or where the pen touched if none was near.
+    public func snapped(_ request: SnapRequest, to column: ImagePoint?) -> [ControllerOutput] {
+        noticingCell {
+            guard let column else { return addTag(at: request.point, snapped: false, note: ", not snapped: no atom column nearby") }
             return addTag(at: column, snapped: true)
         }
-        return addTag(at: point, snapped: false, note: ", not snapped: no atom column nearby")
     }
 
     private func addTag(at point: ImagePoint, snapped: Bool, note: String = "") -> [ControllerOutput] {

@@ -11,3 +11,21 @@ extension ColumnFinder: ColumnSnapping {
         snap(x: x, y: y, radius: radius).map { ImagePoint(x: $0.x, y: $0.y) }
     }
 }
+
+/// A tap to snap to the nearest atom column within `radius` pixels. The controller hands it out
+/// rather than snapping itself: on strongly overlapping lattices a snap takes a few tenths of a
+/// second, which the event loop (and so the tone under the pen) must not wait for.
+public struct SnapRequest: Sendable, Equatable {
+    public let point: ImagePoint
+    public let radius: Double
+
+    public init(point: ImagePoint, radius: Double) {
+        self.point = point
+        self.radius = radius
+    }
+
+    /// The snap, done by `snapper`: the column's refined centre, or nil if none is near.
+    public func column(by snapper: any ColumnSnapping) -> ImagePoint? {
+        snapper.columnCentre(nearX: point.x, y: point.y, radius: radius)
+    }
+}
