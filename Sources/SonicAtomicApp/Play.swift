@@ -165,6 +165,7 @@ struct Play: ParsableCommand {
         let noTablet = frontend.hasPenTablet ? nil : "No pen tablet found: the mouse plays, as a pen pressed fully."
         let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
+        var dropoutsLogged = 0
         while running && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
             let untilDeadline = snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
@@ -188,6 +189,11 @@ struct Play: ParsableCommand {
                 running = perform(controller.setColumns(found)) && running
             }
             frontend.draw(controller.overlay)
+            let dropouts = output.dropoutCount
+            if dropouts > dropoutsLogged {
+                log?.write(.dropout(t: monotonicSeconds(), count: dropouts))
+                dropoutsLogged = dropouts
+            }
             log?.flush()
         }
 

@@ -1,6 +1,7 @@
 import CPulse
 import Glibc
 import SonicCore
+import Synchronization
 
 public struct AudioError: Error, Sendable, CustomStringConvertible {
     public let message: String
@@ -26,6 +27,8 @@ public final class PulseOutput {
     private var stream: OpaquePointer?
     /// Kept alive here; the callback borrows it through an unretained pointer.
     private let target: RenderTarget
+    /// Kept alive here too, for the underflow callback.
+    private let dropouts = DropoutCounter()
 
     /// Connects to the default sound server and starts playing what `renderer` produces.
     /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds.
@@ -58,6 +61,7 @@ public final class PulseOutput {
         }
         self.stream = stream
         pa_stream_set_write_callback(stream, writeAudio, Unmanaged.passUnretained(target).toOpaque())
+        pa_stream_set_underflow_callback(stream, countDropout, Unmanaged.passUnretained(dropouts).toOpaque())
         // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
         let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
         var attributes = pa_buffer_attr(maxlength: .max, tlength: targetBytes, prebuf: .max,
@@ -76,6 +80,7 @@ public final class PulseOutput {
         pa_threaded_mainloop_lock(mainloop)
         if let stream {
             pa_stream_set_write_callback(stream, nil, nil)
+            pa_stream_set_underflow_callback(stream, nil, nil)
             pa_stream_disconnect(stream)
             pa_stream_unref(stream)
         }
@@ -93,6 +98,10 @@ public final class PulseOutput {
         guard let stream, let attributes = pa_stream_get_buffer_attr(stream) else { return 0 }
         return Double(attributes.pointee.tlength) / Double(sampleRate * Self.channels * MemoryLayout<Float>.size)
     }
+
+    /// How many times the server's buffer has run dry so far: each a few milliseconds of silence,
+    /// heard as a crackle. The cure is a larger buffer.
+    public var dropoutCount: Int { dropouts.count.load(ordering: .relaxed) }
 
     private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
 
@@ -121,6 +130,16 @@ public final class PulseOutput {
 private final class RenderTarget {
     let renderer: AudioRenderer
     init(renderer: AudioRenderer) { self.renderer = renderer }
+}
+
+private final class DropoutCounter: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// PulseAudio's underflow callback, on its mainloop thread: the server had nothing left to play.
+private func countDropout(_ stream: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let userdata else { return }
+    Unmanaged<DropoutCounter>.fromOpaque(userdata).takeUnretainedValue().count.add(1, ordering: .relaxed)
 }
 
 private let frameBytes = PulseOutput.channels * MemoryLayout<Float>.size

@@ -256,6 +256,37 @@ extension EndToEnd {
             }
         }
 
+        @Test func aDropoutIsHeardAsSilenceAndLogged() throws {
+            try withServers("dropout") { display, sound, folder in
+                let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
+                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try session.waitForGreeting()
+                try display.down(Double(display.width) / 2, Double(display.height) / 2)
+                try waitFor("the tone", timeout: 5) { SignalAnalysis.peak((try? sound.recording())?.suffix(480) ?? []) > 0.3 }
+                // The program stopped for 0.3 s, as a machine too busy to run it would: its buffer runs dry.
+                let mark = sound.recordedSampleCount()
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let stopped = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+                session.process.signal(SIGSTOP)
+                usleep(300_000)
+                session.process.signal(SIGCONT)
+                try waitFor("a dropout record", timeout: 5) { (try? session.records(ofType: "dropout"))?.isEmpty == false }
+                usleep(300_000)
+                try display.up()
+                // Heard: the tone stops (silence of 0.1 s or more) and comes back.
+                let heard = Array(try sound.recording()[mark...])
+                let gaps = SignalAnalysis.bursts(heard.map { $0 == 0 ? 1 : 0 }, threshold: 0.5, window: 48, minimumGap: 0)
+                #expect(gaps.contains { $0.count >= 4800 }, "silences \(gaps)")
+                // Logged: after the stop, with a count.
+                let dropout = try #require(try session.records(ofType: "dropout").last)
+                #expect((dropout["t"] as! Double) > stopped && (dropout["count"] as! Int) >= 1, "\(dropout)")
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
         @Test func noSoundServerIsOneLineAndStatusFour() throws {
             let folder = try Fixtures.scratch("nosound")
             let display = try TestDisplay(folder: folder)

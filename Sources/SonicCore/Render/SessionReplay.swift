@@ -61,7 +61,7 @@ public struct SessionReplay {
                 // A new announcement interrupts the last, as live.
                 voice.discardQueued()
                 _ = samples.withUnsafeBufferPointer { voice.write($0) }
-            case .start, .tag, .untag: break
+            case .start, .tag, .untag, .dropout: break
             }
         }
         // The tail: whole blocks until quiet long enough, or the limit.
@@ -93,7 +93,7 @@ extension SessionRecord {
         switch self {
         case .start: nil
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _), .cursor(let t, _),
-             .cell(let t, _, _): t
+             .cell(let t, _, _), .dropout(let t, _): t
         case .pen(let pen): pen.t
         }
     }

@@ -12,6 +12,8 @@ public enum SessionRecord: Sendable, Equatable {
     case cursor(t: Double, ImagePoint?)
     /// The unit cell as it now is (nil: none yet), and whether the pen ticks at its boundaries.
     case cell(t: Double, UnitCell?, ticks: Bool)
+    /// The sound ran dry (a crackle): `count` times so far this session.
+    case dropout(t: Double, count: Int)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -79,6 +81,9 @@ public enum SessionRecord: Sendable, Equatable {
                 line.add("bx", cell.b.x)
                 line.add("by", cell.b.y)
             }
+        case .dropout(let t, let count):
+            line = JSONLine(type: "dropout", t: t)
+            line.add("count", count)
         }
         return line.result
     }
