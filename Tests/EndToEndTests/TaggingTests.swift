@@ -120,10 +120,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder,
                                               arguments: Self.fastSpeech + ["--pixel-size", "10pm"])
                 defer { session.stop() }
-                let viewport = try session.waitUntilShown()
-                try session.waitForGreeting()
-                try display.key("4")
-                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                let viewport = try session.startTagging()
                 // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
                 let centre = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
                 let corners = [centre, (x: centre.x + sample.lattice.a.x, y: centre.y + sample.lattice.a.y, height: 0.0),
@@ -177,10 +174,7 @@ extension EndToEnd {
                 let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: 51, folder: folder)
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
-                let viewport = try session.waitUntilShown()
-                try session.waitForGreeting()
-                try display.key("4")
-                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                let viewport = try session.startTagging()
                 let column = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
                 let tap = screen(column.x + 2, column.y - 2, viewport)
                 try display.tap(tap.0, tap.1, ms: 60)
@@ -254,10 +248,7 @@ extension EndToEnd {
                 let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 31, folder: folder)
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
-                try session.waitUntilShown()
-                try session.waitForGreeting()
-                try display.key("4")
-                try sound.waitForSilence()
+                try session.startTagging()
                 func press(_ key: String) throws -> Range<Int> {
                     let mark = sound.recordedSampleCount()
                     try display.key(key)
@@ -289,10 +280,7 @@ extension EndToEnd {
                 let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 41, folder: folder)
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
-                let viewport = try session.waitUntilShown()
-                try session.waitForGreeting()
-                try display.key("4")
-                try sound.waitForUtterance(after: sound.recordedSampleCount())
+                let viewport = try session.startTagging()
                 let (a, b) = (sample.lattice.a, sample.lattice.b)
                 let origin = sample.truth.min { hypot($0.x - 100, $0.y - 100) < hypot($1.x - 100, $1.y - 100) }!
                 for corner in [(origin.x, origin.y), (origin.x + a.x, origin.y + a.y), (origin.x + b.x, origin.y + b.y)] {

@@ -32,9 +32,9 @@ public final class SessionController {
     /// Every atom column found in the image, once the search is done (nil until then).
     public private(set) var columns: [ImagePoint]? { didSet { refreshCell() } }
     /// The unit cell from the tags, refined by every column on its lattice when they are known.
-    public private(set) var unitCell: UnitCell? { didSet { instrument.setTickingCell(cellTicks ? unitCell : nil) } }
+    public private(set) var unitCell: UnitCell? { didSet { tickingCellChanged() } }
     /// Whether the touching pen ticks as it crosses the unit cell's boundaries.
-    public private(set) var cellTicks: Bool
+    public private(set) var cellTicks: Bool { didSet { tickingCellChanged() } }
     /// The nearest-neighbour column spacing, if the image shows a lattice: taps snap within a share of it.
     private let columnSpacing: Double?
     private var lowerBarrel: ClickDetector
@@ -77,6 +77,8 @@ public final class SessionController {
         taps = TapDetector(maximumTime: profile.gestures.tapTime, maximumDistance: profile.gestures.tapDistance)
         refreshCell()
     }
+
+    private func tickingCellChanged() { instrument.setTickingCell(cellTicks ? unitCell : nil) }
 
     private func refreshCell() {
         unitCell = book.cell.map { cell in columns.map { cell.refined(with: $0) } ?? cell }
@@ -413,7 +415,6 @@ public final class SessionController {
 
     private func toggleCellTicks() -> [ControllerOutput] {
         cellTicks.toggle()
-        instrument.setTickingCell(cellTicks ? unitCell : nil)
         guard cellTicks else { return [announce("Cell boundary ticks off.")] }
         return [announce(unitCell == nil ? "Cell boundary ticks on, once the unit cell is tagged." : "Cell boundary ticks on.")]
     }

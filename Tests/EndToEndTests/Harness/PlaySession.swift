@@ -62,6 +62,18 @@ final class PlaySession {
         try sound.waitForUtterance(after: startMark).upperBound
     }
 
+    /// Waits for the window and the greeting, then switches to tagging mode (key 4) and waits until
+    /// that has been announced; returns the viewport.
+    @discardableResult
+    func startTagging() throws -> (originX: Double, originY: Double, scale: Double) {
+        let viewport = try waitUntilShown()
+        try waitForGreeting()
+        let mark = sound.recordedSampleCount()
+        try display.key("4")
+        try sound.waitForUtterance(after: mark)
+        return viewport
+    }
+
     /// Quits with the q key, as a user would, and returns the exit status.
     func quitWithKey() throws -> Int32 {
         try display.key("q")
