@@ -177,7 +177,7 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
 
     /// A 0.5× sublattice between heavy columns of σ 5 px at 16 px: the local fits drop most light columns (and some
     /// heavy ones), the joint fit must recover every one. Light columns at the edge, half outside the image, are
-    /// the least certain: their errors keep this case further from the bound than the others.
+    /// the least certain: their errors keep this case a little further from the bound than the others.
     @Test(arguments: [(20.8, UInt64(2)), (11.3, UInt64(7))])
     func weakSublatticeBetweenOverlappingColumnsIsFoundEverywhere(_ angle: Double, _ seed: UInt64) {
         let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 5,
@@ -192,7 +192,17 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         }
         let bound = cramerRaoBound(lattice).map(\.expectedError)
         let limit = bound.reduce(0, +) / Double(bound.count)
-        #expect(assessment.meanError <= 1.5 * limit, "mean centre error \(assessment.meanError), bound \(limit)")
+        #expect(assessment.meanError <= 1.3 * limit, "mean centre error \(assessment.meanError), bound \(limit)")
+    }
+
+    /// A weak sublattice shows in the autocorrelation only as a shoulder on the central peak (wide columns) or as a
+    /// peak weaker than its flank's noise (high noise): the spacing is still its distance, not the strong columns'.
+    @Test(arguments: [(5.0, 16.0, 20.8, UInt64(2)), (5, 16, 5.5, 3), (5, 40, 17.9, 2), (4, 40, 17.9, 2)])
+    func weakSublatticeSetsTheSpacing(_ sigma: Double, _ spacing: Double, _ angle: Double, _ seed: UInt64) throws {
+        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: spacing, sigma: sigma,
+                                       noise: .high, angleDegrees: angle, seed: seed)
+        let estimate = try #require(SpacingEstimator.estimate(scenario.lattice().render()))
+        #expect(abs(estimate / spacing - 1) < 0.01, "spacing \(estimate) for \(spacing)")
     }
 
     @Test func cramerRaoBoundOfOneColumn() {

@@ -117,6 +117,8 @@ enum SpacingEstimator {
         }
         let reference = laplacian(Int(nearest.x.rounded()), Int(nearest.y.rounded()))
         guard reference > 0 else { return peaks }
+        let halfCells = halfCellVectors(peaks)
+        let clearPeaks = peaks
         let inner = minimumShoulderDistance * nearest.distance, outer = maximumShoulderDistance * nearest.distance
         for ty in 0...(m - 1) {
             for tx in -(m - 1)...(m - 1) where ty > 0 || tx > 0 {
@@ -125,11 +127,38 @@ enum SpacingEstimator {
                 let v = laplacian(tx, ty)
                 guard v >= minimumShoulder * reference else { continue }
                 guard isStrictMaximum(laplacian, tx, ty) else { continue }
-                let (px, py) = vertex(laplacian, tx, ty)
+                var (px, py) = vertex(laplacian, tx, ty)
+                let distance = length(px, py)
+                // The inner flank of a peak already found is no sublattice.
+                guard !clearPeaks.contains(where: { length($0.x - px, $0.y - py) < flankShare * distance }) else { continue }
+                // On the central peak's flank the shoulder's own position is pulled aside; a sublattice at a
+                // half-cell position is then placed by the strong peaks, which are measured cleanly.
+                if let half = halfCells.min(by: { length($0.x - px, $0.y - py) < length($1.x - px, $1.y - py) }),
+                   length(half.x - px, half.y - py) <= halfCellTolerance * distance {
+                    (px, py) = half
+                }
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: at(tx, ty)))
             }
         }
         return peaks
+    }
+
+    private static func length(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
+
+    /// A Laplacian maximum this close to a clear peak (as a share of its distance) is that peak's flank.
+    static let flankShare = 0.25
+    /// How far (as a share of its distance) a shoulder may lie from a half-cell vector and still be taken for it.
+    static let halfCellTolerance = 0.15
+
+    /// Half of each short sum and difference of the two shortest independent strong peaks, a and b: a/2, b/2,
+    /// (a + b)/2 and (a − b)/2 — where a sublattice sits in a centred or face-centred projection.
+    private static func halfCellVectors(_ peaks: [Peak]) -> [(x: Double, y: Double)] {
+        let sorted = peaks.sorted { $0.distance < $1.distance }
+        guard let a = sorted.first,
+              let b = sorted.dropFirst().first(where: { abs(a.x * $0.y - a.y * $0.x) > 0.3 * a.distance * $0.distance })
+        else { return [] }
+        return [(a.x / 2, a.y / 2), (b.x / 2, b.y / 2), ((a.x + b.x) / 2, (a.y + b.y) / 2), ((a.x - b.x) / 2, (a.y - b.y) / 2)]
+            .flatMap { [$0, (-$0.0, -$0.1)] }
     }
 
     /// f(tx, ty) is above all eight neighbours.
