@@ -15,6 +15,11 @@ extension EndToEnd {
             let path: String
             var truth: [(x: Double, y: Double, height: Double)] { lattice.columns }
             var spacing: Double
+
+            /// The true column nearest image point (x, y).
+            func column(nearest x: Double, _ y: Double) -> (x: Double, y: Double, height: Double) {
+                truth.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!
+            }
         }
 
         enum Kind { case square, hexagonal, twoSublattice }
@@ -122,7 +127,7 @@ extension EndToEnd {
                 defer { session.stop() }
                 let viewport = try session.startTagging()
                 // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
-                let centre = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
+                let centre = sample.column(nearest: 128, 128)
                 let corners = [centre, (x: centre.x + sample.lattice.a.x, y: centre.y + sample.lattice.a.y, height: 0.0),
                                (x: centre.x + sample.lattice.b.x, y: centre.y + sample.lattice.b.y, height: 0.0)]
                 for (k, corner) in corners.enumerated() {
@@ -175,7 +180,7 @@ extension EndToEnd {
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 let viewport = try session.startTagging()
-                let column = sample.truth.min { hypot($0.x - 128, $0.y - 128) < hypot($1.x - 128, $1.y - 128) }!
+                let column = sample.column(nearest: 128, 128)
                 let tap = screen(column.x + 2, column.y - 2, viewport)
                 try display.tap(tap.0, tap.1, ms: 60)
                 try display.key("space")
@@ -282,7 +287,7 @@ extension EndToEnd {
                 defer { session.stop() }
                 let viewport = try session.startTagging()
                 let (a, b) = (sample.lattice.a, sample.lattice.b)
-                let origin = sample.truth.min { hypot($0.x - 100, $0.y - 100) < hypot($1.x - 100, $1.y - 100) }!
+                let origin = sample.column(nearest: 100, 100)
                 for corner in [(origin.x, origin.y), (origin.x + a.x, origin.y + a.y), (origin.x + b.x, origin.y + b.y)] {
                     let mark = sound.recordedSampleCount()
                     let tap = screen(corner.0 + 2, corner.1 - 2, viewport)
