@@ -5,8 +5,7 @@ import RealModule
 /// so it is heard over the tone rather than mistaken for it. A trigger while one rings restarts
 /// from the current level, never jumping.
 public struct Tick: Sendable {
-    public let frequency: Double
-    public let level: Double
+    private let level: Double
     private let phaseStep: Double
     private let attackStep: Double
     private let decayFactor: Double
@@ -16,7 +15,6 @@ public struct Tick: Sendable {
 
     public init(sampleRate: Double, frequency: Double = 3200, level: Double, attack: Double = 0.0005,
                 decay: Double = 0.004) {
-        self.frequency = frequency
         self.level = min(max(level, 0), 1)
         phaseStep = frequency / sampleRate
         attackStep = 1 / max(1, attack * sampleRate)
