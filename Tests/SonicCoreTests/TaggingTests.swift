@@ -135,20 +135,59 @@ import Testing
         #expect(c.overlay.cell.count == 4 && c.overlay.marks.count == 3)
     }
 
-    @Test func aTapAsksForASnapAndIsTaggedWhenTheSnapIsDone() {
-        let c = make()
+    /// The pen's tip down and up at (x, y): the snap requests it gives, not yet answered.
+    func tapAwaitingSnap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [SnapRequest] {
         var tip = PenButtons()
         tip.insert(1)
-        _ = c.handle(PenEvent(time: 1, rootX: 33.5, rootY: 48.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
-        let lifted = c.handle(PenEvent(time: 1.05, rootX: 33.5, rootY: 48.5, pressure: 0, tiltX: 0, tiltY: 0,
+        _ = c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        let lifted = c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
                                        buttons: PenButtons(), inWindow: true))
-        // Within 0.6 spacings of the tap; nothing tagged or said until the snap is done.
-        let requests = lifted.compactMap { if case .snap(let request) = $0 { request } else { nil } }
-        #expect(requests == [SnapRequest(point: ImagePoint(x: 33, y: 48), radius: 12)])
-        #expect(c.book.tags.isEmpty && speech(lifted).isEmpty)
+        #expect(speech(lifted).isEmpty, "nothing is said until the snap is done")
+        return lifted.compactMap { if case .snap(let request) = $0 { request } else { nil } }
+    }
+
+    @Test func aTapAsksForASnapAndIsTaggedWhenTheSnapIsDone() throws {
+        let c = make()
+        let requests = tapAwaitingSnap(c, x: 33, y: 48, at: 1)
+        // Within 0.6 spacings of the tap; nothing tagged until the snap is done.
+        #expect(requests.map(\.point) == [ImagePoint(x: 33, y: 48)] && requests.map(\.radius) == [12])
+        #expect(c.book.tags.isEmpty)
         let done = c.snapped(requests[0], to: ImagePoint(x: 30.2, y: 49.9))
         #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.tagsChanged))
-        #expect(speech(c.snapped(requests[0], to: nil)) == ["Tag 2 at x 33, y 48, intensity 33 percent, not snapped: no atom column nearby."])
+        #expect(c.snapped(requests[0], to: nil).isEmpty, "each snap is answered once")
+        let second = try #require(tapAwaitingSnap(c, x: 40, y: 60, at: 2).first)
+        #expect(speech(c.snapped(second, to: nil)) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
+    }
+
+    @Test func tagsAskedForWhileASnapRunsWaitTheirTurnAndCanBeUndone() throws {
+        let c = make()
+        _ = tap(c, x: 30, y: 50, at: 1)
+        // Backspace before the snap is done undoes that tap, not tag 1.
+        let undone = try #require(tapAwaitingSnap(c, x: 50, y: 50, at: 2).first)
+        #expect(speech(c.handle(key: "BackSpace", at: 2.1)) == ["Removed the tag being placed."])
+        #expect(c.snapped(undone, to: ImagePoint(x: 50.2, y: 49.9)).isEmpty)
+        #expect(c.book.tags.map(\.id) == [1] && c.book.tags[0].x == 30.2)
+
+        // A tap, then Enter on the column cursor, then O: tagged in that order, the second one the origin.
+        let waiting = try #require(tapAwaitingSnap(c, x: 50, y: 50, at: 3).first)
+        _ = c.setColumns((0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
+        _ = c.handle(key: "Right", at: 3.1)
+        let cursor = try #require(c.cursor)
+        #expect(c.handle(key: "Return", at: 3.2).isEmpty && c.book.tags.count == 1)
+        #expect(speech(c.handle(key: "o", at: 3.3)) == ["The tag being placed will be the unit cell's origin."])
+        #expect(speech(c.handle(key: "l", at: 3.4)).first?.hasSuffix("2 tags still being placed.") == true)
+        let placed = c.snapped(waiting, to: ImagePoint(x: 50.2, y: 49.9))
+        #expect(c.book.tags.map(\.point) == [ImagePoint(x: 30.2, y: 49.9), ImagePoint(x: 50.2, y: 49.9), cursor])
+        #expect(c.book.cellMarks == [3])
+        #expect(speech(placed).count == 1, "one announcement, so no part cuts off another")
+        #expect(speech(placed).first?.hasPrefix("Tag 2 at x 50.2, y 49.9") == true)
+        #expect(speech(placed).first?.hasSuffix("Tag 3 is the unit cell's origin. Tag its two neighbours next.") == true)
+
+        // Clearing takes the waiting taps too.
+        let cleared = try #require(tapAwaitingSnap(c, x: 30, y: 70, at: 4).first)
+        #expect(speech(c.handle(key: "c", at: 4.1)) == ["Clear all 4 tags? Press C again to confirm."])
+        _ = c.handle(key: "c", at: 4.2)
+        #expect(c.snapped(cleared, to: ImagePoint(x: 30.2, y: 69.9)).isEmpty && c.book.tags.isEmpty)
     }
 
     @Test func listClearAndMarkOrigin() {

@@ -37,6 +37,10 @@ public final class SessionController {
     public private(set) var cellTicks: Bool { didSet { tickingCellChanged() } }
     /// The nearest-neighbour column spacing, if the image shows a lattice: taps snap within a share of it.
     private let columnSpacing: Double?
+    /// Tags asked for but not yet placed, oldest first: a tap waits for its snap, and any tag asked
+    /// for after it waits its turn, so tags are numbered, undone and marked in the order asked.
+    private var queuedTags: [QueuedTag] = []
+    private var lastSnapID = 0
     private var lowerBarrel: ClickDetector
     private var taps: TapDetector
     private var lastButtons = PenButtons()
@@ -218,7 +222,7 @@ public final class SessionController {
         case "Return", "KP_Enter":
             guard modes.current == .unitCellTagging else { return [] }
             guard let cursor else { return [announce("Move to a column with the arrow keys first.")] }
-            return addTag(at: cursor, snapped: true)
+            return place(Placement(point: cursor, snapped: true))
         default:
             guard let n = Int(key), (1...9).contains(n) else { return [] }
             guard n <= modes.order.count else { return [announce("There is no mode \(n).")] }
@@ -358,55 +362,111 @@ public final class SessionController {
 
     // MARK: - Tags and the unit cell
 
+    /// Where a tag goes, and what to add to its announcement.
+    private struct Placement {
+        var point: ImagePoint
+        var snapped: Bool
+        var note = ""
+    }
+
+    private struct QueuedTag {
+        /// The tap's snap it waits for; nil for a tag from the column cursor, queued behind a tap.
+        var snapID: Int?
+        var placement: Placement?
+        /// O was pressed while it waited: it becomes the unit cell's origin once placed.
+        var makesOrigin = false
+    }
+
     /// A tap in tagging mode: snapped to the nearest atom column if the image shows a lattice.
     private func tag(at point: ImagePoint) -> [ControllerOutput] {
         guard instrument.level(at: point) != nil else { return [announce("Not tagged: outside the image.")] }
-        guard let spacing = columnSpacing else { return addTag(at: point, snapped: false) }
-        return [.snap(SnapRequest(point: point, radius: instrument.profile.gestures.snapRadius * spacing))]
+        guard let spacing = columnSpacing else { return place(Placement(point: point, snapped: false)) }
+        lastSnapID += 1
+        queuedTags.append(QueuedTag(snapID: lastSnapID))
+        return [.snap(SnapRequest(id: lastSnapID, point: point, radius: instrument.profile.gestures.snapRadius * spacing))]
     }
 
-    /// A tap's snap, done: the tag goes on the column, or where the pen touched if none was near.
+    /// Tags at once, or after the taps still waiting for their snaps.
+    private func place(_ placement: Placement) -> [ControllerOutput] {
+        guard queuedTags.isEmpty else {
+            queuedTags.append(QueuedTag(placement: placement))
+            return []
+        }
+        return addTag(placement)
+    }
+
+    /// A tap's snap, done: the tag goes on the column, or where the pen touched if none was near —
+    /// unless it was undone or cleared meanwhile.
     public func snapped(_ request: SnapRequest, to column: ImagePoint?) -> [ControllerOutput] {
-        noticingCell {
-            guard let column else { return addTag(at: request.point, snapped: false, note: ", not snapped: no atom column nearby") }
-            return addTag(at: column, snapped: true)
+        guard let index = queuedTags.firstIndex(where: { $0.snapID == request.id }) else { return [] }
+        queuedTags[index].placement = column.map { Placement(point: $0, snapped: true) }
+            ?? Placement(point: request.point, snapped: false, note: ", not snapped: no atom column nearby")
+        return noticingCell {
+            var outputs: [ControllerOutput] = []
+            while let next = queuedTags.first, let placement = next.placement {
+                queuedTags.removeFirst()
+                outputs += addTag(placement)
+                if next.makesOrigin { outputs += markLastTagAsOrigin() }
+            }
+            return inOneAnnouncement(outputs)
         }
     }
 
-    private func addTag(at point: ImagePoint, snapped: Bool, note: String = "") -> [ControllerOutput] {
+    /// Joins what `outputs` says into one announcement, so that no part cuts off another.
+    private func inOneAnnouncement(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
+        let texts = outputs.compactMap { if case .speak(let text) = $0 { text } else { nil } }
+        guard texts.count > 1 else { return outputs }
+        return outputs.filter { if case .speak = $0 { false } else { true } } + [announce(texts.joined(separator: " "))]
+    }
+
+    private func addTag(_ placement: Placement) -> [ControllerOutput] {
         let hadCell = book.cell != nil
-        let tag = book.add(x: point.x, y: point.y, snapped: snapped)
-        var text = "Tag \(tag.id) at \(describe(point, precise: snapped))\(note)."
+        let tag = book.add(x: placement.point.x, y: placement.point.y, snapped: placement.snapped)
+        var text = "Tag \(tag.id) at \(describe(placement.point, precise: placement.snapped))\(placement.note)."
         if !hadCell, let cell = cellDescription { text += " " + cell }
         return [.tagAdded(tag), .tagsChanged, announce(text)]
     }
 
+    /// Undoes the latest tag asked for, placed or not.
     private func removeLastTag() -> [ControllerOutput] {
+        guard queuedTags.popLast() == nil else { return [announce("Removed the tag being placed.")] }
         guard let tag = book.removeLast() else { return [announce("No tags to remove.")] }
         return [.tagRemoved(tag), .tagsChanged, announce("Removed tag \(tag.id).")]
     }
 
     private func clearTags() -> [ControllerOutput] {
-        guard !book.tags.isEmpty else { return [announce("No tags to clear.")] }
+        let total = book.tags.count + queuedTags.count
+        guard total > 0 else { return [announce("No tags to clear.")] }
         guard clearConfirmation != nil else {
             clearConfirmation = now + Self.confirmationTime
-            return [announce("Clear all \(count(book.tags.count, "tag"))? Press C again to confirm.")]
+            return [announce("Clear all \(count(total, "tag"))? Press C again to confirm.")]
         }
         clearConfirmation = nil
+        queuedTags.removeAll()
         let removed = book.tags
         book.clear()
-        return removed.reversed().map(ControllerOutput.tagRemoved) + [.tagsChanged, announce("Cleared \(count(removed.count, "tag")).")]
+        return removed.reversed().map(ControllerOutput.tagRemoved) + [.tagsChanged, announce("Cleared \(count(total, "tag")).")]
     }
 
+    /// Makes the latest tag asked for the cell's origin (once placed, if it is still waiting).
     private func markOrigin() -> [ControllerOutput] {
+        guard queuedTags.isEmpty else {
+            queuedTags[queuedTags.count - 1].makesOrigin = true
+            return [announce("The tag being placed will be the unit cell's origin.")]
+        }
+        return markLastTagAsOrigin()
+    }
+
+    private func markLastTagAsOrigin() -> [ControllerOutput] {
         guard let tag = book.markLastAsOrigin() else { return [announce("No tags yet: tag the cell's origin first.")] }
         return [.tagsChanged, announce("Tag \(tag.id) is the unit cell's origin. Tag its two neighbours next.")]
     }
 
     private var tagList: String {
-        guard !book.tags.isEmpty else { return "No tags." }
-        var parts = ["\(count(book.tags.count, "tag"))."]
+        guard !book.tags.isEmpty || !queuedTags.isEmpty else { return "No tags." }
+        var parts = book.tags.isEmpty ? [] : ["\(count(book.tags.count, "tag"))."]
         parts += book.tags.map { "Tag \($0.id) at \(describe($0.point, precise: $0.snapped))." }
+        if !queuedTags.isEmpty { parts.append("\(count(queuedTags.count, "tag")) still being placed.") }
         if let cell = cellDescription { parts.append(cell) }
         return parts.joined(separator: " ")
     }

@@ -16,10 +16,13 @@ extension ColumnFinder: ColumnSnapping {
 /// rather than snapping itself: on strongly overlapping lattices a snap takes a few tenths of a
 /// second, which the event loop (and so the tone under the pen) must not wait for.
 public struct SnapRequest: Sendable, Equatable {
+    /// Which tap this is, so its answer finds its place among the tags still to be placed.
+    public let id: Int
     public let point: ImagePoint
     public let radius: Double
 
-    public init(point: ImagePoint, radius: Double) {
+    public init(id: Int, point: ImagePoint, radius: Double) {
+        self.id = id
         self.point = point
         self.radius = radius
     }
