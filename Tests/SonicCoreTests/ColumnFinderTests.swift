@@ -205,6 +205,18 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         #expect(abs(estimate / spacing - 1) < 0.01, "spacing \(estimate) for \(spacing)")
     }
 
+    /// Columns far apart leave the autocorrelation flat between its peaks, where noise makes shoulders of its own;
+    /// a shoulder counts only when the cell averaged over the image shows a column there.
+    @Test(arguments: [2.0, 3, 4, 5])
+    func noiseMakesNoSublattice(_ sigma: Double) throws {
+        for seed in 1...3 as ClosedRange<UInt64> {
+            let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 384, spacing: 40, sigma: sigma,
+                                           noise: .high, angleDegrees: 3.1 + 13.3 * Double(seed), seed: seed)
+            let estimate = try #require(SpacingEstimator.estimate(scenario.withVacancies.render()))
+            #expect(abs(estimate / 40 - 1) < 0.003, "\(scenario): spacing \(estimate)")
+        }
+    }
+
     @Test func cramerRaoBoundOfOneColumn() {
         // An isolated column of height A on a flat background, read noise s only: the textbook √(2/π)·s/A per axis
         // (its width and the background cost the centre nothing: by symmetry they are independent of it), so an
@@ -477,3 +489,4 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         #expect(abs(estimate / 100 - 1) < 0.05, "\(estimate)")
     }
 }
+

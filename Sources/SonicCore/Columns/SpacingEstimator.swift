@@ -4,7 +4,8 @@
 /// columns; the nearest of them beyond the central peak is the nearest-neighbour spacing. A peak counts when it is
 /// clearly correlated (at least `minimumPeak` of the zero-lag signal correlation) and clearly separated from the
 /// central peak (the autocorrelation dips by at least `minimumDip` on the way out to it). Flat images, pure noise
-/// and smooth images have no such peak.
+/// and smooth images have no such peak. A weak sublattice between wide columns is only a shoulder on the central
+/// peak: found by the autocorrelation's Laplacian, and confirmed in the crop averaged over the strong columns' cell.
 enum SpacingEstimator {
     struct Peak: Sendable {
         var x: Double, y: Double, distance: Double, value: Double
@@ -117,7 +118,11 @@ enum SpacingEstimator {
         }
         let reference = laplacian(Int(nearest.x.rounded()), Int(nearest.y.rounded()))
         guard reference > 0 else { return peaks }
-        let halfCells = halfCellVectors(peaks)
+        guard let (a, b) = shortestIndependent(peaks) else { return peaks }
+        let halfCells = halfCellVectors(a, b)
+        // Noise makes shoulders too, where the lattice is sparse and the autocorrelation flat; only a column seen in
+        // the mean cell confirms one.
+        let sites = sublatticeSites(data, width: cw, height: ch, a: a, b: b, noise: NoiseLevel.estimate(image, crop: side))
         let clearPeaks = peaks
         let inner = minimumShoulderDistance * nearest.distance, outer = maximumShoulderDistance * nearest.distance
         for ty in 0...(m - 1) {
@@ -137,10 +142,78 @@ enum SpacingEstimator {
                    length(half.x - px, half.y - py) <= halfCellTolerance * distance {
                     (px, py) = half
                 }
+                guard sites.contains(where: { site in
+                    [1.0, -1].contains { sign in
+                        latticeRemainder(px - sign * site.x, py - sign * site.y, a, b) <= halfCellTolerance * distance
+                    }
+                }) else { continue }
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: at(tx, ty)))
             }
         }
         return peaks
+    }
+
+    /// The two shortest independent peaks: the cell the clear peaks span.
+    private static func shortestIndependent(_ peaks: [Peak]) -> (Peak, Peak)? {
+        let sorted = peaks.sorted { $0.distance < $1.distance }
+        guard let a = sorted.first,
+              let b = sorted.dropFirst().first(where: { abs(a.x * $0.y - a.y * $0.x) > 0.3 * a.distance * $0.distance })
+        else { return nil }
+        return (a, b)
+    }
+
+    /// A site in the mean cell counts as a column when it stands this share of the main column's contrast, and this
+    /// many standard errors of a bin's mean, above everything two bins around it. Noise and the flanks of the main
+    /// column leave maxima that do not.
+    static let minimumSiteRise = 0.01
+    static let minimumSiteSignificance = 3.0
+
+    /// The columns of the cell spanned by a and b besides the main one, as vectors from it: the crop is averaged
+    /// over that cell (every cell's columns laid on one another, the noise averaged away), and each other maximum
+    /// of that mean cell that stands clear of its surroundings is a column.
+    private static func sublatticeSites(_ data: [Double], width: Int, height: Int, a: Peak, b: Peak,
+                                        noise: Double) -> [(x: Double, y: Double)] {
+        let det = a.x * b.y - a.y * b.x
+        guard abs(det) > 1 else { return [] }
+        // Bins about 1.5 px wide.
+        let n = min(32, max(8, Int((min(a.distance, b.distance) / 1.5).rounded())))
+        var sum = [Double](repeating: 0, count: n * n), count = [Double](repeating: 0, count: n * n)
+        for y in 0..<height {
+            for x in 0..<width {
+                var u = (Double(x) * b.y - Double(y) * b.x) / det, v = (Double(y) * a.x - Double(x) * a.y) / det
+                u -= u.rounded(.down); v -= v.rounded(.down)
+                let k = min(n - 1, Int(v * Double(n))) * n + min(n - 1, Int(u * Double(n)))
+                sum[k] += data[y * width + x]; count[k] += 1
+            }
+        }
+        guard !count.contains(0) else { return [] }
+        let cell = (0..<(n * n)).map { sum[$0] / count[$0] }
+        func at(_ i: Int, _ j: Int) -> Double { cell[((j % n + n) % n) * n + (i % n + n) % n] }
+        let main = cell.indices.max { cell[$0] < cell[$1] }!
+        let (mi, mj) = (main % n, main / n)
+        let contrast = cell[main] - cell.min()!
+        guard contrast > 0 else { return [] }
+        let minimumRise = max(minimumSiteRise * contrast, minimumSiteSignificance * noise / count.min()!.squareRoot())
+        var sites: [(x: Double, y: Double)] = []
+        for j in 0..<n {
+            for i in 0..<n where (i, j) != (mi, mj) && isStrictMaximum(at, i, j) {
+                var surroundings = -Double.infinity
+                for o in -2...2 { surroundings = max(surroundings, at(i + o, j - 2), at(i + o, j + 2), at(i - 2, j + o), at(i + 2, j + o)) }
+                guard at(i, j) - surroundings >= minimumRise else { continue }
+                let (fu, fv) = vertex(at, i, j)
+                let u = (fu - Double(mi)) / Double(n), v = (fv - Double(mj)) / Double(n)
+                sites.append((u * a.x + v * b.x, u * a.y + v * b.y))
+            }
+        }
+        return sites
+    }
+
+    /// How far (x, y) is from the nearest vector of the lattice a, b.
+    private static func latticeRemainder(_ x: Double, _ y: Double, _ a: Peak, _ b: Peak) -> Double {
+        let det = a.x * b.y - a.y * b.x
+        var u = (x * b.y - y * b.x) / det, v = (y * a.x - x * a.y) / det
+        u -= u.rounded(); v -= v.rounded()
+        return length(u * a.x + v * b.x, u * a.y + v * b.y)
     }
 
     private static func length(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
@@ -152,12 +225,8 @@ enum SpacingEstimator {
 
     /// Half of each short sum and difference of the two shortest independent strong peaks, a and b: a/2, b/2,
     /// (a + b)/2 and (a − b)/2 — where a sublattice sits in a centred or face-centred projection.
-    private static func halfCellVectors(_ peaks: [Peak]) -> [(x: Double, y: Double)] {
-        let sorted = peaks.sorted { $0.distance < $1.distance }
-        guard let a = sorted.first,
-              let b = sorted.dropFirst().first(where: { abs(a.x * $0.y - a.y * $0.x) > 0.3 * a.distance * $0.distance })
-        else { return [] }
-        return [(a.x / 2, a.y / 2), (b.x / 2, b.y / 2), ((a.x + b.x) / 2, (a.y + b.y) / 2), ((a.x - b.x) / 2, (a.y - b.y) / 2)]
+    private static func halfCellVectors(_ a: Peak, _ b: Peak) -> [(x: Double, y: Double)] {
+        [(a.x / 2, a.y / 2), (b.x / 2, b.y / 2), ((a.x + b.x) / 2, (a.y + b.y) / 2), ((a.x - b.x) / 2, (a.y - b.y) / 2)]
             .flatMap { [$0, (-$0.0, -$0.1)] }
     }
 
