@@ -175,26 +175,28 @@ final class JointColumnFit {
             var g = [Double](repeating: 0, count: stepCount)
             var gSigma = 0.0
             let width = fit.width
-            let ex = windows.ex, xex = windows.xex, x2ex = windows.x2ex
             r.withUnsafeBufferPointer { r in
-                for k in 0..<count {
-                    let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
-                    var gA = 0.0, gx = 0.0, gy = 0.0, gs = 0.0
-                    for j in 0..<ys.count {
-                        let row = (ys.lowerBound + j) * width + xs.lowerBound
-                        var ra = 0.0, rx = 0.0, rxx = 0.0
-                        for i in 0..<xs.count {
-                            let value = r[row + i]
-                            ra += value * ex[fx + i]; rx += value * xex[fx + i]; rxx += value * x2ex[fx + i]
+                windows.withFactors { f in
+                    for k in 0..<count {
+                        let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
+                        var gA = 0.0, gx = 0.0, gy = 0.0, gs = 0.0
+                        for j in 0..<ys.count {
+                            let values = r.baseAddress! + (ys.lowerBound + j) * width + xs.lowerBound
+                            let ex = f.ex.baseAddress! + fx, xex = f.xex.baseAddress! + fx, x2ex = f.x2ex.baseAddress! + fx
+                            var ra = 0.0, rx = 0.0, rxx = 0.0
+                            for i in 0..<xs.count {
+                                let value = values[i]
+                                ra += value * ex[i]; rx += value * xex[i]; rxx += value * x2ex[i]
+                            }
+                            let ey = f.ey[fy + j]
+                            gA += ey * ra; gx += ey * rx; gy += f.yey[fy + j] * ra
+                            gs += ey * rxx + f.y2ey[fy + j] * ra
                         }
-                        let ey = windows.ey[fy + j]
-                        gA += ey * ra; gx += ey * rx; gy += windows.yey[fy + j] * ra
-                        gs += ey * rxx + windows.y2ey[fy + j] * ra
+                        let scale = columns[k].amplitude / (sigma * sigma)
+                        if !held[k] { g[3 * k] = gx * scale; g[3 * k + 1] = gy * scale }
+                        g[3 * amplitudeOwner[k] + 2] += gA
+                        gSigma += gs * scale / sigma
                     }
-                    let scale = columns[k].amplitude / (sigma * sigma)
-                    if !held[k] { g[3 * k] = gx * scale; g[3 * k + 1] = gy * scale }
-                    g[3 * amplitudeOwner[k] + 2] += gA
-                    gSigma += gs * scale / sigma
                 }
             }
             fit.background.accumulate(r, into: &g, at: 3 * count)
@@ -209,18 +211,23 @@ final class JointColumnFit {
             let sigmaStep = step[stepCount - 1]
             let width = fit.width
             var u = [Double](repeating: 0, count: windows.widest)
-            let ex = windows.ex, xex = windows.xex, x2ex = windows.x2ex
             t.withUnsafeMutableBufferPointer { t in
-                for k in 0..<count {
-                    let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
-                    let scale = columns[k].amplitude / (sigma * sigma)
-                    let cA = step[3 * amplitudeOwner[k] + 2], cS = sigmaStep * scale / sigma
-                    let cX = held[k] ? 0 : step[3 * k] * scale, cY = held[k] ? 0 : step[3 * k + 1] * scale
-                    for i in 0..<xs.count { u[i] = cA * ex[fx + i] + cX * xex[fx + i] + cS * x2ex[fx + i] }
-                    for j in 0..<ys.count {
-                        let row = (ys.lowerBound + j) * width + xs.lowerBound
-                        let ey = windows.ey[fy + j], wy = cY * windows.yey[fy + j] + cS * windows.y2ey[fy + j]
-                        for i in 0..<xs.count { t[row + i] += ey * u[i] + wy * ex[fx + i] }
+                u.withUnsafeMutableBufferPointer { u in
+                    windows.withFactors { f in
+                        for k in 0..<count {
+                            let xs = windows.xs[k], ys = windows.ys[k], fx = windows.xFactor[k], fy = windows.yFactor[k]
+                            let scale = columns[k].amplitude / (sigma * sigma)
+                            let cA = step[3 * amplitudeOwner[k] + 2], cS = sigmaStep * scale / sigma
+                            let cX = held[k] ? 0 : step[3 * k] * scale, cY = held[k] ? 0 : step[3 * k + 1] * scale
+                            let ex = f.ex.baseAddress! + fx, xex = f.xex.baseAddress! + fx, x2ex = f.x2ex.baseAddress! + fx
+                            let across = u.baseAddress!
+                            for i in 0..<xs.count { across[i] = cA * ex[i] + cX * xex[i] + cS * x2ex[i] }
+                            for j in 0..<ys.count {
+                                let values = t.baseAddress! + (ys.lowerBound + j) * width + xs.lowerBound
+                                let ey = f.ey[fy + j], wy = cY * f.yey[fy + j] + cS * f.y2ey[fy + j]
+                                for i in 0..<xs.count { values[i] += ey * across[i] + wy * ex[i] }
+                            }
+                        }
                     }
                 }
             }
@@ -519,6 +526,27 @@ final class JointColumnFit {
         var ey: [Double] = [], yey: [Double] = [], y2ey: [Double] = []
         var widest = 0
 
+        /// The factors as raw buffers, for the inner loops of J and Jᵀ.
+        struct Factors {
+            let ex, xex, x2ex, ey, yey, y2ey: UnsafeBufferPointer<Double>
+        }
+
+        func withFactors<Result>(_ body: (Factors) -> Result) -> Result {
+            ex.withUnsafeBufferPointer { ex in
+                xex.withUnsafeBufferPointer { xex in
+                    x2ex.withUnsafeBufferPointer { x2ex in
+                        ey.withUnsafeBufferPointer { ey in
+                            yey.withUnsafeBufferPointer { yey in
+                                y2ey.withUnsafeBufferPointer { y2ey in
+                                    body(Factors(ex: ex, xex: xex, x2ex: x2ex, ey: ey, yey: yey, y2ey: y2ey))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
         init(_ columns: [ColumnGaussian], sigma: Double, fit: JointColumnFit) {
             let reach = (4 * sigma).rounded(.up), half = 0.5 / (sigma * sigma)
             func factors(_ range: Range<Int>, origin: Int, centre: Double,
@@ -609,18 +637,34 @@ private struct BilinearGrid {
 
     /// Adds each node's weighted sum of the image (the transpose of `add`) to g[offset + node].
     func accumulate(_ image: [Double], into g: inout [Double], at offset: Int) {
+        guard width > 0 else { return }
         var along = [Double](repeating: 0, count: nodesX)
         image.withUnsafeBufferPointer { image in
-            for y in 0..<height {
-                for m in 0..<nodesX { along[m] = 0 }
-                for x in 0..<width {
-                    let m = nodeX[x], u = weightX[x], value = image[y * width + x]
-                    along[m] += value * (1 - u); along[m + 1] += value * u
-                }
-                let n = nodeY[y], v = weightY[y]
-                for m in 0..<nodesX {
-                    g[offset + n * nodesX + m] += along[m] * (1 - v)
-                    g[offset + (n + 1) * nodesX + m] += along[m] * v
+            along.withUnsafeMutableBufferPointer { along in
+                nodeX.withUnsafeBufferPointer { nodeX in
+                    weightX.withUnsafeBufferPointer { weightX in
+                        for y in 0..<height {
+                            for m in 0..<nodesX { along[m] = 0 }
+                            let row = y * width
+                            // Summed in registers along each run of pixels between two nodes: adding to memory pixel
+                            // by pixel made every add wait for the one before.
+                            var m = nodeX[0], left = 0.0, right = 0.0
+                            for x in 0..<width {
+                                if nodeX[x] != m {
+                                    along[m] += left; along[m + 1] += right
+                                    m = nodeX[x]; left = 0; right = 0
+                                }
+                                let u = weightX[x], value = image[row + x]
+                                left += value * (1 - u); right += value * u
+                            }
+                            along[m] += left; along[m + 1] += right
+                            let n = nodeY[y], v = weightY[y]
+                            for m in 0..<nodesX {
+                                g[offset + n * nodesX + m] += along[m] * (1 - v)
+                                g[offset + (n + 1) * nodesX + m] += along[m] * v
+                            }
+                        }
+                    }
                 }
             }
         }
