@@ -104,14 +104,18 @@ import Testing
         return controller
     }
 
-    func tap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [ControllerOutput] {
+    /// The pen's tip down and up at (x, y): what the controller asks for, snaps not yet done.
+    func penTap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [ControllerOutput] {
         var tip = PenButtons()
         tip.insert(1)
         _ = c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
-        let lifted = c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
-                                       buttons: PenButtons(), inWindow: true))
+        return c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
+                                 buttons: PenButtons(), inWindow: true))
+    }
+
+    func tap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [ControllerOutput] {
         // The snap, done as the program does it, away from the controller.
-        return lifted.flatMap { output -> [ControllerOutput] in
+        penTap(c, x: x, y: y, at: t).flatMap { output -> [ControllerOutput] in
             guard case .snap(let request) = output else { return [output] }
             return c.snapped(request, to: request.column(by: Grid()))
         }
@@ -135,13 +139,9 @@ import Testing
         #expect(c.overlay.cell.count == 4 && c.overlay.marks.count == 3)
     }
 
-    /// The pen's tip down and up at (x, y): the snap requests it gives, not yet answered.
+    /// The snap requests a tap gives, not yet answered.
     func tapAwaitingSnap(_ c: SessionController, x: Double, y: Double, at t: Double) -> [SnapRequest] {
-        var tip = PenButtons()
-        tip.insert(1)
-        _ = c.handle(PenEvent(time: t, rootX: x + 0.5, rootY: y + 0.5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
-        let lifted = c.handle(PenEvent(time: t + 0.05, rootX: x + 0.5, rootY: y + 0.5, pressure: 0, tiltX: 0, tiltY: 0,
-                                       buttons: PenButtons(), inWindow: true))
+        let lifted = penTap(c, x: x, y: y, at: t)
         #expect(speech(lifted).isEmpty, "nothing is said until the snap is done")
         return lifted.compactMap { if case .snap(let request) = $0 { request } else { nil } }
     }
