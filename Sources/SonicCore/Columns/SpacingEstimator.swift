@@ -121,8 +121,15 @@ enum SpacingEstimator {
         guard let (a, b) = shortestIndependent(peaks) else { return peaks }
         let halfCells = halfCellVectors(a, b)
         // Noise makes shoulders too, where the lattice is sparse and the autocorrelation flat; only a column seen in
-        // the mean cell confirms one.
-        let sites = sublatticeSites(data, width: cw, height: ch, a: a, b: b, noise: NoiseLevel.estimate(image, crop: side))
+        // the mean cell confirms one. Averaged only once there is a shoulder to confirm.
+        var sites: [(x: Double, y: Double)]?
+        func confirmed(_ px: Double, _ py: Double, within tolerance: Double) -> Bool {
+            let found = sites ?? sublatticeSites(data, width: cw, height: ch, a: a, b: b, noise: NoiseLevel.estimate(image, crop: side))
+            sites = found
+            return found.contains { site in
+                [1.0, -1].contains { sign in latticeRemainder(px - sign * site.x, py - sign * site.y, a, b) <= tolerance }
+            }
+        }
         let clearPeaks = peaks
         let inner = minimumShoulderDistance * nearest.distance, outer = maximumShoulderDistance * nearest.distance
         for ty in 0...(m - 1) {
@@ -142,11 +149,7 @@ enum SpacingEstimator {
                    length(half.x - px, half.y - py) <= halfCellTolerance * distance {
                     (px, py) = half
                 }
-                guard sites.contains(where: { site in
-                    [1.0, -1].contains { sign in
-                        latticeRemainder(px - sign * site.x, py - sign * site.y, a, b) <= halfCellTolerance * distance
-                    }
-                }) else { continue }
+                guard confirmed(px, py, within: halfCellTolerance * distance) else { continue }
                 peaks.append(Peak(x: px, y: py, distance: (px * px + py * py).squareRoot(), value: at(tx, ty)))
             }
         }
