@@ -183,7 +183,7 @@ enum SpacingEstimator {
         var sum = [Double](repeating: 0, count: n * n), count = [Double](repeating: 0, count: n * n)
         for y in 0..<height {
             for x in 0..<width {
-                var u = (Double(x) * b.y - Double(y) * b.x) / det, v = (Double(y) * a.x - Double(x) * a.y) / det
+                var (u, v) = cellCoordinates(Double(x), Double(y), a, b)
                 u -= u.rounded(.down); v -= v.rounded(.down)
                 let k = min(n - 1, Int(v * Double(n))) * n + min(n - 1, Int(u * Double(n)))
                 sum[k] += data[y * width + x]; count[k] += 1
@@ -211,10 +211,15 @@ enum SpacingEstimator {
         return sites
     }
 
+    /// (x, y) in units of a and b: x = u·a + v·b.
+    private static func cellCoordinates(_ x: Double, _ y: Double, _ a: Peak, _ b: Peak) -> (u: Double, v: Double) {
+        let det = a.x * b.y - a.y * b.x
+        return ((x * b.y - y * b.x) / det, (y * a.x - x * a.y) / det)
+    }
+
     /// How far (x, y) is from the nearest vector of the lattice a, b.
     private static func latticeRemainder(_ x: Double, _ y: Double, _ a: Peak, _ b: Peak) -> Double {
-        let det = a.x * b.y - a.y * b.x
-        var u = (x * b.y - y * b.x) / det, v = (y * a.x - x * a.y) / det
+        var (u, v) = cellCoordinates(x, y, a, b)
         u -= u.rounded(); v -= v.rounded()
         return length(u * a.x + v * b.x, u * a.y + v * b.y)
     }
