@@ -24,9 +24,9 @@ public struct AtomColumn: Sendable, Equatable {
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
 ///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped
 ///   (`ColumnRefiner`).
-/// - Where the columns overlap strongly (σ ≥ 0.2·d in a central patch), that refinement is biased; there every
-///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped and the empty
-///   lattice sites are tried again there (`JointTiling`).
+/// - Where the columns overlap strongly (σ ≥ 0.18·d in a central patch), that refinement is biased; there every
+///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped, the empty
+///   lattice sites and the bumps the fit leaves in its residual are tried there (`JointTiling`).
 ///
 /// `snap` runs the same steps on a patch around the tap, so it returns what `findAll` returns for that column.
 public struct ColumnFinder: Sendable {

@@ -35,10 +35,13 @@ final class JointColumnFit {
         var quality: [Double]
         /// For each column asked about, the standard error of its amplitude per unit of pixel noise.
         var amplitudeErrors: [Double]
+        /// The data minus the model, over the region, row by row.
+        var residual: [Double]
     }
 
-    private let originX: Int, originY: Int
-    private let width: Int, height: Int
+    /// The region: its top-left pixel in the image, and its size.
+    let originX: Int, originY: Int
+    let width: Int, height: Int
     private let data: [Double]
     private let background: BilinearGrid
     private let sigmaRange: ClosedRange<Double>
@@ -77,7 +80,7 @@ final class JointColumnFit {
         let preconditioner = Problem.Preconditioner(problem, windows, lambda: 0)
         return Result(columns: columns,
                       quality: columns.map { problem.rSquared(near: $0, radius: qualityRadius, residual: r) },
-                      amplitudeErrors: asked.map { problem.amplitudeError(of: $0, preconditioner) })
+                      amplitudeErrors: asked.map { problem.amplitudeError(of: $0, preconditioner) }, residual: r)
     }
 
     /// The columns to fit a region with, and their roles: the given ones (which should lie inside the

@@ -21,7 +21,8 @@ struct PlacedColumn: Sendable {
 /// overlap strongly, most often on a weak sublattice), and every empty site the lattice implies next to a column,
 /// gets a trial column, held at the site; those that come out significant are kept and refined, and the sites next
 /// to them are tried in the next round. A vacancy stays empty: a rejected site is tried again only once more columns
-/// have been found.
+/// have been found. Then the bumps the fit leaves in its residual are tried the same way (`ResidualPeaks`): columns
+/// that are no lattice site of those found, such as a weak sublattice on the flanks of strong columns.
 struct JointTiling: Sendable {
     let geometry: ColumnGeometry
     let noise: Double
@@ -97,7 +98,7 @@ struct JointTiling: Sendable {
         var rejected: [ColumnGaussian] = []
         var trials = trialSites(free, steps: steps, xs: xs, ys: ys, candidates: candidates, rejected: rejected)
         var result: JointColumnFit.Result
-        var round = 0
+        var round = 0, residualSearches = 0, trialsFromResidual = false
         while true {
             // The ghosts come from the free columns only, anew each round: a trial is not yet a column.
             let ghosted = JointColumnFit.withGhosts(free, steps: steps, xs: xs, ys: ys, spacing: d, reach: reach)
@@ -106,11 +107,24 @@ struct JointTiling: Sendable {
             let trialIndices = Array(free.count..<(free.count + trials.count))
             result = fit.refine(model, roles: Array(roles), sigma: sigma, qualityRadius: geometry.firstWindow,
                                 errorsOf: trialIndices)
-            guard !trials.isEmpty else { break }
+            if trials.isEmpty {
+                // Once the lattice has nothing more to offer: a column that is no lattice site of the columns found
+                // (a weak sublattice none of whose columns the local stage saw) shows in what the model leaves.
+                guard residualSearches < ColumnGeometry.residualSearches else { break }
+                residualSearches += 1
+                trials = residualSites(result, fit: fit, rejected: rejected)
+                guard !trials.isEmpty else { break }
+                trialsFromResidual = true
+                round = 0
+                continue
+            }
             var kept: [ColumnGaussian] = [], disturbing = false
             for (t, k) in trialIndices.enumerated() {
                 let amplitude = result.columns[k].amplitude, error = noise * result.amplitudeErrors[t]
-                if amplitude >= ColumnGeometry.minimumContrast * noise
+                // The model the residual came from had its neighbours take up part of the bump (a wider background,
+                // narrower columns), which the trial's fit does not fully undo: its contrast is judged at the end,
+                // after a fit with it free.
+                if amplitude >= (trialsFromResidual ? 0 : ColumnGeometry.minimumContrast * noise)
                     && amplitude >= ColumnGeometry.minimumSignificance * error {
                     kept.append(result.columns[k])
                     starts.append((x: trials[t].x, y: trials[t].y,
@@ -124,6 +138,7 @@ struct JointTiling: Sendable {
             // region is fitted again without it. One whose amplitude is lost in its noise changed nothing.
             // Every column found changes the shared width and background: a site rejected before may pass now.
             if !kept.isEmpty { rejected.removeAll() }
+            trialsFromResidual = false
             guard !kept.isEmpty || disturbing else { break }
             free = Array(result.columns[..<free.count]) + kept
             sigma = result.columns.first?.sigma ?? sigma
@@ -143,6 +158,38 @@ struct JointTiling: Sendable {
                   c.amplitude >= ColumnGeometry.minimumContrast * noise else { return nil }
             return PlacedColumn(column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k]),
                                 pixelX: start.pixelX, pixelY: start.pixelY)
+        }
+    }
+
+    /// Trial columns where the fitted model leaves a column-like bump: significant, at least `residualShare` of the
+    /// columns' median height (a model misfits in proportion to the signal, and at low noise such misfits are
+    /// significant), at least half a spacing from every column of the model, every `rejected` site and the region's
+    /// border inside the image (a column beyond it is a ghost's business). The trial's own fit has the last word.
+    private func residualSites(_ result: JointColumnFit.Result, fit: JointColumnFit,
+                               rejected: [ColumnGaussian]) -> [ColumnGaussian] {
+        let d = geometry.spacing
+        guard let sigma = result.columns.first?.sigma else { return [] }
+        var near = SiteGrid(cellSize: d), tried = SiteGrid(cellSize: d)
+        for k in result.columns.indices { near.insert(k, x: result.columns[k].x, y: result.columns[k].y) }
+        for k in rejected.indices { tried.insert(k, x: rejected[k].x, y: rejected[k].y) }
+        let height = result.columns.map(\.amplitude).sorted()[result.columns.count / 2]
+        let peaks = ResidualPeaks.find(in: result.residual, width: fit.width, height: fit.height, sigma: sigma,
+                                       noise: noise, minimumHeight: ColumnGeometry.residualShare * height,
+                                       significance: ColumnGeometry.minimumSignificance,
+                                       suppression: geometry.suppressionRadius)
+        // Clear of a border inside the image, where a neighbouring region's column is only a ghost here and its tail
+        // can look like a bump; at the image's edge a column half outside is still a column.
+        let border = 0.5 * d
+        let left = fit.originX > 0 ? border : -1, top = fit.originY > 0 ? border : -1
+        let right = fit.originX + fit.width < imageWidth ? border : -1
+        let bottom = fit.originY + fit.height < imageHeight ? border : -1
+        return peaks.compactMap { peak in
+            guard peak.x >= left && peak.x <= Double(fit.width - 1) - right,
+                  peak.y >= top && peak.y <= Double(fit.height - 1) - bottom else { return nil }
+            let x = peak.x + Double(fit.originX), y = peak.y + Double(fit.originY)
+            guard near.indices(nearX: x, y: y, within: 0.5 * d, in: result.columns).isEmpty,
+                  tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty else { return nil }
+            return ColumnGaussian(x: x, y: y, amplitude: peak.height, sigma: sigma)
         }
     }
 
