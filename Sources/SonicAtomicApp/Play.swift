@@ -74,7 +74,7 @@ struct Play: ParsableCommand {
         }
         // The user's tags: loaded before anything can overwrite them.
         let (store, storeNotice) = TagStore.forImage(imagePath, width: picture.width, height: picture.height)
-        let saved: (book: TagBook, pixelSize: PixelSize?, notice: String?)
+        let saved: TagStore.Saved
         do { saved = try store.load() } catch { throw fail(error.description, status: ExitStatus.badInput) }
 
         let controls = SynthControls()
@@ -111,15 +111,18 @@ struct Play: ParsableCommand {
         let finder = ColumnFinder(image: picture)
         let columnSearch = ColumnSearch(finder)
         let snaps = SnapQueue(finder)
+        // Taps still being snapped when the program last stopped are snapped and tagged now.
+        var tags = saved.book
+        let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         let controller = SessionController(
-            instrument: instrument, imageName: imageName, tags: saved.book,
+            instrument: instrument, imageName: imageName, tags: tags,
             pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? settings.gestures.pixelSize,
             columnSpacing: finder.spacing)
         var saveFailed = false
         /// Saves the tags (and the CSV copy); says so once if it cannot.
         func saveTags() -> [ControllerOutput] {
             do {
-                try store.save(controller.book, pixelSize: controller.pixelSize)
+                try store.save(controller.book, unplaced: controller.unplacedTags, pixelSize: controller.pixelSize)
                 if let exportTags { try TagStore.writeAtomically(Data(TagStore.csv(controller.book).utf8), to: exportTags) }
                 saveFailed = false
                 return []
@@ -130,7 +133,7 @@ struct Play: ParsableCommand {
                 return [.speak("Warning: the tags could not be saved.")]
             }
         }
-        if pixelSize != nil || exportTags != nil { _ = saveTags() }
+        if pixelSize != nil || exportTags != nil || !placedNow.isEmpty { _ = saveTags() }
 
         /// Carries out what the controller asks; false when it asks to quit.
         func perform(_ outputs: [ControllerOutput]) -> Bool {
@@ -163,7 +166,8 @@ struct Play: ParsableCommand {
 
         installQuitSignals()
         let noTablet = frontend.hasPenTablet ? nil : "No pen tablet found: the mouse plays, as a pen pressed fully."
-        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, noTablet].compactMap { $0 }
+        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, Self.placedNotice(placedNow),
+                       noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
         var dropoutsLogged = 0
         while running && !quitSignalled.load(ordering: .relaxed) {
@@ -206,6 +210,13 @@ struct Play: ParsableCommand {
         if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
         usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
         log?.flush()
+    }
+
+    /// Says which saved tags were placed only now, their taps having been snapped when the program stopped.
+    static func placedNotice(_ placed: [Tag]) -> String? {
+        guard let first = placed.first, let last = placed.last else { return nil }
+        let which = placed.count == 1 ? "Tag \(first.id) was" : "Tags \(first.id) to \(last.id) were"
+        return "\(which) still being placed when the program stopped, and \(placed.count == 1 ? "is" : "are") placed now."
     }
 
     /// The voice, or nil with one line on stderr if there is none: the instrument works without it.

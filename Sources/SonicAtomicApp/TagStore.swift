@@ -18,6 +18,8 @@ struct TagStore {
         /// Ids of the unit cell's origin, a and b, when the user chose the origin (else the first three tags).
         var cell: [Int]?
         var tags: [StoredTag]
+        /// Tags asked for but not yet placed when the file was written (their taps still being snapped).
+        var unplaced: [StoredUnplacedTag]?
     }
 
     struct StoredTag: Codable, Equatable {
@@ -25,6 +27,21 @@ struct TagStore {
         var x: Double
         var y: Double
         var snapped: Bool
+    }
+
+    struct StoredUnplacedTag: Codable, Equatable {
+        var x: Double
+        var y: Double
+        /// Present (true) when it is to be the unit cell's origin.
+        var origin: Bool?
+    }
+
+    /// What the sidecar holds.
+    struct Saved {
+        var book = TagBook()
+        var unplaced: [UnplacedTag] = []
+        var pixelSize: PixelSize?
+        var notice: String?
     }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
@@ -53,8 +70,8 @@ struct TagStore {
     }
 
     /// The saved tags, if any. A file for a different image size is set aside (renamed), not lost.
-    func load() throws(Failure) -> (book: TagBook, pixelSize: PixelSize?, notice: String?) {
-        guard let data = FileManager.default.contents(atPath: path) else { return (TagBook(), nil, nil) }
+    func load() throws(Failure) -> Saved {
+        guard let data = FileManager.default.contents(atPath: path) else { return Saved() }
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
             throw Failure(description: "the saved tags \(path) are damaged (\(Self.reason(error))); move the file away to start afresh")
@@ -62,16 +79,21 @@ struct TagStore {
         guard file.width == width, file.height == height else {
             let aside = path + ".\(file.width)x\(file.height).bak"
             _ = rename(path, aside)
-            return (TagBook(), nil, "Saved tags for a \(file.width) by \(file.height) image were set aside.")
+            return Saved(notice: "Saved tags for a \(file.width) by \(file.height) image were set aside.")
         }
         let tags = file.tags.map { Tag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) }
-        return (TagBook(tags: tags, cellMarks: file.cell), file.pixelSize.flatMap { PixelSize(picometres: $0) }, nil)
+        return Saved(book: TagBook(tags: tags, cellMarks: file.cell),
+                     unplaced: (file.unplaced ?? []).map { UnplacedTag(point: ImagePoint(x: $0.x, y: $0.y), makesOrigin: $0.origin ?? false) },
+                     pixelSize: file.pixelSize.flatMap { PixelSize(picometres: $0) })
     }
 
-    func save(_ book: TagBook, pixelSize: PixelSize?) throws(Failure) {
+    func save(_ book: TagBook, unplaced: [UnplacedTag], pixelSize: PixelSize?) throws(Failure) {
         let file = File(image: imageName, width: width, height: height, pixelSize: pixelSize?.picometres,
                         cell: book.cellMarks,
-                        tags: book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) })
+                        tags: book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) },
+                        unplaced: unplaced.isEmpty ? nil : unplaced.map {
+                            StoredUnplacedTag(x: $0.point.x, y: $0.point.y, origin: $0.makesOrigin ? true : nil)
+                        })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data

@@ -248,6 +248,44 @@ extension EndToEnd {
             }
         }
 
+        @Test func aTagBeingPlacedSurvivesAKill() throws {
+            try withServers("kill-snap") { display, sound, folder in
+                // Strongly overlapping columns: a snap takes seconds in this (debug) build, time enough to kill during it.
+                let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: 52, folder: folder)
+                let sidecar = sample.path + ".tags.json"
+                func saved() throws -> [String: Any] {
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecar))) as! [String: Any]
+                }
+                let first = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                defer { first.stop() }
+                let viewport = try first.startTagging()
+                let column = sample.column(nearest: 128, 128)
+                let tap = screen(column.x + 2, column.y - 2, viewport)
+                try display.tap(tap.0, tap.1, ms: 60)
+                try waitFor("the tap on disk", timeout: 10) { (try? saved())?["unplaced"] != nil }
+                first.process.signal(SIGKILL)
+                #expect(first.process.wait(timeout: 5) == 128 + SIGKILL)
+                // It was killed while the tap was being snapped: no tag yet, only the tap.
+                #expect(try first.records(ofType: "tag").isEmpty)
+                #expect((try saved()["tags"] as? [Any])?.isEmpty == true)
+
+                let second = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder + "/again",
+                                             arguments: Self.fastSpeech)
+                defer { second.stop() }
+                try second.waitUntilShown(timeout: 60)
+                try second.waitForGreeting()
+                let greeting = try #require(try second.records(ofType: "speech").first?["text"] as? String)
+                #expect(greeting.contains("1 saved tag loaded.")
+                        && greeting.contains("Tag 1 was still being placed when the program stopped, and is placed now."), "\(greeting)")
+                let tags = try #require(try saved()["tags"] as? [[String: Any]])
+                try #require(tags.count == 1, "\(tags)")
+                #expect(tags[0]["snapped"] as? Bool == true)
+                #expect(hypot((tags[0]["x"] as! Double) - column.x, (tags[0]["y"] as! Double) - column.y) < 0.1)
+                #expect(try saved()["unplaced"] == nil)
+                #expect(try second.quitWithKey() == 0)
+            }
+        }
+
         @Test func arrowKeysWalkTheColumnsAndEnterTagsOne() throws {
             try withServers("walk") { display, sound, folder in
                 let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 31, folder: folder)

@@ -173,7 +173,7 @@ import Testing
         _ = c.setColumns((0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
         _ = c.handle(key: "Right", at: 3.1)
         let cursor = try #require(c.cursor)
-        #expect(c.handle(key: "Return", at: 3.2).isEmpty && c.book.tags.count == 1)
+        #expect(c.handle(key: "Return", at: 3.2) == [.tagsChanged] && c.book.tags.count == 1)
         #expect(speech(c.handle(key: "o", at: 3.3)) == ["The tag being placed will be the unit cell's origin."])
         #expect(speech(c.handle(key: "l", at: 3.4)).first?.hasSuffix("2 tags still being placed.") == true)
         let placed = c.snapped(waiting, to: ImagePoint(x: 50.2, y: 49.9))
@@ -188,6 +188,31 @@ import Testing
         #expect(speech(c.handle(key: "c", at: 4.1)) == ["Clear all 4 tags? Press C again to confirm."])
         _ = c.handle(key: "c", at: 4.2)
         #expect(c.snapped(cleared, to: ImagePoint(x: 30.2, y: 69.9)).isEmpty && c.book.tags.isEmpty)
+    }
+
+    @Test func tagsBeingPlacedAreSavedWithEveryChange() throws {
+        let c = make()
+        let tapped = penTap(c, x: 33, y: 48, at: 1)
+        #expect(tapped.contains(.tagsChanged), "a tap being snapped is saved at once")
+        let request = try #require(tapped.compactMap { if case .snap(let r) = $0 { r } else { nil } }.first)
+        _ = c.setColumns([ImagePoint(x: 50.2, y: 49.9)])
+        _ = c.handle(key: "Right", at: 1.1)
+        #expect(c.handle(key: "Return", at: 1.2).contains(.tagsChanged))
+        #expect(c.handle(key: "o", at: 1.3).contains(.tagsChanged))
+        #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48)),
+                                   UnplacedTag(point: ImagePoint(x: 50.2, y: 49.9), makesOrigin: true)])
+        #expect(c.handle(key: "BackSpace", at: 1.4).contains(.tagsChanged))
+        #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48))])
+        #expect(c.snapped(request, to: ImagePoint(x: 30.2, y: 49.9)).contains(.tagsChanged) && c.unplacedTags.isEmpty)
+    }
+
+    @Test func tagsSavedUnplacedAreSnappedInTheirOrder() {
+        var book = TagBook(tags: [Tag(id: 1, x: 10.2, y: 9.9, snapped: true)])
+        let placed = book.place([UnplacedTag(point: ImagePoint(x: 33, y: 48)),
+                                 UnplacedTag(point: ImagePoint(x: 40, y: 60), makesOrigin: true)],
+                                snapRadius: 0.6, by: Grid())
+        #expect(placed == [Tag(id: 2, x: 30.2, y: 49.9, snapped: true), Tag(id: 3, x: 40, y: 60, snapped: false)])
+        #expect(book.tags.count == 3 && book.cellMarks == [3])
     }
 
     @Test func listClearAndMarkOrigin() {

@@ -8,7 +8,7 @@ public enum ControllerOutput: Sendable, Equatable {
     case speak(String)
     case tagAdded(Tag)
     case tagRemoved(Tag)
-    /// The tags or the cell's corners changed: time to save them.
+    /// The tags (placed or still being placed) or the cell's corners changed: time to save them.
     case tagsChanged
     /// Snap this tap to a column, away from the event loop, and hand the answer to `snapped(_:to:)`.
     case snap(SnapRequest)
@@ -370,6 +370,8 @@ public final class SessionController {
     }
 
     private struct QueuedTag {
+        /// Where it was asked for: the tap, or the cursor's column.
+        var point: ImagePoint
         /// The tap's snap it waits for; nil for a tag from the column cursor, queued behind a tap.
         var snapID: Int?
         var placement: Placement?
@@ -382,17 +384,23 @@ public final class SessionController {
         guard instrument.level(at: point) != nil else { return [announce("Not tagged: outside the image.")] }
         guard let spacing = columnSpacing else { return place(Placement(point: point, snapped: false)) }
         lastSnapID += 1
-        queuedTags.append(QueuedTag(snapID: lastSnapID))
-        return [.snap(SnapRequest(id: lastSnapID, point: point, radius: instrument.profile.gestures.snapRadius * spacing))]
+        queuedTags.append(QueuedTag(point: point, snapID: lastSnapID))
+        return [.snap(SnapRequest(id: lastSnapID, point: point, radius: instrument.profile.gestures.snapRadius * spacing)),
+                .tagsChanged]
     }
 
     /// Tags at once, or after the taps still waiting for their snaps.
     private func place(_ placement: Placement) -> [ControllerOutput] {
         guard queuedTags.isEmpty else {
-            queuedTags.append(QueuedTag(placement: placement))
-            return []
+            queuedTags.append(QueuedTag(point: placement.point, placement: placement))
+            return [.tagsChanged]
         }
         return addTag(placement)
+    }
+
+    /// The tags asked for and not yet placed, oldest first: saved with the tags.
+    public var unplacedTags: [UnplacedTag] {
+        queuedTags.map { UnplacedTag(point: $0.point, makesOrigin: $0.makesOrigin) }
     }
 
     /// A tap's snap, done: the tag goes on the column, or where the pen touched if none was near —
@@ -429,7 +437,7 @@ public final class SessionController {
 
     /// Undoes the latest tag asked for, placed or not.
     private func removeLastTag() -> [ControllerOutput] {
-        guard queuedTags.popLast() == nil else { return [announce("Removed the tag being placed.")] }
+        guard queuedTags.popLast() == nil else { return [.tagsChanged, announce("Removed the tag being placed.")] }
         guard let tag = book.removeLast() else { return [announce("No tags to remove.")] }
         return [.tagRemoved(tag), .tagsChanged, announce("Removed tag \(tag.id).")]
     }
@@ -452,7 +460,7 @@ public final class SessionController {
     private func markOrigin() -> [ControllerOutput] {
         guard queuedTags.isEmpty else {
             queuedTags[queuedTags.count - 1].makesOrigin = true
-            return [announce("The tag being placed will be the unit cell's origin.")]
+            return [.tagsChanged, announce("The tag being placed will be the unit cell's origin.")]
         }
         return markLastTagAsOrigin()
     }

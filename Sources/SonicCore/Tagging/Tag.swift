@@ -13,3 +13,16 @@ public struct Tag: Sendable, Equatable {
 
     public var point: ImagePoint { ImagePoint(x: x, y: y) }
 }
+
+/// A tag asked for but not yet placed: its tap is still being snapped to a column. Saved with the
+/// tags, so a kill meanwhile does not lose it: it is snapped again when the image is next opened.
+public struct UnplacedTag: Sendable, Equatable {
+    /// Where the pen tapped (or the column the cursor was on).
+    public var point: ImagePoint
+    /// O was pressed for it: it becomes the unit cell's origin once placed.
+    public var makesOrigin: Bool
+
+    public init(point: ImagePoint, makesOrigin: Bool = false) {
+        self.point = point; self.makesOrigin = makesOrigin
+    }
+}

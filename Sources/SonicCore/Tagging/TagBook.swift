@@ -41,6 +41,20 @@ public struct TagBook: Sendable, Equatable {
         return tag
     }
 
+    /// Places tags saved unplaced — the program stopped while their taps were being snapped — in
+    /// their order: each on the column nearest it within `snapRadius` spacings, or where tapped.
+    public mutating func place(_ unplaced: [UnplacedTag], snapRadius: Double, by snapper: any ColumnSnapping) -> [Tag] {
+        unplaced.map { waiting in
+            let column = snapper.spacing.flatMap {
+                snapper.columnCentre(nearX: waiting.point.x, y: waiting.point.y, radius: snapRadius * $0)
+            }
+            let point = column ?? waiting.point
+            let tag = add(x: point.x, y: point.y, snapped: column != nil)
+            if waiting.makesOrigin { _ = markLastAsOrigin() }
+            return tag
+        }
+    }
+
     /// The origin, a and b tags, once all three exist.
     public var cellTags: [Tag]? {
         let ids = cellMarks ?? tags.prefix(3).map(\.id)
