@@ -172,17 +172,29 @@ extension EndToEnd {
             }
         }
 
-        @Test func aSlowSnapDoesNotHoldUpTheKeys() throws {
-            try withServers("slow-snap") { display, sound, folder in
-                // Strongly overlapping columns: a snap refits the columns around the tap jointly, which
-                // takes seconds in this (debug) build.
-                let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: 51, folder: folder)
-                let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
-                defer { session.stop() }
+        /// A session in tagging mode on strongly overlapping columns, tapped 2 px beside the column
+        /// nearest the middle: its snap refits the columns around the tap jointly, which takes seconds
+        /// in this (debug) build.
+        func tapBesideAnOverlappingColumn(seed: UInt64, _ display: TestDisplay, _ sound: SoundServer, _ folder: String) throws
+            -> (sample: Sample, session: PlaySession, column: (x: Double, y: Double, height: Double)) {
+            let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: seed, folder: folder)
+            let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+            do {
                 let viewport = try session.startTagging()
                 let column = sample.column(nearest: 128, 128)
                 let tap = screen(column.x + 2, column.y - 2, viewport)
                 try display.tap(tap.0, tap.1, ms: 60)
+                return (sample, session, column)
+            } catch {
+                session.stop()
+                throw error
+            }
+        }
+
+        @Test func aSlowSnapDoesNotHoldUpTheKeys() throws {
+            try withServers("slow-snap") { display, sound, folder in
+                let (_, session, column) = try tapBesideAnOverlappingColumn(seed: 51, display, sound, folder)
+                defer { session.stop() }
                 try display.key("space")
                 try waitFor("the tag", timeout: 60) { (try? session.records(ofType: "tag").count) == 1 }
                 // Where am I was answered while the snap was being worked out, not after it.
@@ -250,18 +262,12 @@ extension EndToEnd {
 
         @Test func aTagBeingPlacedSurvivesAKill() throws {
             try withServers("kill-snap") { display, sound, folder in
-                // Strongly overlapping columns: a snap takes seconds in this (debug) build, time enough to kill during it.
-                let sample = try Self.sample(.square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: 52, folder: folder)
-                let sidecar = sample.path + ".tags.json"
-                func saved() throws -> [String: Any] {
-                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecar))) as! [String: Any]
-                }
-                let first = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                // The snap takes seconds: time enough to kill the program during it.
+                let (sample, first, column) = try tapBesideAnOverlappingColumn(seed: 52, display, sound, folder)
                 defer { first.stop() }
-                let viewport = try first.startTagging()
-                let column = sample.column(nearest: 128, 128)
-                let tap = screen(column.x + 2, column.y - 2, viewport)
-                try display.tap(tap.0, tap.1, ms: 60)
+                func saved() throws -> [String: Any] {
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample.path + ".tags.json"))) as! [String: Any]
+                }
                 try waitFor("the tap on disk", timeout: 10) { (try? saved())?["unplaced"] != nil }
                 first.process.signal(SIGKILL)
                 #expect(first.process.wait(timeout: 5) == 128 + SIGKILL)
