@@ -11,23 +11,12 @@ struct ColumnCandidate: Sendable, Equatable {
 struct ColumnDetector: Sendable {
     let geometry: ColumnGeometry
     let threshold: Double
-    /// Disc offsets, each marked whether it comes before the centre in row-major order.
-    private let offsets: [(dx: Int, dy: Int, before: Bool)]
+    private let disc: SuppressionDisc
 
     init(geometry: ColumnGeometry, noise: Double) {
         self.geometry = geometry
         threshold = ColumnGeometry.candidateThreshold * noise * geometry.bandPass.noiseGain
-        let r = geometry.suppressionRadius
-        let reach = Int(r.rounded(.down))
-        var offsets: [(dx: Int, dy: Int, before: Bool)] = []
-        for dy in -reach...reach {
-            for dx in -reach...reach where (dx != 0 || dy != 0) && Double(dx * dx + dy * dy) <= r * r {
-                offsets.append((dx, dy, dy < 0 || (dy == 0 && dx < 0)))
-            }
-        }
-        // Nearest first: most rejections come from the immediate neighbours.
-        offsets.sort { $0.dx * $0.dx + $0.dy * $0.dy < $1.dx * $1.dx + $1.dy * $1.dy }
-        self.offsets = offsets
+        disc = SuppressionDisc(radius: geometry.suppressionRadius)
     }
 
     /// Candidates whose pixel lies in `xs`×`ys`, in row-major order.
@@ -43,29 +32,12 @@ struct ColumnDetector: Sendable {
         let fw = fx.count
         var result: [ColumnCandidate] = []
         filtered.withUnsafeBufferPointer { f in
-            offsets.withUnsafeBufferPointer { disc in
-                for y in ys {
-                    let row = (y - fy.lowerBound) * fw - fx.lowerBound
-                    for x in xs {
-                        let v = f[row + x]
-                        guard v > threshold else { continue }
-                        var isMaximum = true
-                        for o in disc {
-                            let qx = x + o.dx, qy = y + o.dy
-                            guard fx.contains(qx) && fy.contains(qy) else { continue }
-                            let q = f[row + o.dy * fw + qx]
-                            if q > v || (o.before && q == v) { isMaximum = false; break }
-                        }
-                        guard isMaximum else { continue }
-                        var sx = Double(x), sy = Double(y)
-                        if fx.contains(x - 1) && fx.contains(x + 1) {
-                            sx += SpacingEstimator.parabolaVertex(f[row + x - 1], v, f[row + x + 1])
-                        }
-                        if fy.contains(y - 1) && fy.contains(y + 1) {
-                            sy += SpacingEstimator.parabolaVertex(f[row - fw + x], v, f[row + fw + x])
-                        }
-                        result.append(ColumnCandidate(x: x, y: y, startX: sx, startY: sy, response: v))
-                    }
+            for y in ys {
+                let row = (y - fy.lowerBound) * fw - fx.lowerBound
+                for x in xs where f[row + x] > threshold {
+                    guard disc.isMaximum(f, index: row + x, x: x, y: y, width: fw, xs: fx, ys: fy) else { continue }
+                    let start = SuppressionDisc.vertex(f, index: row + x, x: x, y: y, width: fw, xs: fx, ys: fy)
+                    result.append(ColumnCandidate(x: x, y: y, startX: start.x, startY: start.y, response: f[row + x]))
                 }
             }
         }

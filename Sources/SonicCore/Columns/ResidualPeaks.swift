@@ -47,27 +47,19 @@ enum ResidualPeaks {
                 filtered[y * width + x] = sum / (energyX[x] * energyY[y])
             }
         }
-        let radius = Int(suppression.rounded(.down))
+        let disc = SuppressionDisc(radius: suppression)
         var peaks: [Peak] = []
-        for y in 0..<height {
-            for x in 0..<width {
-                let v = filtered[y * width + x]
-                let error = noise / (energyX[x] * energyY[y]).squareRoot()
-                guard v >= minimumHeight && v >= significance * error else { continue }
-                var isMaximum = true
-                search: for dy in -radius...radius where (0..<height).contains(y + dy) {
-                    for dx in -radius...radius where (0..<width).contains(x + dx) && (dx != 0 || dy != 0) {
-                        guard Double(dx * dx + dy * dy) <= suppression * suppression else { continue }
-                        let q = filtered[(y + dy) * width + x + dx]
-                        // Ties go to the earlier pixel in row-major order.
-                        if q > v || (q == v && (dy < 0 || (dy == 0 && dx < 0))) { isMaximum = false; break search }
-                    }
+        filtered.withUnsafeBufferPointer { f in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let index = y * width + x
+                    let error = noise / (energyX[x] * energyY[y]).squareRoot()
+                    guard f[index] >= minimumHeight && f[index] >= significance * error,
+                          disc.isMaximum(f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
+                    else { continue }
+                    let at = SuppressionDisc.vertex(f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
+                    peaks.append(Peak(x: at.x, y: at.y, height: f[index]))
                 }
-                guard isMaximum else { continue }
-                func at(_ x: Int, _ y: Int) -> Double { filtered[y * width + x] }
-                let sx = x > 0 && x < width - 1 ? SpacingEstimator.parabolaVertex(at(x - 1, y), v, at(x + 1, y)) : 0
-                let sy = y > 0 && y < height - 1 ? SpacingEstimator.parabolaVertex(at(x, y - 1), v, at(x, y + 1)) : 0
-                peaks.append(Peak(x: Double(x) + sx, y: Double(y) + sy, height: v))
             }
         }
         return peaks
