@@ -46,6 +46,10 @@ struct TagStore {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
+    /// More tags waiting to be placed than anyone asks for during one snap: such a file was not written by
+    /// this program, and snapping them all could take hours.
+    static let mostUnplaced = 100
+
     let path: String
     let imageName: String
     let width: Int
@@ -75,6 +79,9 @@ struct TagStore {
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
             throw Failure(description: "the saved tags \(path) are damaged (\(Self.reason(error))); move the file away to start afresh")
+        }
+        if let unplaced = file.unplaced, unplaced.count > Self.mostUnplaced {
+            throw Failure(description: "the saved tags \(path) are damaged (\(unplaced.count) unplaced tags, at most \(Self.mostUnplaced)); move the file away to start afresh")
         }
         guard file.width == width, file.height == height else {
             let aside = path + ".\(file.width)x\(file.height).bak"

@@ -43,6 +43,27 @@ extension EndToEnd {
             expectOneLine(try play([folder]), status: 2, containing: "not a regular file")
         }
 
+        @Test func damagedTagFilesExitWithStatusTwoAndAreKept() throws {
+            let folder = try Fixtures.scratch("badtags")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let image = folder + "/lattice.png"
+            try Data(TestPNG(width: 20, height: 20, bitDepth: 16, colourType: .gray, samples: (0..<400).map { UInt16($0 * 100) }).bytes)
+                .write(to: URL(fileURLWithPath: image))
+            let unplaced = Array(repeating: #"{"x": 5, "y": 5}"#, count: 101).joined(separator: ",")
+            let files = [
+                ("{ \"format\" : \"sonic-atomic tags\", \"tags\" : [", "not JSON"),
+                (#"{"format": "sonic-atomic tags", "version": 1, "image": "lattice.png", "width": 20, "height": 20}"#, "no \"tags\""),
+                (#"{"format": "sonic-atomic tags", "version": 1, "image": "lattice.png", "width": 20, "height": 20, "tags": [], "unplaced": ["#
+                    + unplaced + "]}", "101 unplaced tags"),
+            ]
+            for (text, reason) in files {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: image + ".tags.json"))
+                // Refused before the display is even tried (there is none): status 2, not 3.
+                expectOneLine(try play([image]), status: 2, containing: reason)
+                #expect(try String(contentsOfFile: image + ".tags.json", encoding: .utf8) == text, "the file was changed")
+            }
+        }
+
         @Test func badProfilesExitWithStatusTwoNamingFileLineAndKey() throws {
             let folder = try Fixtures.scratch("badprofile")
             defer { try? FileManager.default.removeItem(atPath: folder) }
