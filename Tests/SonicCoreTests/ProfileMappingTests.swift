@@ -87,6 +87,26 @@ import TestSupport
         #expect(abs(pitches[0] - 110 * pow(16, 0.125)) < 1e-9 && pitches[5] == 110 * pow(16, 0.875))
     }
 
+    @Test func liftingThePenEndsANoteWithoutStartingAnother() throws {
+        let profile = try Profile(name: "n", file: "n.toml", text: "[tone]\narticulation = \"notes\"\n")
+        let image = GrayImage(width: 1, height: 1, bitDepth: 16, samples: [30_000])
+        let controls = SynthControls()
+        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
+        let engine = SynthEngine(chain: profile.chain, sampleRate: 48_000, controls: controls)
+        var tip = PenButtons()
+        tip.insert(1)
+        var out = [Float](repeating: 0, count: 96_000)
+        instrument.handle(PenEvent(time: 0, rootX: 5, rootY: 5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 24_000, channels: 2) }
+        // Lifted half a second later, long after the note ended: nothing more is heard.
+        instrument.handle(PenEvent(time: 0.5, rootX: 5, rootY: 5, pressure: 0, tiltX: 0, tiltY: 0, buttons: PenButtons(), inWindow: true))
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress! + 48_000, frames: 24_000, channels: 2) }
+        let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
+        #expect(SignalAnalysis.bursts(left, threshold: 0.01, window: 48, minimumGap: 480).count == 1)
+        #expect(SignalAnalysis.peak(left[24_000...]) < 1e-4)
+    }
+
     @Test func notesAreShortAndDistinct() {
         var chain = SoundChain(oscillators: [.init(waveform: .square, level: 0.5)])
         chain.noteLength = 0.12

@@ -98,12 +98,15 @@ public final class Instrument {
     }
 
     /// Silence, e.g. when the program quits.
-    public func silence() { controls.set(.silent) }
+    public func silence() { controls.set(silent) }
+
+    /// Silence that keeps the last note's number: a new number would start a note as the sound fades.
+    private var silent: SynthTargets { SynthTargets(note: notes) }
 
     /// Sounds the pixel at `point` as a touch there would (the column cursor); nil returns the sound
     /// to the pen.
     public func probe(at point: ImagePoint?) {
-        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? .silent) }
+        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? silent) }
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
         let value = sampledValue(at: point)
@@ -142,7 +145,7 @@ public final class Instrument {
     private func targets(for record: PenRecord, value: Double? = nil) -> SynthTargets {
         guard touching(record) else {
             noteBand = nil
-            return .silent
+            return silent
         }
         let sample = value ?? Double(record.sample)
         var targets = SynthTargets(frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
