@@ -19,15 +19,17 @@ extension EndToEnd {
             try session.records(ofType: "speech").map { $0["text"] as! String }
         }
 
-        @Test func barrelButtonChangesModeAndEveryActionIsSpoken() throws {
-            try withServers("barrel") { display, sound, folder in
+        @Test(arguments: SoundServer.Kind.allCases)
+        func barrelButtonChangesModeAndEveryActionIsSpoken(sound kind: SoundServer.Kind) throws {
+            try withServers("barrel", sound: kind) { display, sound, folder in
                 let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 // The greeting first.
                 let greetingMark = try session.waitForGreeting()
                 let greeting = try speechTexts(session)
-                #expect(greeting.first == "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch.")
+                let noTablet = display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
+                #expect(greeting.first == "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch." + noTablet)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<greetingMark], sampleRate: Self.rate))
 
                 // Double click of the lower barrel button, hovering: the next mode, announced at once.
@@ -79,9 +81,9 @@ extension EndToEnd {
 
         /// On a flat image in mode `key`: one pen stroke (`pen stroke` arguments), then `body` gets the
         /// recording and `count` equal windows through the middle 80 % of the stroke's sound.
-        func stroke(inMode key: String, _ name: String, _ arguments: [String], windows count: Int,
+        func stroke(inMode key: String, _ name: String, _ arguments: [String], windows count: Int, sound kind: SoundServer.Kind,
                     _ body: ([Float], [Range<Int>], PlaySession) throws -> Void) throws {
-            try withServers(name) { display, sound, folder in
+            try withServers(name, sound: kind) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
@@ -104,9 +106,10 @@ extension EndToEnd {
             }
         }
 
-        @Test(.enabled(if: Fixtures.penTablet != nil || Fixtures.isCI, "needs the real pen's pressure (pen-tablet)"))
-        func pressureSetsTheLoudness() throws {
-            try stroke(inMode: "2", "pressure", ["--pressure", "0.1:0.9", "--ms", "2000"], windows: 5) { x, windows, _ in
+        @Test(.enabled(if: Fixtures.hasRealPen, "needs the real pen's pressure: \(Fixtures.penTabletMissing ?? "")"),
+              arguments: SoundServer.Kind.allCases)
+        func pressureSetsTheLoudness(sound kind: SoundServer.Kind) throws {
+            try stroke(inMode: "2", "pressure", ["--pressure", "0.1:0.9", "--ms", "2000"], windows: 5, sound: kind) { x, windows, _ in
                 // Each window louder than the last, as the linear pressure curve says — loudness ∝
                 // (p − threshold) — within 1.5 dB.
                 let levels = windows.map { SignalAnalysis.dBFS(x[$0]) }
@@ -123,10 +126,11 @@ extension EndToEnd {
             }
         }
 
-        @Test(.enabled(if: Fixtures.penTablet != nil || Fixtures.isCI, "needs the real pen's tilt (pen-tablet)"))
-        func leaningThePenDarkensTheSound() throws {
+        @Test(.enabled(if: Fixtures.hasRealPen, "needs the real pen's tilt: \(Fixtures.penTabletMissing ?? "")"),
+              arguments: SoundServer.Kind.allCases)
+        func leaningThePenDarkensTheSound(sound kind: SoundServer.Kind) throws {
             // Upright to leaning 60° to the right, at even pressure.
-            try stroke(inMode: "3", "tilt", ["--pressure", "0.8", "--tilt", "0,0:60,0", "--ms", "2500"], windows: 4) { x, windows, session in
+            try stroke(inMode: "3", "tilt", ["--pressure", "0.8", "--tilt", "0,0:60,0", "--ms", "2500"], windows: 4, sound: kind) { x, windows, session in
                 let centroids = windows.map { Spectrum.centroid(x[$0], sampleRate: Self.rate, frame: 4096) }
                 // Upright is bright, flat is dark: the centre of the spectrum falls as the pen leans.
                 #expect(zip(centroids, centroids.dropFirst()).allSatisfy { $0 > $1 }, "centroids \(centroids)")
@@ -220,8 +224,9 @@ extension EndToEnd {
             }
         }
 
-        @Test func theToneDucksTwelveDecibelsUnderTheVoice() throws {
-            try withServers("duck") { display, sound, folder in
+        @Test(arguments: SoundServer.Kind.allCases)
+        func theToneDucksTwelveDecibelsUnderTheVoice(sound kind: SoundServer.Kind) throws {
+            try withServers("duck", sound: kind) { display, sound, folder in
                 // Left half black, right half white: the white half plays 1760 Hz.
                 let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
@@ -262,24 +267,21 @@ extension EndToEnd {
         }
 
         @Test func withoutATabletTheGreetingSaysSoAndTheMousePlays() throws {
-            let folder = try Fixtures.scratch("mouse")
-            let sound = try SoundServer(folder: folder)
-            defer { sound.stop() }
-            let display = try TestDisplay(folder: folder, plainMouse: true)
-            defer { display.stop() }
-            let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
-            defer { session.stop() }
-            try session.waitUntilShown()
-            try session.waitForGreeting()
-            let greeting = try #require(try speechTexts(session).first)
-            #expect(greeting.hasSuffix("No pen tablet found: the mouse plays, as a pen pressed fully."), "\(greeting)")
-            let mark = sound.recordedSampleCount()
-            try display.tap(960, 540, ms: 300)
-            usleep(200_000)
-            #expect(SignalAnalysis.peak(try sound.recording()[mark...]) > 0.4)
-            let touch = try #require(try session.records(ofType: "pen").first { ($0["buttons"] as! [Int]).contains(1) })
-            #expect(touch["pressure"] as? Double == 1)
-            #expect(try session.quitWithKey() == 0)
+            try withServers("mouse", plainMouse: true) { display, sound, folder in
+                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try session.waitForGreeting()
+                let greeting = try #require(try speechTexts(session).first)
+                #expect(greeting.hasSuffix("No pen tablet found: the mouse plays, as a pen pressed fully."), "\(greeting)")
+                let mark = sound.recordedSampleCount()
+                try display.tap(960, 540, ms: 300)
+                usleep(200_000)
+                #expect(SignalAnalysis.peak(try sound.recording()[mark...]) > 0.4)
+                let touch = try #require(try session.records(ofType: "pen").first { ($0["buttons"] as! [Int]).contains(1) })
+                #expect(touch["pressure"] as? Double == 1)
+                #expect(try session.quitWithKey() == 0)
+            }
         }
 
         @Test func withoutSpeechDataTheInstrumentStillPlays() throws {

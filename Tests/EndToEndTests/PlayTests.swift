@@ -20,8 +20,9 @@ extension EndToEnd {
             return 110 * pow(16, level)
         }
 
-        @Test func pitchFollowsIntensityAndLiftingIsSilent() throws {
-            try withServers("regions") { display, sound, folder in
+        @Test(arguments: SoundServer.Kind.allCases)
+        func pitchFollowsIntensityAndLiftingIsSilent(sound kind: SoundServer.Kind) throws {
+            try withServers("regions", sound: kind) { display, sound, folder in
                 // Five 10×10 regions of known values, side by side.
                 let values: [UInt16] = [3000, 12_000, 25_000, 41_000, 60_000]
                 let width = 50, height = 10
@@ -256,8 +257,9 @@ extension EndToEnd {
             }
         }
 
-        @Test func aDropoutIsHeardAsSilenceAndLogged() throws {
-            try withServers("dropout") { display, sound, folder in
+        @Test(arguments: SoundServer.Kind.allCases)
+        func aDropoutIsHeardAsSilenceAndLogged(sound kind: SoundServer.Kind) throws {
+            try withServers("dropout", sound: kind, dropoutsExpected: true) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }

@@ -32,9 +32,9 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: ["default", "pentatonic", "classic", "discrete"])
-        func eachShippedProfileSoundsItsMapping(profile: String) throws {
-            try withServers("profile-\(profile)") { display, sound, folder in
+        @Test(arguments: ["default", "pentatonic", "classic", "discrete"], SoundServer.Kind.allCases)
+        func eachShippedProfileSoundsItsMapping(profile: String, sound kind: SoundServer.Kind) throws {
+            try withServers("profile-\(profile)", sound: kind) { display, sound, folder in
                 let image = Fixtures.repository + "/images/calibration.png"
                 let session = try PlaySession(image: image, display: display, sound: sound, folder: folder,
                                               arguments: Self.fastSpeech + ["--profile", profile])
@@ -54,6 +54,8 @@ extension EndToEnd {
                     // Timed from the tone's own start, so a late pen event or a recorder hiccup cannot slide the
                     // pen-up's release into the window.
                     let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no tone on step \(k)")
+                    try Data(recording[mark...].withUnsafeBufferPointer { Data(buffer: $0) }).write(to: URL(fileURLWithPath: "/tmp/dbg-\(profile)-\(kind)-\(k).f32"))
+                    print("DBG", profile, kind, k, mark, onset)
                     let heard: Double?
                     switch profile {
                     case "discrete":

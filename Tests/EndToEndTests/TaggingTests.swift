@@ -324,8 +324,9 @@ extension EndToEnd {
             }
         }
 
-        @Test func thePenTicksAtTheUnitCellsBoundariesAndTTurnsThatOff() throws {
-            try withServers("ticks") { display, sound, folder in
+        @Test(arguments: SoundServer.Kind.allCases)
+        func thePenTicksAtTheUnitCellsBoundariesAndTTurnsThatOff(sound kind: SoundServer.Kind) throws {
+            try withServers("ticks", sound: kind) { display, sound, folder in
                 let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 41, folder: folder)
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }

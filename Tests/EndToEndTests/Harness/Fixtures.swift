@@ -15,12 +15,31 @@ enum Fixtures {
 
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
-    /// The pen-tablet tool beside the repository (override: SONIC_PEN_TABLET).
-    static var penTablet: String? {
-        let path = ProcessInfo.processInfo.environment["SONIC_PEN_TABLET"]
-            ?? URL(fileURLWithPath: repository).deletingLastPathComponent().appendingPathComponent("shared/pen-tablet").path
-        return FileManager.default.fileExists(atPath: path + "/start-pen-x") ? path : nil
+    /// The pen-tablet fixture: a real Xorg whose wacom driver reads an emulated pen (override:
+    /// SONIC_PEN_TABLET).
+    static var penTablet: String {
+        ProcessInfo.processInfo.environment["SONIC_PEN_TABLET"] ?? repository + "/scripts/pen-tablet"
     }
+
+    /// Why the pen tablet cannot run on this machine, or nil when it can. It needs FUSE (through
+    /// fusermount3 unless root) for its pen, and Xorg with the dummy video and wacom input drivers.
+    static let penTabletMissing: String? = {
+        var info = stat()
+        guard stat("/dev/fuse", &info) == 0, info.st_mode & S_IFMT == S_IFCHR else {
+            return "no /dev/fuse here, and the emulated pen is a FUSE device"
+        }
+        if getuid() != 0 && Subprocess.which("fusermount3") == nil { return "fusermount3 is not installed (Debian package fuse3)" }
+        let parts = ["/usr/lib/xorg/Xorg": "xserver-xorg-core", "/usr/lib/xorg/modules/drivers/dummy_drv.so": "xserver-xorg-video-dummy",
+                     "/usr/lib/xorg/modules/input/wacom_drv.so": "xserver-xorg-input-wacom"]
+        for (file, package) in parts.sorted(by: { $0.key < $1.key }) where !FileManager.default.fileExists(atPath: file) {
+            return "\(package) is not installed"
+        }
+        return nil
+    }()
+
+    /// Whether tests get the real pen: where the machine cannot run it they fall back to Xvfb's plain
+    /// pointer — but never in CI, where its absence fails the test.
+    static var hasRealPen: Bool { penTabletMissing == nil || isCI }
 
     /// A fresh scratch folder for one test.
     static func scratch(_ name: String) throws -> String {

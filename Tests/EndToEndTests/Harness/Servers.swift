@@ -1,16 +1,40 @@
 import Foundation
+import Testing
 import TestSupport
 
-/// Runs `body` with a fresh X display (pen-tablet), sound server and scratch folder, then tears down.
-func withServers(_ name: String, _ body: (TestDisplay, SoundServer, String) throws -> Void) throws {
-    let folder = try Fixtures.scratch(name)
-    // Sound first: its sink warms up while the X server starts.
-    let sound = try SoundServer(folder: folder)
+/// Runs `body` with a fresh X display (the pen tablet, or with `plainMouse` a plain pointer), a sound
+/// server of the given kind and a scratch folder, then tears down. Every session the program logged
+/// in the folder is then checked for dropouts: the sound must never run dry (`dropoutsExpected` is
+/// for the one test that starves it on purpose). The folder is kept when a test fails.
+func withServers(_ name: String, sound kind: SoundServer.Kind = .pulseaudio, plainMouse: Bool = false,
+                 dropoutsExpected: Bool = false, _ body: (TestDisplay, SoundServer, String) throws -> Void) throws {
+    let folder = try Fixtures.scratch(name + "-" + kind.rawValue)
+    let sound = try SoundServer(folder: folder, kind: kind)
     defer { sound.stop() }
-    let display = try TestDisplay(folder: folder)
+    let display = try TestDisplay(folder: folder, plainMouse: plainMouse)
     defer { display.stop() }
     try body(display, sound, folder)
-    try? FileManager.default.removeItem(atPath: folder)
+    var clean = true
+    if !dropoutsExpected {
+        for (log, dropouts) in try sessionDropouts(under: folder) where !dropouts.isEmpty {
+            let when = dropouts.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
+            Issue.record("the sound ran dry \(dropouts.count) time(s) in \(folder)/\(log) (on \(kind.rawValue)), at \(when) after its start")
+            clean = false
+        }
+    }
+    if clean { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+/// The dropouts of every session log under `folder`: seconds after the session started.
+func sessionDropouts(under folder: String) throws -> [(log: String, dropouts: [Double])] {
+    let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+    return try files.filter { $0.hasSuffix(".jsonl") }.map { file in
+        let records = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let start = records.first { $0["type"] as? String == "start" }?["t"] as? Double ?? 0
+        return (file, records.filter { $0["type"] as? String == "dropout" }.compactMap { ($0["t"] as? Double).map { $0 - start } })
+    }
 }
 
 /// Writes a 16-bit gray test image built by `value(x, y)` and returns its path.

@@ -1,87 +1,150 @@
 import Foundation
+import Synchronization
+import Testing
 import TestSupport
 
-/// A private PulseAudio daemon for one test: a 48 kHz float null sink whose monitor is recorded
-/// from the start, so the test hears exactly what the program played.
+/// A private sound server — PulseAudio, or PipeWire with its pulse service, as most desktops now
+/// run — with a 48 kHz float null sink, and a recording of its monitor for one test, so the test hears
+/// exactly what the program played. Both servers run with real-time priority where the user may
+/// have it, as a desktop's do.
+///
+/// The servers are shared by the tests of a run (the tests run one at a time): starting one for each
+/// test, and waiting out a new null sink's first two-second block, took a third of the run.
 final class SoundServer {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case pulseaudio, pipewire
+        var testDescription: String { rawValue }
+    }
+
     static let sampleRate = 48_000.0
-    let runFolder: String
-    private var daemon: Subprocess?
+    let kind: Kind
+    private let daemons: SoundDaemons
     private var recorder: Subprocess?
     let recordingPath: String
-    private var recorderStarted = Date()
+    private var heard = RecordingReader()
 
     /// What a client needs to reach this server.
-    var environment: [String: String] { ["PULSE_SERVER": "unix:\(runFolder)/native"] }
+    var clientEnvironment: [String: String] { daemons.clientEnvironment }
 
-    init(folder: String) throws {
-        // The socket path must stay under 108 bytes: keep the run folder short, in /tmp.
-        runFolder = "/tmp/sa-pa-\(getpid())-\(UUID().uuidString.prefix(6))"
-        recordingPath = folder + "/monitor.f32"
-        for sub in ["", "/xdg", "/home"] {
-            try FileManager.default.createDirectory(atPath: runFolder + sub, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
-        try "autospawn = no\n".write(toFile: runFolder + "/client.conf", atomically: true, encoding: .utf8)
-        guard let pulseaudio = Subprocess.which("pulseaudio"), let pactl = Subprocess.which("pactl"),
-              let parec = Subprocess.which("parec") else {
-            throw HarnessError("cannot start the sound server: pulseaudio, pactl or parec is not installed")
-        }
-        daemon = try Subprocess(pulseaudio, [
-            "--daemonize=no", "--system=false", "-n", "--exit-idle-time=-1", "--disallow-exit=yes",
-            "--use-pid-file=false", "--log-target=stderr",
-            "--load=module-null-sink sink_name=test rate=48000 channels=2 format=float32le",
-            "--load=module-native-protocol-unix socket=\(runFolder)/native auth-anonymous=1",
-        ], environment: daemonEnvironment, folder: folder, label: "pulseaudio")
-        do {
-            try waitFor("the PulseAudio test server", timeout: 15) {
-                (try? Subprocess.run(pactl, ["info"], environment: clientEnvironment, timeout: 5).status) == 0
-            }
-        } catch {
-            let log = daemon?.stderr ?? ""
-            stop()
-            throw HarnessError("cannot start the sound server: \(error) — \(log.suffix(600))")
-        }
-        // Recording from the start also keeps the null sink rendering in small blocks, not 2 s ones.
-        recorder = try Subprocess(parec, [
-            "--device=test.monitor", "--format=float32le", "--rate=48000", "--channels=1", "--raw", "--latency-msec=5",
-        ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec")
-        recorderStarted = Date()
-        try waitFor("the monitor recording to start", timeout: 10) {
-            ((try? FileManager.default.attributesOfItem(atPath: recordingPath)[.size] as? Int) ?? 0) > 0
-        }
+    /// The shared server of this kind (started if need be), recorded from now on into `folder`.
+    init(folder: String, kind: Kind = .pulseaudio) throws {
+        self.kind = kind
+        daemons = try SoundDaemons.shared(kind)
+        recordingPath = folder + "/monitor-\(kind.rawValue).f32"
+        // Stereo, so that both servers' monitors give the same samples (their stereo-to-mono downmixes differ).
+        recorder = try Subprocess(daemons.parec, [
+            "--device=test.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", "--latency-msec=5",
+        ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec-\(kind.rawValue)")
+        try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
     }
 
-    /// A null sink starts with a ~2 s render block and only adopts the recorder's low latency once
-    /// that block ends; a stream that connects earlier stays silent until then (measured: 1.4 s late
-    /// at 0.5 s, prompt from 2 s). Real sound cards do not do this. Call before starting the program.
-    func waitUntilLive() {
-        let remaining = 2.5 - Date().timeIntervalSince(recorderStarted)
-        if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
-    }
+    /// Waits until the server's sink has left its first, two-second render block (a new null sink's;
+    /// real sound cards do not do this): a stream that connects earlier stays silent until then
+    /// (measured: 1.4 s late at 0.5 s, prompt from 2 s). Call before starting the program.
+    func waitUntilLive() { daemons.waitUntilLive() }
 
-    private var daemonEnvironment: [String: String] {
-        ["HOME": runFolder + "/home", "XDG_RUNTIME_DIR": runFolder + "/xdg", "DBUS_SESSION_BUS_ADDRESS": "disabled:",
-         "PULSE_CLIENTCONFIG": runFolder + "/client.conf"]
-    }
-
-    var clientEnvironment: [String: String] {
-        environment.merging(["PULSE_CLIENTCONFIG": runFolder + "/client.conf"]) { $1 }
-    }
-
-    /// Samples recorded so far (mono float).
-    func recording() throws -> [Float] { try SignalAnalysis.readFloat32(recordingPath) }
+    /// Samples recorded so far: the mean of the two channels.
+    func recording() throws -> [Float] { try heard.read(recordingPath) }
 
     /// Index of the next sample to be recorded: a marker for "from now on".
     func recordedSampleCount() -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: recordingPath)[.size] as? Int) ?? 0) / 4
+        ((try? FileManager.default.attributesOfItem(atPath: recordingPath)[.size] as? Int) ?? 0) / 8
     }
 
+    /// Stops this test's recording; the server runs on for the next test.
     func stop() {
         recorder?.stop()
-        daemon?.stop()
         recorder = nil
-        daemon = nil
-        try? FileManager.default.removeItem(atPath: runFolder)
+    }
+}
+
+/// One private sound server (scripts/sound-server: the servers' settings are there, shared with
+/// the benchmarks), with a reader on its monitor for as long as it runs.
+private final class SoundDaemons: @unchecked Sendable {
+    let kind: SoundServer.Kind
+    let runFolder: String
+    let parec: String
+    let clientEnvironment: [String: String]
+    private let started = Date()
+
+    private static let running = Mutex<[SoundServer.Kind: SoundDaemons]>([:])
+
+    /// The running server of this kind, or a new one if there is none or it died.
+    static func shared(_ kind: SoundServer.Kind) throws -> SoundDaemons {
+        try running.withLock { servers in
+            if let server = servers[kind], server.isRunning { return server }
+            servers[kind]?.stop()
+            let server = try SoundDaemons(kind: kind)
+            if servers.isEmpty { atexit { SoundDaemons.stopAll() } }
+            servers[kind] = server
+            return server
+        }
+    }
+
+    static func stopAll() {
+        running.withLock { servers in
+            for server in servers.values { server.stop() }
+            servers = [:]
+        }
+    }
+
+    private static var script: String { Fixtures.repository + "/scripts/sound-server" }
+
+    private init(kind: SoundServer.Kind) throws {
+        self.kind = kind
+        // The socket path must stay under 108 bytes: keep the run folder short, in /tmp.
+        runFolder = "/tmp/sa-\(kind == .pulseaudio ? "pa" : "pw")-\(getpid())-\(UUID().uuidString.prefix(6))"
+        guard let parec = Subprocess.which("parec") else {
+            throw HarnessError("cannot start the sound server: parec is not installed (scripts/install-deps test)")
+        }
+        self.parec = parec
+        let started = try Subprocess.run(Self.script, ["start", kind.rawValue, runFolder], timeout: 60)
+        guard started.status == 0 else { throw HarnessError("cannot start the \(kind.rawValue) sound server: \(started.output)") }
+        clientEnvironment = Dictionary(uniqueKeysWithValues: started.output.split(separator: "\n").compactMap { line in
+            line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+        })
+    }
+
+    /// Whether every process the script started still runs.
+    private var isRunning: Bool {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: runFolder)) ?? []
+        let pids = files.filter { $0.hasSuffix(".pid") }.compactMap {
+            (try? String(contentsOfFile: runFolder + "/" + $0, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        return !pids.isEmpty && pids.allSatisfy { kill($0, 0) == 0 }
+    }
+
+    func waitUntilLive() {
+        guard kind == .pulseaudio else { return }
+        let remaining = 2.5 - Date().timeIntervalSince(started)
+        if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
+    }
+
+    private func stop() { _ = try? Subprocess.run(Self.script, ["stop", runFolder], timeout: 30) }
+}
+
+/// Reads a growing stereo float recording, only the part added since the last read: the tests poll it
+/// often, and reading it whole each time would load the machine the program under test runs on.
+private struct RecordingReader {
+    private var samples: [Float] = []
+    private var bytesRead = 0
+
+    mutating func read(_ path: String) throws -> [Float] {
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        try file.seek(toOffset: UInt64(bytesRead))
+        let data = try file.readToEnd() ?? Data()
+        let frames = data.count / 8
+        guard frames > 0 else { return samples }
+        samples.reserveCapacity(samples.count + frames)
+        data.withUnsafeBytes { raw in
+            for i in 0..<frames {
+                let left = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt32.self)))
+                let right = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8 + 4, as: UInt32.self)))
+                samples.append((left + right) / 2)
+            }
+        }
+        bytesRead += frames * 8
+        return samples
     }
 }
