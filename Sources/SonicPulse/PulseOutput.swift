@@ -43,12 +43,13 @@ public final class PulseOutput {
         }
         self.context = context
         pa_threaded_mainloop_start(mainloop)
-        // Ask for real-time scheduling on PulseAudio's thread (it renders our sound): a busy machine
-        // then cannot make it miss a refill and drop out. Refused without the right, which is harmless.
-        pa_threaded_mainloop_once_unlocked(mainloop, raiseToRealTime, nil)
 
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        // Ask for real-time scheduling on PulseAudio's thread (it renders our sound): a busy machine
+        // then cannot make it miss a refill and drop out. Refused without the right, which is harmless.
+        // Queued under the lock: it adds an event to the running mainloop, which the lock guards.
+        pa_threaded_mainloop_once_unlocked(mainloop, raiseToRealTime, nil)
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
               waitUntil({ pa_context_get_state(context) == PA_CONTEXT_READY },
                         failed: { PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 }) else {
