@@ -177,7 +177,9 @@ public final class X11Frontend {
             // The screen was resized and nobody else will resize us.
             XMoveResizeWindow(display, window, 0, 0, UInt32(event.xconfigure.width), UInt32(event.xconfigure.height))
         case MapNotify where event.xmap.window == window:
-            if !hasWindowManager { XSetInputFocus(display, window, RevertToParent, Time(CurrentTime)) }
+            if hasWindowManager { askForFullScreen() } else {
+                XSetInputFocus(display, window, RevertToParent, Time(CurrentTime))
+            }
             placeWindow(into: &events)
         case KeyPress:
             var keysym: KeySym = 0
@@ -299,6 +301,21 @@ public final class X11Frontend {
         let utf8 = Array(title.utf8)
         XChangeProperty(display, window, XInternAtom(display, "_NET_WM_NAME", False),
                         XInternAtom(display, "UTF8_STRING", False), 8, PropModeReplace, utf8, Int32(utf8.count))
+    }
+
+    /// Asks the window manager, once the window is mapped, for full screen: a manager still starting up
+    /// when the window appeared may have missed the state set before mapping. Asking again is harmless.
+    private func askForFullScreen() {
+        var message = XEvent()
+        message.xclient.type = ClientMessage
+        message.xclient.window = window
+        message.xclient.message_type = XInternAtom(display, "_NET_WM_STATE", False)
+        message.xclient.format = 32
+        message.xclient.data.l.0 = 1    // _NET_WM_STATE_ADD
+        message.xclient.data.l.1 = Int(XInternAtom(display, "_NET_WM_STATE_FULLSCREEN", False))
+        message.xclient.data.l.3 = 1    // a normal application
+        XSendEvent(display, root, False, SubstructureRedirectMask | SubstructureNotifyMask, &message)
+        XFlush(display)
     }
 
     private func placeWindow(into events: inout [FrontendEvent]) {

@@ -243,15 +243,26 @@ extension EndToEnd {
                 }
                 let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
-                // Full screen: the window manager gives the window the whole screen.
-                try waitFor("a full-screen placement", timeout: 20) {
-                    (try? session.records(ofType: "viewport"))?.last.map { ($0["scale"] as! Double) == Double(display.height) / 384 } == true
+                let search = { try Subprocess.run(try #require(Subprocess.which("xdotool")),
+                                                  ["search", "--name", "SonicAtomic"], environment: display.environment) }
+                func state(_ window: String) throws -> String {
+                    try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE"], environment: display.environment).output
                 }
-                let search = try Subprocess.run(try #require(Subprocess.which("xdotool")),
-                                                ["search", "--name", "SonicAtomic"], environment: display.environment)
-                let window = try #require(search.output.split(separator: "\n").first.map(String.init))
-                let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE"], environment: display.environment)
-                #expect(state.output.contains("_NET_WM_STATE_FULLSCREEN"), "\(state.output)")
+                // Full screen: the window manager gives the window the whole screen.
+                do {
+                    try waitFor("a full-screen placement", timeout: 20) {
+                        (try? session.records(ofType: "viewport"))?.last.map { ($0["scale"] as! Double) == Double(display.height) / 384 } == true
+                    }
+                } catch {
+                    let windows = (try? search().output.split(separator: "\n").map(String.init)) ?? []
+                    let states = windows.map { (try? state($0)) ?? "?" }
+                    let viewport = String(describing: try? session.records(ofType: "viewport").last)
+                    Issue.record("last viewport: \(viewport); windows \(windows): \(states)")
+                    throw error
+                }
+                let window = try #require(try search().output.split(separator: "\n").first.map(String.init))
+                let state = try state(window)
+                #expect(state.contains("_NET_WM_STATE_FULLSCREEN"), "\(state)")
                 try display.key("Escape")
                 #expect(session.process.wait(timeout: 10) == 0)
             }
