@@ -54,8 +54,6 @@ extension EndToEnd {
                     // Timed from the tone's own start, so a late pen event or a recorder hiccup cannot slide the
                     // pen-up's release into the window.
                     let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no tone on step \(k)")
-                    try Data(recording[mark...].withUnsafeBufferPointer { Data(buffer: $0) }).write(to: URL(fileURLWithPath: "/tmp/dbg-\(profile)-\(kind)-\(k).f32"))
-                    print("DBG", profile, kind, k, mark, onset)
                     let heard: Double?
                     switch profile {
                     case "discrete":
