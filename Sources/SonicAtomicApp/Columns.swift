@@ -1,20 +1,22 @@
 import ArgumentParser
 import Foundation
 import SonicCore
-import SonicPNG
 
 struct Columns: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find every atom column in an image and print its refined centre, peak and fit quality.",
         discussion: """
             Centres are image coordinates: (0, 0) is the centre of the top-left pixel, y down. `peak` is the \
-            fitted Gaussian's height above the local background (raw sample units); `quality` (0-1) is how \
+            fitted Gaussian's height above the local background (in the file's sample units); `quality` (0-1) is how \
             well a Gaussian on a plane fits the column. With --near, only the given points are snapped to \
             their nearest column (within 0.6 column spacings), as a tap in tagging mode does.
             """)
 
-    @Argument(help: "A PNG image.")
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
     var image: String
+
+    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, …). Default: the largest.")
+    var imageNumber: Int?
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
@@ -27,6 +29,7 @@ struct Columns: ParsableCommand {
 
     func validate() throws {
         if json && csv { throw ValidationError("choose --json or --csv, not both") }
+        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
         for point in near where Self.point(point) == nil {
             throw ValidationError("--near takes X,Y in image coordinates, e.g. --near 120.5,88")
         }
@@ -39,7 +42,7 @@ struct Columns: ParsableCommand {
 
     func run() throws {
         let picture: GrayImage
-        do { picture = try PNGDecoder.decode(path: image) } catch {
+        do { picture = try ImageFiles.open(image, number: imageNumber).image } catch {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
         let finder = ColumnFinder(image: picture)

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Glibc
 import SonicCore
-import SonicPNG
 import SonicPulse
 import SonicSpeech
 import SonicX11
@@ -21,8 +20,11 @@ struct Play: ParsableCommand {
     /// Room for the longest announcement (the key help) at 48 kHz.
     static let speechSeconds = 60.0
 
-    @Argument(help: "A PNG image (8- or 16-bit gray, or colour). Default: the bundled atomic lattice.")
+    @Argument(help: "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF or EMD (known by its content, not its name). Default: the bundled atomic lattice.")
     var image: String?
+
+    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, …; `inspect` lists them). Default: the largest.")
+    var imageNumber: Int?
 
     @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")
     var profile = "default"
@@ -46,6 +48,7 @@ struct Play: ParsableCommand {
     var exportTags: String?
 
     func validate() throws {
+        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
         guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
         if let rate, !(80...450).contains(rate) { throw ValidationError("--rate must be 80 to 450 words per minute") }
         if let pixelSize, PixelSize(pixelSize) == nil {
@@ -64,23 +67,25 @@ struct Play: ParsableCommand {
             throw fail("no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                        status: ExitStatus.badInput)
         }
-        let picture: GrayImage
-        do { picture = try PNGDecoder.decode(path: imagePath) } catch {
+        let opened: ImageFiles.Opened
+        do { opened = try ImageFiles.open(imagePath, number: imageNumber) } catch {
             throw fail("cannot read image \(imagePath): \(error)", status: ExitStatus.badInput)
         }
+        let picture = opened.image
         let log: SessionLog?
         do { log = try eventsPath.map { try SessionLog(path: $0) } } catch let error as SessionLogError {
             throw fail(error.message, status: ExitStatus.badInput)
         }
         // The user's tags: loaded before anything can overwrite them.
-        let (store, storeNotice) = TagStore.forImage(imagePath, width: picture.width, height: picture.height)
+        let (store, storeNotice) = TagStore.forImage(imagePath, number: opened.imageCount > 1 ? opened.number : nil,
+                                                     width: picture.width, height: picture.height)
         let saved: TagStore.Saved
         do { saved = try store.load() } catch { throw fail(error.description, status: ExitStatus.badInput) }
 
         let controls = SynthControls()
         let instrument = Instrument(image: picture, profile: settings, statistics: SampleStatistics(picture),
                                     viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
-        let imageName = URL(fileURLWithPath: imagePath).lastPathComponent
+        let imageName = opened.fileName
         let frontend: X11Frontend
         do {
             frontend = try X11Frontend(title: "SonicAtomic — \(imageName)", image: picture,
@@ -104,7 +109,8 @@ struct Play: ParsableCommand {
 
         log?.write(.start(StartRecord(
             t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path,
-            width: picture.width, height: picture.height, bitDepth: picture.bitDepth, profile: settings.name,
+            imageNumber: opened.number, width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
+            sampleType: picture.sampleType.rawValue, profile: settings.name,
             sampleRate: Self.sampleRate, voice: settings.speech.voice, rate: settings.speech.rate)))
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
@@ -115,8 +121,10 @@ struct Play: ParsableCommand {
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         let controller = SessionController(
-            instrument: instrument, imageName: imageName, tags: tags,
-            pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? settings.gestures.pixelSize,
+            instrument: instrument, opened: opened.description, tags: tags,
+            // The user's word first (now, then saved with the tags), then the file's calibration.
+            pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
+                ?? settings.gestures.pixelSize,
             columnSpacing: finder.spacing)
         var saveFailed = false
         /// Saves the tags (and the CSV copy); says so once if it cannot.
@@ -166,8 +174,8 @@ struct Play: ParsableCommand {
 
         installQuitSignals()
         let noTablet = frontend.hasPenTablet ? nil : "No pen tablet found: the mouse plays, as a pen pressed fully."
-        let notices = [voice?.warning.map { "Note: \($0)." }, storeNotice, saved.notice, Self.placedNotice(placedNow),
-                       noTablet].compactMap { $0 }
+        let notices = [voice?.warning.map { "Note: \($0)." }, Self.nonFiniteNotice(picture), storeNotice, saved.notice,
+                       Self.placedNotice(placedNow), noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
         var dropoutsLogged = 0
         while running && !quitSignalled.load(ordering: .relaxed) {
@@ -210,6 +218,13 @@ struct Play: ParsableCommand {
         if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
         usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
         log?.flush()
+    }
+
+    /// Says how many pixels hold no number (NaN or infinity in a float file), and how they sound.
+    static func nonFiniteNotice(_ image: GrayImage) -> String? {
+        guard image.nonFiniteCount > 0 else { return nil }
+        let which = image.nonFiniteCount == 1 ? "1 pixel holds" : "\(image.nonFiniteCount) pixels hold"
+        return "\(which) no number, and \(image.nonFiniteCount == 1 ? "plays" : "play") as the lowest value."
     }
 
     /// Says which saved tags were placed only now, their taps having been snapped when the program stopped.

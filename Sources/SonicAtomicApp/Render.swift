@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SonicCore
-import SonicPNG
 import SonicSpeech
 
 struct Render: ParsableCommand {
@@ -13,7 +12,7 @@ struct Render: ParsableCommand {
             twice gives the same bytes.
             """)
 
-    @Argument(help: "The image the session played.")
+    @Argument(help: "The image file the session played (the log says which of its images).")
     var image: String
 
     @Option(help: "The session log written by `play --events`.")
@@ -37,8 +36,9 @@ struct Render: ParsableCommand {
         do { chosen = try Installation.loadProfile(profile ?? log.start.profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
         }
+        // The image of the file the session played.
         let picture: GrayImage
-        do { picture = try PNGDecoder.decode(path: image) } catch {
+        do { picture = try ImageFiles.open(image, number: log.start.imageNumber).image } catch {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
         guard picture.width == log.start.width, picture.height == log.start.height else {

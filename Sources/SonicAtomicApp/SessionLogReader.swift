@@ -24,8 +24,11 @@ enum SessionLogReader {
             switch try fields.string("type") {
             case "start":
                 let record = StartRecord(
-                    t: try fields.number("t"), image: try fields.string("image"), width: try fields.integer("width"),
-                    height: try fields.integer("height"), bitDepth: try fields.integer("bitDepth"),
+                    t: try fields.number("t"), image: try fields.string("image"),
+                    imageNumber: object["imageNumber"] == nil ? 1 : try fields.integer("imageNumber"),
+                    width: try fields.integer("width"), height: try fields.integer("height"),
+                    bitDepth: try fields.integer("bitDepth"),
+                    sampleType: object["sampleType"] == nil ? "uint\(try fields.integer("bitDepth"))" : try fields.string("sampleType"),
                     profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate"),
                     voice: object["voice"] as? String, rate: (object["rate"] as? NSNumber)?.intValue)
                 start = record
@@ -41,7 +44,7 @@ enum SessionLogReader {
                 records.append(.pen(PenRecord(
                     t: try fields.number("t"), rootX: try fields.number("x"), rootY: try fields.number("y"),
                     imageX: try fields.number("ix"), imageY: try fields.number("iy"), inImage: try fields.bool("inImage"),
-                    sample: try fields.integer("sample"), level: try fields.number("level"),
+                    sample: try fields.number("sample"), level: try fields.number("level"),
                     pressure: try fields.number("pressure"), tiltX: try fields.number("tiltX"),
                     tiltY: try fields.number("tiltY"), buttons: buttons, mode: try fields.string("mode"),
                     frequency: try fields.number("frequency"), amplitude: try fields.number("amplitude"))))

@@ -56,10 +56,12 @@ struct TagStore {
     let height: Int
 
     /// The sidecar for an image: beside it, or — when that folder is not writable — in the user's
-    /// data folder (`notice` then says so, to be announced).
-    static func forImage(_ imagePath: String, width: Int, height: Int) -> (store: TagStore, notice: String?) {
+    /// data folder (`notice` then says so, to be announced). Each image of a file holding several
+    /// (`number`) has its own: IMAGE.image-N.tags.json.
+    static func forImage(_ imagePath: String, number: Int? = nil, width: Int, height: Int) -> (store: TagStore, notice: String?) {
         let url = URL(fileURLWithPath: imagePath).standardizedFileURL
-        let beside = url.path + ".tags.json"
+        let suffix = (number.map { ".image-\($0)" } ?? "") + ".tags.json"
+        let beside = url.path + suffix
         let folder = url.deletingLastPathComponent().path
         if FileManager.default.fileExists(atPath: beside) || access(folder, W_OK) == 0 {
             return (TagStore(path: beside, imageName: url.lastPathComponent, width: width, height: height), nil)
@@ -68,7 +70,7 @@ struct TagStore {
         let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         let safeName = url.path.map { $0 == "/" ? "%" : $0 }
-        let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + ".tags.json"
+        let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + suffix
         return (TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
                 "The image's folder is not writable, so tags are saved in \(data)/sonic-atomic/tags.")
     }

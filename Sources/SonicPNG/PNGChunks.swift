@@ -1,3 +1,5 @@
+import SonicCore
+
 /// The chunk layer of a PNG file, walked in Swift before libpng sees the bytes:
 /// it reads the header's dimensions without allocating and drops the colour-space chunks.
 struct PNGChunks {
@@ -13,11 +15,11 @@ struct PNGChunks {
     }
 
     /// Reads IHDR, which the format requires to be the first chunk.
-    static func header(of bytes: [UInt8]) throws(PNGError) -> Header {
-        guard bytes.count >= 8, Array(bytes[0..<8]) == signature else { throw PNGError("not a PNG file") }
-        guard bytes.count >= 33 else { throw PNGError("the file is truncated") }
+    static func header(of bytes: [UInt8]) throws(ImageFileError) -> Header {
+        guard bytes.count >= 8, Array(bytes[0..<8]) == signature else { throw ImageFileError("not a PNG file") }
+        guard bytes.count >= 33 else { throw ImageFileError("the file is truncated") }
         guard bigEndian(bytes, 8) == 13, chunkType(bytes, 8) == "IHDR" else {
-            throw PNGError("the PNG header (IHDR) is missing or damaged")
+            throw ImageFileError("the PNG header (IHDR) is missing or damaged")
         }
         return Header(width: Int(bigEndian(bytes, 16)), height: Int(bigEndian(bytes, 20)),
                       bitDepth: Int(bytes[24]), colourType: Int(bytes[25]))

@@ -30,8 +30,8 @@ extension EndToEnd {
             let files: [(String, [UInt8], String)] = [
                 ("truncated.png", Array(good[0..<(good.count / 2)]), "truncated"),
                 ("corrupt.png", corrupt, "damaged"),
-                ("text.png", Array("not an image\n".utf8), "not a PNG"),
-                ("empty.png", [], "not a PNG"),
+                ("text.png", Array("not an image\n".utf8), "not an image file this program reads"),
+                ("empty.png", [], "the file is empty"),
                 ("huge.png", huge, "limit"),
             ]
             for (name, bytes, text) in files {

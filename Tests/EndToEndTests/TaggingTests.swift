@@ -57,7 +57,7 @@ extension EndToEnd {
             let image = lattice.render()
             let path = folder + "/lattice-\(seed).png"
             try Data(TestPNG(width: image.width, height: image.height, bitDepth: 16, colourType: .gray,
-                             samples: image.samples).bytes).write(to: URL(fileURLWithPath: path))
+                             samples: image.samples.map { UInt16($0) }).bytes).write(to: URL(fileURLWithPath: path))
             return Sample(lattice: lattice, path: path, spacing: nearest)
         }
 

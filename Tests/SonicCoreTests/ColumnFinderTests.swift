@@ -296,6 +296,23 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         #expect(found.allSatisfy { $0.quality > 0.9 })
     }
 
+    /// A float image in any unit (here electrons per 10⁵ counts, offset below zero) is searched as its 16-bit
+    /// counts would be: the same columns at the same centres, peaks in the float's units.
+    @Test(arguments: [(SampleType.float32, 1e-5, -0.04), (.float64, 3.7e4, 0), (.int32, 64, -300_000)])
+    func floatAndWideImagesFindTheColumnsOfTheirCounts(type: SampleType, unit: Double, offset: Double) {
+        let scenario = LatticeScenario(arrangement: .square, size: 160, spacing: 20, sigma: 3, noise: .high)
+        let counts = scenario.lattice().render()
+        let scaled = GrayImage(width: counts.width, height: counts.height, sampleType: type,
+                               samples: counts.samples.map { Float(Double($0) * unit + offset) })
+        let reference = ColumnFinder(image: counts).findAll()
+        let found = ColumnFinder(image: scaled).findAll()
+        #expect(found.count == reference.count && found.count > 30)
+        for (a, b) in zip(found, reference) {
+            #expect(abs(a.x - b.x) < 0.01 && abs(a.y - b.y) < 0.01, "\(a) vs \(b)")
+            #expect(abs(a.peak / (b.peak * unit) - 1) < 0.01)
+        }
+    }
+
     // MARK: Spacing
 
     @Test func noLatticeNoSpacingNoColumns() {

@@ -165,7 +165,7 @@ import Testing
         let image = GrayImage(width: 10, height: 10, bitDepth: 16, samples: (0..<100).map { UInt16($0 * 600) })
         let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
                                     viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: SynthControls())
-        return SessionController(instrument: instrument, imageName: "test.png")
+        return SessionController(instrument: instrument, opened: OpenedImage(fileName: "test.png"))
     }
 
     func pen(_ t: Double, x: Double = 55, y: Double = 35, buttons: [Int] = [], pressure: Double = 0) -> PenEvent {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SampleStatisticsTests {
     /// Nearest rank, straight from the definition: the ⌈p/100 · N⌉-th smallest sample.
-    func referencePercentile(_ sorted: [UInt16], _ p: Double) -> UInt16 {
+    func referencePercentile<T>(_ sorted: [T], _ p: Double) -> T {
         let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
         return sorted[min(rank, sorted.count) - 1]
     }
@@ -16,10 +16,48 @@ import Testing
             let stats = SampleStatistics(GrayImage(width: count, height: 1, bitDepth: 16, samples: samples))
             let sorted = samples.sorted()
             for p in [0.0, 0.5, 1, 25, 50, 99, 99.5, 100] {
-                #expect(stats.percentile(p) == referencePercentile(sorted, p), "p=\(p) n=\(count)")
+                #expect(stats.percentile(p) == Double(referencePercentile(sorted, p)), "p=\(p) n=\(count)")
             }
-            #expect(stats.minimum == sorted.first && stats.maximum == sorted.last)
+            #expect(stats.minimum == Double(sorted.first!) && stats.maximum == Double(sorted.last!))
         }
+    }
+
+    /// Float and 32-bit data are binned, not counted value by value: the percentiles must still be exact.
+    @Test func floatAndWideIntegerPercentilesAreExact() {
+        var random = SeededRandom(seed: 11)
+        for (type, count) in [(SampleType.float32, 1), (.float32, 7), (.float32, 5000), (.int32, 3001), (.float64, 40_000)] {
+            // Clustered values with ties and a far outlier, so some bins hold many samples and most none.
+            let samples = (0..<count).map { k -> Float in
+                if k == 0 { return -3e7 }
+                let v = Float(random.next() % 2000) * 0.001 - 0.5
+                return type == .int32 ? (v * 1000).rounded() : v
+            }
+            let stats = SampleStatistics(GrayImage(width: count, height: 1, sampleType: type, samples: samples))
+            let sorted = samples.sorted()
+            for p in [0.0, 0.5, 1, 25, 50, 99, 99.5, 100] {
+                #expect(stats.percentile(p) == Double(referencePercentile(sorted, p)), "\(type) p=\(p) n=\(count)")
+            }
+            #expect(stats.minimum == Double(sorted.first!) && stats.maximum == Double(sorted.last!))
+            let mean = samples.reduce(0.0) { $0 + Double($1) } / Double(count)
+            #expect(abs(stats.mean - mean) <= 1e-9 * max(1, abs(mean)))
+            #expect(stats.bands(8).reduce(0) { $0 + $1.count } == count)
+        }
+    }
+
+    @Test func signedSixteenBitImagesCountNegativeValues() {
+        let samples: [Float] = [-32768, -5, -5, 0, 7, 32767]
+        let stats = SampleStatistics(GrayImage(width: 6, height: 1, sampleType: .int16, samples: samples))
+        #expect(stats.minimum == -32768 && stats.maximum == 32767)
+        #expect(stats.percentile(50) == -5 && stats.percentile(51) == 0)
+        #expect(stats.bands(2).map(\.count) == [3, 3])
+    }
+
+    @Test func notANumberPlaysAsTheLowestValueAndIsCounted() {
+        let image = GrayImage(width: 4, height: 1, sampleType: .float32, samples: [.nan, 2.5, -.infinity, -1])
+        #expect(image.samples == [-1, 2.5, -1, -1] && image.nonFiniteCount == 2)
+        let empty = GrayImage(width: 2, height: 1, sampleType: .float64, samples: [.nan, .infinity])
+        #expect(empty.samples == [0, 0] && empty.nonFiniteCount == 2)
+        #expect(GrayImage(width: 1, height: 1, sampleType: .float32, samples: [3]).nonFiniteCount == 0)
     }
 
     @Test func exactRanksAreNotRoundedUp() {
@@ -33,16 +71,16 @@ import Testing
 @Suite struct IntensityMappingTests {
     @Test func levelIsClampedLinearStretch() {
         let stretch = LevelStretch(low: 1000, high: 3000)
-        #expect(stretch.level(1000) == 0)
-        #expect(stretch.level(2000) == 0.5)
-        #expect(stretch.level(3000) == 1)
-        #expect(stretch.level(0) == 0)
-        #expect(stretch.level(65535) == 1)
-        #expect(abs(stretch.level(1500) - 0.25) < 1e-15)
+        #expect(stretch.level(value: 1000) == 0)
+        #expect(stretch.level(value: 2000) == 0.5)
+        #expect(stretch.level(value: 3000) == 1)
+        #expect(stretch.level(value: 0) == 0)
+        #expect(stretch.level(value: 65535) == 1)
+        #expect(abs(stretch.level(value: 1500) - 0.25) < 1e-15)
     }
 
     @Test func flatImageIsLevelZero() {
-        #expect(LevelStretch(low: 500, high: 500).level(500) == 0)
+        #expect(LevelStretch(low: 500, high: 500).level(value: 500) == 0)
     }
 
     @Test func stretchUsesThePercentilesOfTheImage() {

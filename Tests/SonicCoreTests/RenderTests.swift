@@ -17,7 +17,7 @@ import TestSupport
 
     /// A 2×1 image (1000, 60000), shown at scale 100 from (0, 0): x 0…100 is pixel 0, 100…200 pixel 1.
     let image = GrayImage(width: 2, height: 1, bitDepth: 16, samples: [1000, 60000])
-    let start = StartRecord(t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, profile: "default", sampleRate: 48000)
+    let start = StartRecord(t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default", sampleRate: 48000)
 
     func pen(_ t: Double, x: Double, tip: Bool, inImage: Bool = true) -> SessionRecord {
         var buttons = PenButtons()

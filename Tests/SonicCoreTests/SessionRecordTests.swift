@@ -17,9 +17,10 @@ import Testing
     }
 
     @Test func startAndViewportRecords() throws {
-        let start = SessionRecord.start(StartRecord(t: 1.5, image: "/data/a \"b\".png", width: 3, height: 4,
-                                                    bitDepth: 16, profile: "default", sampleRate: 48000, voice: "en", rate: 175))
-        #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".png","width":3,"height":4,"bitDepth":16,"profile":"default","sampleRate":48000,"voice":"en","rate":175}"#)
+        let start = SessionRecord.start(StartRecord(t: 1.5, image: "/data/a \"b\".dm4", imageNumber: 2, width: 3, height: 4,
+                                                    bitDepth: 32, sampleType: "float32", profile: "default", sampleRate: 48000,
+                                                    voice: "en", rate: 175))
+        #expect(start.jsonLine == #"{"type":"start","t":1.5,"image":"/data/a \"b\".dm4","imageNumber":2,"width":3,"height":4,"bitDepth":32,"sampleType":"float32","profile":"default","sampleRate":48000,"voice":"en","rate":175}"#)
         let records: [SessionRecord] = [.mode(t: 3, .tiltFilter), .speech(t: 4, text: "Tag 1 at x 2"),
                                         .tag(t: 5, Tag(id: 1, x: 2.5, y: -0.25)), .untag(t: 6, id: 1),
                                         .cursor(t: 7, ImagePoint(x: 1, y: 2)), .cursor(t: 8, nil)]

@@ -91,7 +91,7 @@ import TestSupport
 
     @Test func replaySpeaksAndSwitchesModesWhereTheLogSays() {
         let image = GrayImage(width: 2, height: 1, bitDepth: 16, samples: [1000, 60000])
-        let start = StartRecord(t: 10, image: "/x.png", width: 2, height: 1, bitDepth: 16, profile: "default", sampleRate: 48000)
+        let start = StartRecord(t: 10, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default", sampleRate: 48000)
         var tip = PenButtons()
         tip.insert(1)
         func pen(_ t: Double, pressure: Double, tip down: Bool = true) -> SessionRecord {

@@ -99,7 +99,7 @@ import Testing
         let image = GrayImage(width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) })
         let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
                                     viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
-        let controller = SessionController(instrument: instrument, imageName: "grid.png", tags: tags, columnSpacing: Grid().spacing)
+        let controller = SessionController(instrument: instrument, opened: OpenedImage(fileName: "grid.png"), tags: tags, columnSpacing: Grid().spacing)
         _ = controller.handle(key: "4", at: 0)
         return controller
     }

@@ -19,7 +19,7 @@ import TestSupport
         let png = gray16()
         let image = try PNGDecoder.decode(bytes: png.bytes)
         #expect(image.bitDepth == 16 && image.width == 37 && image.height == 11)
-        #expect(image.samples == png.samples)
+        #expect(image.samples == png.samples.map(Float.init))
     }
 
     @Test func sixteenBitGrayIsExactDespiteColourSpaceChunks() throws {
@@ -30,14 +30,14 @@ import TestSupport
             ("sRGB", [0]),
             ("iCCP", Array("icc\0".utf8) + [0, 0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0, 0, 0, 1]),
         ]
-        #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples)
+        #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples.map(Float.init))
     }
 
     @Test func gammaAloneAndSRGBAloneLeaveSamplesAlone() throws {
         for chunk in [("gAMA", [0, 0, 0xB1, 0x8F] as [UInt8]), ("sRGB", [0] as [UInt8])] {
             var png = gray16()
             png.extraChunks = [chunk]
-            #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples, "\(chunk.0)")
+            #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples.map(Float.init), "\(chunk.0)")
         }
     }
 
@@ -45,7 +45,7 @@ import TestSupport
         var png = gray16(width: 37, height: 23)
         png.interlaced = true
         png.extraChunks = [("gAMA", [0, 0, 0xB1, 0x8F])]
-        #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples)
+        #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples.map(Float.init))
     }
 
     @Test func eightBitGrayIsExact() throws {
@@ -54,7 +54,7 @@ import TestSupport
                               samples: (0..<19 * 13).map { UInt16($0 % 256) })
             png.interlaced = interlaced
             let image = try PNGDecoder.decode(bytes: png.bytes)
-            #expect(image.bitDepth == 8 && image.samples == png.samples)
+            #expect(image.bitDepth == 8 && image.samples == png.samples.map(Float.init))
         }
     }
 
@@ -65,7 +65,7 @@ import TestSupport
                               samples: (0..<18).map { UInt16($0 % (top + 1)) })
             let image = try PNGDecoder.decode(bytes: png.bytes)
             #expect(image.bitDepth == 8)
-            #expect(image.samples == png.samples.map { $0 * UInt16(255 / top) }, "depth \(depth)")
+            #expect(image.samples == png.samples.map { Float($0 * UInt16(255 / top)) }, "depth \(depth)")
         }
     }
 
@@ -108,7 +108,7 @@ import TestSupport
     func expectError(_ bytes: [UInt8], containing text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(sourceLocation: sourceLocation) { try PNGDecoder.decode(bytes: bytes) } throws: { error in
             let message = "\(error)"
-            return error is PNGError && message.contains(text) && !message.contains("\n")
+            return error is ImageFileError && message.contains(text) && !message.contains("\n")
         }
     }
 
@@ -161,20 +161,6 @@ import TestSupport
                 #expect(image.samples.count == image.width * image.height)
             }
         }
-    }
-
-    @Test func filesOnDiskAndMissingFiles() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sonic-png-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("a.png").path
-        let png = gray16()
-        try Data(png.bytes).write(to: URL(fileURLWithPath: path))
-        #expect(try PNGDecoder.decode(path: path).samples == png.samples)
-        #expect { try PNGDecoder.decode(path: folder.appendingPathComponent("missing.png").path) } throws: {
-            "\($0)".contains("no such file")
-        }
-        #expect { try PNGDecoder.decode(path: folder.path) } throws: { "\($0)".contains("not a regular file") }
     }
 
     @Test func encoderRoundTripsWithoutColourSpaceChunks() throws {

@@ -5,7 +5,7 @@ public struct AtomColumn: Sendable, Equatable {
     /// Centre in image coordinates (sub-pixel; (0, 0) is the centre of the top-left pixel, y down).
     public var x: Double
     public var y: Double
-    /// Fitted Gaussian amplitude above the local background, in raw sample units.
+    /// Fitted Gaussian amplitude above the local background, in the file's sample units.
     public var peak: Double
     /// 0…1: R² of the model fit around the column — how column-like the spot is.
     public var quality: Double
@@ -30,16 +30,20 @@ public struct AtomColumn: Sendable, Equatable {
 ///
 /// `snap` runs the same steps on a patch around the tap, so it returns what `findAll` returns for that column.
 public struct ColumnFinder: Sendable {
+    /// The image the search works on: see `WorkingRange`.
     let image: GrayImage
+    let range: WorkingRange
     /// Estimated nearest-neighbour column spacing in pixels; nil if the image shows no lattice.
     public let spacing: Double?
-    /// Estimated per-pixel noise standard deviation, in raw sample units.
+    /// Estimated per-pixel noise standard deviation, in working units.
     let noise: Double
     /// The columns overlap enough to be refined jointly.
     let jointly: Bool
 
-    public init(image: GrayImage) {
+    public init(image original: GrayImage) {
+        let (image, range) = WorkingRange.map(original)
         self.image = image
+        self.range = range
         let spacing = SpacingEstimator.estimate(image)
         let noise = NoiseLevel.estimate(image)
         self.spacing = spacing
@@ -78,7 +82,7 @@ public struct ColumnFinder: Sendable {
             top = bottom
         }
         let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
-        guard jointly else { return candidates.indices.compactMap { refiner.refine($0) } }
+        guard jointly else { return candidates.indices.compactMap { refiner.refine($0).map(range.inFileUnits) } }
         let (local, unrefined) = Self.split(candidates, by: refiner)
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
         let tiles = tiling.allTiles
@@ -88,7 +92,7 @@ public struct ColumnFinder: Sendable {
         DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
             results.store(tiling.refine(tiles[t], in: image, local: local, unrefined: unrefined), at: t)
         }
-        return Self.inFoundOrder(results.all.flatMap { $0 })
+        return Self.inFoundOrder(results.all.flatMap { $0 }).map(range.inFileUnits)
     }
 
     /// The candidates' local columns, and the pixels of those the local stage could not refine.
@@ -116,7 +120,7 @@ public struct ColumnFinder: Sendable {
         guard x.isFinite && y.isFinite && radius.isFinite && radius >= 0 else { return nil }
         // Without a lattice, the radius sets the scale (within reason: a spacing of at most 128 px).
         let geometry = ColumnGeometry(spacing: spacing ?? min(128, max(8, radius / 0.6)))
-        if jointly { return snapJointly(x: x, y: y, radius: radius, geometry: geometry) }
+        if jointly { return snapJointly(x: x, y: y, radius: radius, geometry: geometry).map(range.inFileUnits) }
         let targetReach = radius + 2
         let reach = targetReach + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
         let left = max(0, x - reach), right = min(Double(image.width - 1), x + reach)
@@ -135,7 +139,7 @@ public struct ColumnFinder: Sendable {
             guard ex * ex + ey * ey <= radius * radius else { continue }
             if best.map({ column.peak > $0.peak }) ?? true { best = column }
         }
-        return best
+        return best.map(range.inFileUnits)
     }
 
     /// `snap` where columns are refined jointly: the tiles whose columns could end up within the radius.

@@ -17,7 +17,7 @@ enum NoiseLevel {
         guard w >= 3 && h >= 3 else { return floor }
         let cw = min(crop, w), ch = min(crop, h)
         let x0 = (w - cw) / 2, y0 = (h - ch) / 2
-        var responses: [Int32] = []
+        var responses: [Float] = []
         responses.reserveCapacity(((cw - 2) / 2 + 1) * ((ch - 2) / 2 + 1))
         image.samples.withUnsafeBufferPointer { s in
             var y = y0 + 1
@@ -25,10 +25,10 @@ enum NoiseLevel {
                 var x = x0 + 1
                 while x < x0 + cw - 1 {
                     let up = (y - 1) * w + x, mid = y * w + x, down = (y + 1) * w + x
-                    let corners = Int(s[up - 1]) + Int(s[up + 1]) + Int(s[down - 1]) + Int(s[down + 1])
-                    let edges = Int(s[up]) + Int(s[down]) + Int(s[mid - 1]) + Int(s[mid + 1])
-                    let response = corners - 2 * edges + 4 * Int(s[mid])
-                    responses.append(Int32(abs(response)))
+                    // Exact for 8- and 16-bit values: the sums stay far below Float's 2^24.
+                    let corners = s[up - 1] + s[up + 1] + s[down - 1] + s[down + 1]
+                    let edges = s[up] + s[down] + s[mid - 1] + s[mid + 1]
+                    responses.append(abs(corners - 2 * edges + 4 * s[mid]))
                     x += 2
                 }
                 y += 2
@@ -41,7 +41,7 @@ enum NoiseLevel {
     }
 
     /// The element of the given rank (0-based) in sorted order; reorders `values`.
-    static func select(_ values: inout [Int32], rank: Int) -> Int32 {
+    static func select(_ values: inout [Float], rank: Int) -> Float {
         var lo = 0, hi = values.count - 1
         while lo < hi {
             let pivot = values[(lo + hi) / 2]

@@ -45,7 +45,7 @@ public final class SessionController {
     private var taps: TapDetector
     private var lastButtons = PenButtons()
     private var lastAnnouncement = ""
-    private let imageName: String
+    private let opened: OpenedImage
     /// The column the arrow keys last moved to.
     public private(set) var cursor: ImagePoint?
     /// When the cursor's tone stops.
@@ -67,10 +67,10 @@ public final class SessionController {
     public static let cursorToneTime = 0.5
     public static let confirmationTime = 5.0
 
-    public init(instrument: Instrument, imageName: String, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
+    public init(instrument: Instrument, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
                 columnSpacing: Double? = nil) {
         self.instrument = instrument
-        self.imageName = imageName
+        self.opened = opened
         self.book = tags
         self.pixelSize = pixelSize
         self.columnSpacing = columnSpacing
@@ -106,8 +106,9 @@ public final class SessionController {
     /// know (`notices`).
     public func start(notices: [String] = []) -> [ControllerOutput] {
         let image = instrument.image
-        var parts = ["SonicAtomic. \(imageName), \(image.width) by \(image.height) pixels, \(image.bitDepth) bit. "
-                     + modeAnnouncement]
+        let scale = opened.spokenScale(pixelSize: pixelSize).map { ", \($0)" } ?? ""
+        var parts = ["SonicAtomic. \(opened.spokenName), \(image.width) by \(image.height) pixels, "
+                     + "\(image.sampleType.spoken)\(scale). " + modeAnnouncement]
         if !book.tags.isEmpty {
             parts.append("\(count(book.tags.count, "saved tag")) loaded.")
             if let cell = cellDescription { parts.append(cell) }

@@ -26,34 +26,47 @@ public struct PixelFormat: Sendable, Equatable {
 /// Draws the image into a window's pixels exactly as the pen reads it: the screen pixel whose
 /// centre maps into image pixel (i, j) shows that pixel; outside the image is black (letterbox).
 public struct ImageRaster {
-    /// Sample value → screen pixel, one entry per possible sample.
-    private let palette: [UInt32]
-    private let image: GrayImage
+    /// One screen pixel per image pixel, computed once: redraws after a zoom or pan only copy.
+    private let pixels: [UInt32]
+    private let width: Int
+    private let height: Int
 
     /// Shown through the same stretch that sets the pitch: what a sighted colleague sees is what the
     /// listener hears (dark is low, or high when the stretch is inverted).
     public init(image: GrayImage, stretch: LevelStretch, format: PixelFormat) {
-        self.image = image
-        palette = (0...image.maxSampleValue).map { value in
-            format.pixel(gray: UInt8((stretch.level(UInt16(value)) * 255).rounded()))
+        width = image.width
+        height = image.height
+        func pixel(level: Double) -> UInt32 { format.pixel(gray: UInt8((level * 255).rounded())) }
+        if let range = image.sampleType.smallIntegerRange {
+            // Every value the type holds, looked up exactly.
+            let palette = range.map { pixel(level: stretch.level(value: Double($0))) }
+            let lowest = Float(range.lowerBound)
+            pixels = image.samples.map { palette[Int($0 - lowest)] }
+        } else {
+            // The stretch between its ends in steps far finer than the screen's 256 grays.
+            let steps = 4096
+            let table = (0...steps).map { pixel(level: stretch.level(value: stretch.low + (stretch.high - stretch.low) * Double($0) / Double(steps))) }
+            let span = stretch.high - stretch.low
+            let scale = span > 0 ? Double(steps) / span : 0
+            pixels = image.samples.map { table[min(steps, max(0, Int(((Double($0) - stretch.low) * scale).rounded())))] }
         }
     }
 
     /// Pixels of the window at `window` (root coordinates), row-major.
     public func render(window: ScreenRect, viewport: Viewport) -> [UInt32] {
         let columns = Self.sourceIndices(count: window.width, start: window.x, origin: viewport.originX,
-                                         scale: viewport.scale, limit: image.width)
+                                         scale: viewport.scale, limit: width)
         let rows = Self.sourceIndices(count: window.height, start: window.y, origin: viewport.originY,
-                                      scale: viewport.scale, limit: image.height)
+                                      scale: viewport.scale, limit: height)
         // Starts black: the letterbox needs no drawing.
         var pixels = [UInt32](repeating: 0, count: window.width * window.height)
         pixels.withUnsafeMutableBufferPointer { out in
-            image.samples.withUnsafeBufferPointer { samples in
+            self.pixels.withUnsafeBufferPointer { image in
                 for (y, row) in rows.enumerated() where row >= 0 {
                     let line = y * window.width
-                    let source = row * image.width
+                    let source = row * width
                     for (x, column) in columns.enumerated() where column >= 0 {
-                        out[line + x] = palette[Int(samples[source + column])]
+                        out[line + x] = image[source + column]
                     }
                 }
             }

@@ -77,22 +77,6 @@ public struct Calibration: Sendable, Equatable {
     public static let none = Calibration()
 }
 
-/// A 2-D plane of samples as read from a file: row-major, top row first, the file's own values.
-public struct ImagePlane: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
-    public let sampleType: SampleType
-    public let samples: [Float]
-
-    public init(width: Int, height: Int, sampleType: SampleType, samples: [Float]) {
-        precondition(width > 0 && height > 0 && samples.count == width * height, "samples must fill the plane")
-        self.width = width
-        self.height = height
-        self.sampleType = sampleType
-        self.samples = samples
-    }
-}
-
 /// One dataset in a file, described before its samples are read.
 public struct ImageEntry: Sendable {
     /// The dataset's name in the file ("HAADF", "Ceta, frame 2"); may be empty.

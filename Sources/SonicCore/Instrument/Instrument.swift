@@ -53,7 +53,7 @@ public final class Instrument {
         let value = inImage ? sampledValue(at: point) : 0
         var record = PenRecord(
             t: event.time, rootX: event.rootX, rootY: event.rootY, imageX: point.x, imageY: point.y,
-            inImage: inImage, sample: Int(sample), level: inImage ? stretch.level(value: value) : 0, pressure: event.pressure,
+            inImage: inImage, sample: Double(sample), level: inImage ? stretch.level(value: value) : 0, pressure: event.pressure,
             tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0, amplitude: 0)
         let targets = targets(for: record, value: value)
         followCell(to: touching(record) ? point : nil)

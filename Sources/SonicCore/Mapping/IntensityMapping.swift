@@ -23,11 +23,9 @@ public struct LevelStretch: Sendable, Equatable {
     /// low and high are nearest-rank percentiles of all the image's samples.
     public init(statistics: SampleStatistics, lowPercentile: Double, highPercentile: Double,
                 curve: Curve = .linear, inverted: Bool = false) {
-        self.init(low: Double(statistics.percentile(lowPercentile)), high: Double(statistics.percentile(highPercentile)),
+        self.init(low: statistics.percentile(lowPercentile), high: statistics.percentile(highPercentile),
                   curve: curve, inverted: inverted)
     }
-
-    public func level(_ sample: UInt16) -> Double { level(value: Double(sample)) }
 
     /// The level of a (possibly interpolated) sample value.
     public func level(value: Double) -> Double {

@@ -21,9 +21,11 @@ public enum SessionRecord: Sendable, Equatable {
         case .start(let s):
             line = JSONLine(type: "start", t: s.t)
             line.add("image", s.image)
+            line.add("imageNumber", s.imageNumber)
             line.add("width", s.width)
             line.add("height", s.height)
             line.add("bitDepth", s.bitDepth)
+            line.add("sampleType", s.sampleType)
             line.add("profile", s.profile)
             line.add("sampleRate", s.sampleRate)
             if let voice = s.voice { line.add("voice", voice) }
@@ -92,19 +94,23 @@ public enum SessionRecord: Sendable, Equatable {
 public struct StartRecord: Sendable, Equatable {
     public var t: Double
     public var image: String
+    /// Which image of the file (1-based among its images).
+    public var imageNumber: Int
     public var width: Int
     public var height: Int
     public var bitDepth: Int
+    /// How the file stores a sample: "uint16", "float32" … (`SampleType`).
+    public var sampleType: String
     public var profile: String
     public var sampleRate: Int
     /// The voice and speech rate the session spoke with (so a render speaks alike).
     public var voice: String?
     public var rate: Int?
 
-    public init(t: Double, image: String, width: Int, height: Int, bitDepth: Int, profile: String, sampleRate: Int,
-                voice: String? = nil, rate: Int? = nil) {
-        self.t = t; self.image = image; self.width = width; self.height = height
-        self.bitDepth = bitDepth; self.profile = profile; self.sampleRate = sampleRate
+    public init(t: Double, image: String, imageNumber: Int = 1, width: Int, height: Int, bitDepth: Int,
+                sampleType: String, profile: String, sampleRate: Int, voice: String? = nil, rate: Int? = nil) {
+        self.t = t; self.image = image; self.imageNumber = imageNumber; self.width = width; self.height = height
+        self.bitDepth = bitDepth; self.sampleType = sampleType; self.profile = profile; self.sampleRate = sampleRate
         self.voice = voice; self.rate = rate
     }
 }
@@ -117,8 +123,8 @@ public struct PenRecord: Sendable, Equatable {
     public var imageX: Double
     public var imageY: Double
     public var inImage: Bool
-    /// The raw sample of the pixel under the nib; 0 outside the image.
-    public var sample: Int
+    /// The raw sample of the pixel under the nib, in the file's units; 0 outside the image.
+    public var sample: Double
     public var level: Double
     public var pressure: Double
     public var tiltX: Double
@@ -129,7 +135,7 @@ public struct PenRecord: Sendable, Equatable {
     public var frequency: Double
     public var amplitude: Double
 
-    public init(t: Double, rootX: Double, rootY: Double, imageX: Double, imageY: Double, inImage: Bool, sample: Int,
+    public init(t: Double, rootX: Double, rootY: Double, imageX: Double, imageY: Double, inImage: Bool, sample: Double,
                 level: Double, pressure: Double, tiltX: Double, tiltY: Double, buttons: PenButtons, mode: String,
                 frequency: Double, amplitude: Double) {
         self.t = t; self.rootX = rootX; self.rootY = rootY; self.imageX = imageX; self.imageY = imageY

@@ -1,0 +1,90 @@
+import RealModule
+
+/// Units of length a file's calibration may use: spellings seen in microscope files (DigitalMicrograph,
+/// Velox, ImageJ), each with its size in picometres and its spoken name.
+enum LengthUnit {
+    static let units: [String: (picometres: Double, name: String)] = [
+        "pm": (1, "picometres"), "nm": (1e3, "nanometres"), "Å": (100, "ångströms"), "A": (100, "ångströms"),
+        "Angstrom": (100, "ångströms"), "µm": (1e6, "micrometres"), "μm": (1e6, "micrometres"),
+        "um": (1e6, "micrometres"), "micron": (1e6, "micrometres"), "mm": (1e9, "millimetres"), "m": (1e12, "metres"),
+    ]
+
+    /// A length is spoken in the largest of these that keeps it at or above 1.
+    static let spokenSteps = ["pm", "nm", "µm", "mm"]
+
+    /// "17.8 picometres", "2.35 nanometres".
+    static func speak(picometres value: Double) -> String {
+        let unit = spokenSteps.compactMap { units[$0] }.last { value >= $0.picometres } ?? (1, "picometres")
+        return "\(threeDigits(value / unit.picometres)) \(unit.name)"
+    }
+
+    /// Three significant digits, without trailing zeros: 17.8, 0.174, 1250.
+    static func threeDigits(_ value: Double) -> String {
+        guard value.isFinite, value != 0 else { return "0" }
+        let decimals = max(0, 2 - Int(Double.log10(Swift.abs(value)).rounded(.down)))
+        let factor = Double.pow(10, Double(decimals))
+        let text = String((value * factor).rounded() / factor)
+        guard text.contains("."), !text.contains("e") else { return text }
+        return String(text.reversed().drop { $0 == "0" }.drop { $0 == "." }.reversed())
+    }
+}
+
+extension PixelSize {
+    /// "17.8 picometres", "2.35 nanometres".
+    public var spoken: String { LengthUnit.speak(picometres: picometres) }
+}
+
+extension Calibration {
+    /// The axis that sets the pixel size: x, or y where only y is calibrated.
+    private var axis: AxisCalibration? { x ?? y }
+
+    /// The pixel's size when the file calibrates it as a length (pm, nm, Å, µm …); nil for reciprocal
+    /// units (a diffraction pattern's 1/nm), other units or none.
+    public var pixelSize: PixelSize? {
+        guard let axis, let unit = LengthUnit.units[axis.unit] else { return nil }
+        return PixelSize(picometres: Swift.abs(axis.scale) * unit.picometres)
+    }
+
+    /// Reciprocal lengths per pixel (a diffraction pattern's calibration), spoken: "0.174 reciprocal nanometres".
+    var spokenReciprocal: String? {
+        guard let axis, axis.unit.hasPrefix("1/"), let unit = LengthUnit.units[String(axis.unit.dropFirst(2))] else {
+            return nil
+        }
+        return "\(LengthUnit.threeDigits(Swift.abs(axis.scale))) reciprocal \(unit.name)"
+    }
+}
+
+/// What is open: the file, which of its images, and its calibration — as the greeting says it.
+public struct OpenedImage: Sendable, Equatable {
+    public var fileName: String
+    /// The image's name in the file ("HAADF"); may be empty.
+    public var title: String
+    /// 1-based among the file's images.
+    public var number: Int
+    public var imageCount: Int
+    public var calibration: Calibration
+
+    public init(fileName: String, title: String = "", number: Int = 1, imageCount: Int = 1,
+                calibration: Calibration = .none) {
+        self.fileName = fileName
+        self.title = title
+        self.number = number
+        self.imageCount = imageCount
+        self.calibration = calibration
+    }
+
+    /// "atomic-lattice.png", or "sample.dm4, HAADF, image 1 of 2".
+    public var spokenName: String {
+        var parts = [fileName]
+        if !title.isEmpty && title != fileName { parts.append(title) }
+        if imageCount > 1 { parts.append("image \(number) of \(imageCount)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The scale the greeting gives: the pixel size in force ("17.8 picometres per pixel"), else a
+    /// reciprocal calibration ("0.174 reciprocal nanometres per pixel"); nil when there is neither.
+    public func spokenScale(pixelSize inForce: PixelSize?) -> String? {
+        if let inForce { return "\(inForce.spoken) per pixel" }
+        return calibration.spokenReciprocal.map { "\($0) per pixel" }
+    }
+}
