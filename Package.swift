@@ -32,10 +32,13 @@ let package = Package(
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
 
+        // Every image format the program reads, recognised by content: one place opens files.
+        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG"]),
+
         .executableTarget(
             name: "SonicAtomicApp",
             dependencies: [
-                "SonicCore", "SonicPNG", "SonicX11", "SonicPulse", "SonicSpeech",
+                "SonicCore", "SonicImageFiles", "SonicX11", "SonicPulse", "SonicSpeech",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,6 +47,8 @@ let package = Package(
             name: "engine-benchmark",
             dependencies: ["SonicCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
+        // Feeds mutated image files to every format reader (see scripts/fuzz-formats).
+        .executableTarget(name: "format-fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG"]),
 

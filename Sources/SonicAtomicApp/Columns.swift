@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SonicCore
+import SonicImageFiles
 
 struct Columns: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SonicCore
+import SonicImageFiles
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import SonicCore
+import SonicImageFiles
 import SonicPulse
 import SonicSpeech
 import SonicX11

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SonicCore
+import SonicImageFiles
 import SonicSpeech
 
 struct Render: ParsableCommand {

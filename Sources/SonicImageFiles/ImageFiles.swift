@@ -5,26 +5,26 @@ import SonicPNG
 
 /// Opens image files of every format the program reads, recognised by their first bytes (never by
 /// their names), and picks the image to play from those a file holds.
-enum ImageFiles {
+public enum ImageFiles {
     /// An image chosen from a file, read.
-    struct Opened {
-        let path: String
-        let contents: ImageFileContents
+    public struct Opened: Sendable {
+        public let path: String
+        public let contents: ImageFileContents
         /// 1-based among the file's images (the datasets that are images).
-        let number: Int
-        let entry: ImageEntry
-        let image: GrayImage
+        public let number: Int
+        public let entry: ImageEntry
+        public let image: GrayImage
 
-        var imageCount: Int { contents.entries.filter(\.isImage).count }
-        var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
-        var description: OpenedImage {
+        public var imageCount: Int { contents.entries.filter(\.isImage).count }
+        public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
+        public var description: OpenedImage {
             OpenedImage(fileName: fileName, title: entry.title, number: number, imageCount: imageCount,
                         calibration: entry.calibration)
         }
     }
 
     /// Every dataset in the file, described (samples are read only when an image is opened).
-    static func contents(of path: String) throws(ImageFileError) -> ImageFileContents {
+    public static func contents(of path: String) throws(ImageFileError) -> ImageFileContents {
         let head = try readBytes(path, atMost: 16)
         guard !head.isEmpty else { throw ImageFileError("the file is empty") }
         guard let format = ImageFileFormat.recognise(head) else {
@@ -38,7 +38,7 @@ enum ImageFiles {
 
     /// Opens image `number` of the file (1-based among its images), or by default its largest image
     /// (the first of equals).
-    static func open(_ path: String, number: Int? = nil) throws(ImageFileError) -> Opened {
+    public static func open(_ path: String, number: Int? = nil) throws(ImageFileError) -> Opened {
         let contents = try contents(of: path)
         let images = contents.entries.filter(\.isImage)
         guard !images.isEmpty else {
@@ -64,7 +64,7 @@ enum ImageFiles {
     }
 
     /// The file's bytes (at most `limit`), read whole: a regular file, at most ImageLimits.maxFileBytes.
-    static func readBytes(_ path: String, atMost limit: Int = ImageLimits.maxFileBytes) throws(ImageFileError) -> [UInt8] {
+    public static func readBytes(_ path: String, atMost limit: Int = ImageLimits.maxFileBytes) throws(ImageFileError) -> [UInt8] {
         func systemError() -> ImageFileError { ImageFileError(String(cString: strerror(errno)).lowercased()) }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw systemError() }
