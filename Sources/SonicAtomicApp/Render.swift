@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import SonicCore
 import SonicImageFiles
 import SonicSpeech
@@ -10,7 +11,9 @@ struct Render: ParsableCommand {
         discussion: """
             The log's pen events go through the same controller and engine as they did live, at their logged \
             times, so with the session's own profile the file holds what was heard. Rendering the same input \
-            twice gives the same bytes.
+            twice gives the same bytes. The log is read twice, first to check every record and the times \
+            (nothing is written for a damaged log), then to render, streaming: any length of session renders \
+            in the same small memory. Files past 4 GiB are written as RF64.
             """)
 
     @Argument(help: "The image file the session played (the log says which of its images).")
@@ -28,40 +31,99 @@ struct Render: ParsableCommand {
     @Flag(help: "Write 32-bit float samples instead of 16-bit.")
     var float = false
 
+    /// A log's times may go back a little (records are stamped on different paths), never this far.
+    static let mostBackwards = 1.0
+    /// The longest stretch without a record a session can hold: longer gaps are damage, not pauses.
+    static let longestGap = 3600.0
+
     func run() throws {
-        let log: (start: StartRecord, records: [SessionRecord])
-        do { log = try SessionLogReader.read(path: session) } catch {
-            throw fail("\(error)", status: ExitStatus.badInput)
-        }
+        let checked: CheckedLog
+        do { checked = try Self.check(session) } catch { throw fail(error.message, status: ExitStatus.badInput) }
+        let start = checked.start
         let chosen: Profile
-        do { chosen = try Installation.loadProfile(profile ?? log.start.profile) } catch let error as ProfileError {
+        do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
         }
         // The image of the file the session played.
         let picture: GrayImage
-        do { picture = try ImageFiles.open(image, number: log.start.imageNumber).image } catch {
+        do { picture = try ImageFiles.open(image, number: start.imageNumber).image } catch {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
-        guard picture.width == log.start.width, picture.height == log.start.height else {
-            throw fail("the session played a \(log.start.width) × \(log.start.height) image, \(image) is "
+        guard picture.width == start.width, picture.height == start.height else {
+            throw fail("the session played a \(start.width) × \(start.height) image, \(image) is "
                        + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
         }
         // Speak as the session did, whatever the profile says.
         var spoken = chosen.speech
-        if let voice = log.start.voice { spoken.voice = voice }
-        if let rate = log.start.rate { spoken.rate = rate }
-        let voice = speech(spoken, needed: log.records.contains { if case .speech = $0 { true } else { false } })
-        let samples = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice)
-            .render(log.records, start: log.start)
-        let bytes = WAVEncoder.encode(samples, channels: 2, sampleRate: Play.sampleRate, format: float ? .float32 : .pcm16)
-        guard FileManager.default.createFile(atPath: out, contents: Data(bytes)) else {
-            throw fail("cannot write \(out)", status: ExitStatus.badInput)
+        if let voice = start.voice { spoken.voice = voice }
+        if let rate = start.rate { spoken.rate = rate }
+        let voice = checked.speaks ? speech(spoken) : nil
+        let replay = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start)
+        let format: WAVEncoder.Format = float ? .float32 : .pcm16
+        let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
+        let output: WAVStream
+        do {
+            output = try WAVStream(path: out, mostFrames: mostFrames, sampleRate: Play.sampleRate, format: format)
+        } catch { throw fail(error.message, status: ExitStatus.badInput) }
+        let progress = RenderProgress(total: Double(replay.frame(at: checked.lastTime)) / Double(Play.sampleRate))
+        do {
+            try SessionLogReader(path: session).forEach { record, _ throws(SessionLogError) in
+                try replay.play(record) { sound throws(SessionLogError) in try output.write(sound) }
+                progress?.show(seconds: Double(replay.frames) / Double(Play.sampleRate))
+            }
+            try replay.finish { sound throws(SessionLogError) in try output.write(sound) }
+            progress?.finish()
+            try output.close(frames: replay.frames)
+        } catch {
+            progress?.finish()
+            output.discard()
+            throw fail(error.message, status: ExitStatus.badInput)
         }
     }
 
+    /// What the checking pass learns from a log that passes it.
+    struct CheckedLog {
+        var start: StartRecord
+        /// The latest time any record carries.
+        var lastTime: Double
+        var speaks: Bool
+    }
+
+    /// Reads the whole log once without rendering: every record must decode, the start record must come
+    /// first, and the times must neither go back nor leap forward beyond what a session does.
+    static func check(_ path: String) throws(SessionLogError) -> CheckedLog {
+        var checked: CheckedLog?
+        try SessionLogReader(path: path).forEach { record, line throws(SessionLogError) in
+            let place = "\(path):\(line)"
+            guard var log = checked else {
+                guard case .start(let start) = record else {
+                    throw SessionLogError(message: "\(place): no start record before this line")
+                }
+                checked = CheckedLog(start: start, lastTime: start.t, speaks: false)
+                return
+            }
+            guard let time = record.time else { throw SessionLogError(message: "\(place): a second start record") }
+            if time < log.lastTime - mostBackwards {
+                throw SessionLogError(message: "\(place): the time goes back \(seconds(log.lastTime - time))")
+            }
+            if time > log.lastTime + longestGap {
+                throw SessionLogError(message: "\(place): \(seconds(time - log.lastTime)) pass without a record "
+                                      + "(a session has no gap longer than an hour)")
+            }
+            log.lastTime = max(log.lastTime, time)
+            if case .speech = record { log.speaks = true }
+            checked = log
+        }
+        guard let checked else { throw SessionLogError(message: "\(path): no start record") }
+        return checked
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value < 120 ? String(format: "%.1f s", value) : String(format: "%.1f hours", value / 3600)
+    }
+
     /// The voice for the logged announcements; without one the render goes on, silent where it spoke.
-    private func speech(_ settings: Profile.SpeechSettings, needed: Bool) -> OfflineSpeech? {
-        guard needed else { return nil }
+    private func speech(_ settings: Profile.SpeechSettings) -> OfflineSpeech? {
         do {
             let voice = try OfflineSpeech(settings: settings)
             if let warning = voice.warning { warn(warning) }
@@ -70,5 +132,118 @@ struct Render: ParsableCommand {
             warn("\(error); rendering without it")
             return nil
         }
+    }
+}
+
+/// A WAV file written as the sound is made. A file is written beside the target and renamed over it
+/// when complete, so a failed render leaves nothing half-written; a device, a pipe or a link
+/// (/dev/stdout into a player) is written through, its header saying "as long as it goes" unless it
+/// can seek back.
+final class WAVStream {
+    private let path: String
+    /// Where the bytes go: a temporary file, or the target itself when that is not a regular file.
+    private let written: String
+    private let file: UnsafeMutablePointer<FILE>
+    private let format: WAVEncoder.Format
+    private let sampleRate: Int
+    private let large: Bool
+    private var bytes: [UInt8] = []
+
+    /// `mostFrames` bounds the file: it chooses RF64 past 4 GiB, and the disk must have room for it.
+    init(path: String, mostFrames: Int, sampleRate: Int, format: WAVEncoder.Format) throws(SessionLogError) {
+        self.path = path
+        self.format = format
+        self.sampleRate = sampleRate
+        let mostBytes = mostFrames * 2 * format.bytesPerSample + 80
+        large = mostBytes > Int(UInt32.max)
+        // Only a plain file (or none yet) is replaced by renaming; anything else — a device, a pipe, a
+        // link such as /dev/stdout — is written through.
+        var target = stat()
+        let inPlace = lstat(path, &target) == 0 && target.st_mode & S_IFMT != S_IFREG
+        if !inPlace {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var disk = statvfs()
+            if statvfs(folder, &disk) == 0 {
+                let free = Int(disk.f_bavail) * Int(disk.f_frsize)
+                guard mostBytes <= free else {
+                    throw SessionLogError(message: "cannot write \(path): it could take \(Self.gigabytes(mostBytes)) and "
+                                          + "\(folder) has \(Self.gigabytes(free)) free")
+                }
+            }
+        }
+        written = inPlace ? path : path + ".part-\(getpid())"
+        guard let file = fopen(written, "w") else {
+            throw SessionLogError(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+        self.file = file
+        try put(WAVEncoder.header(frames: nil, channels: 2, sampleRate: sampleRate, format: format, large: large))
+    }
+
+    func write(_ sound: UnsafeBufferPointer<Float>) throws(SessionLogError) {
+        bytes.removeAll(keepingCapacity: true)
+        WAVEncoder.append(sound, format: format, to: &bytes)
+        try put(bytes)
+    }
+
+    /// Writes the header's final sizes where the output can seek back, and puts a file in place.
+    func close(frames: Int) throws(SessionLogError) {
+        if fseek(file, 0, SEEK_SET) == 0 {
+            try put(WAVEncoder.header(frames: frames, channels: 2, sampleRate: sampleRate, format: format, large: large))
+        }
+        let closed = fclose(file) == 0
+        guard written != path else {
+            guard closed else { throw failure() }
+            return
+        }
+        guard closed, rename(written, path) == 0 else {
+            let error = failure()
+            unlink(written)
+            throw error
+        }
+    }
+
+    func discard() {
+        fclose(file)
+        if written != path { unlink(written) }
+    }
+
+    private func put(_ data: [UInt8]) throws(SessionLogError) {
+        guard data.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == data.count else { throw failure() }
+    }
+
+    private func failure() -> SessionLogError {
+        SessionLogError(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+    }
+
+    private static func gigabytes(_ bytes: Int) -> String { String(format: "%.1f GB", Double(bytes) / 1e9) }
+}
+
+/// "rendering 12:30 of 60:00, 120× real time" on stderr, a few times a second — only when stderr is a terminal.
+final class RenderProgress {
+    private let total: Double
+    private let started = monotonicSeconds()
+    private var shown = 0.0
+
+    init?(total: Double) {
+        guard isatty(STDERR_FILENO) != 0 else { return nil }
+        self.total = total
+    }
+
+    func show(seconds: Double) {
+        let now = monotonicSeconds()
+        guard now - shown >= 0.25 else { return }
+        shown = now
+        let factor = seconds / max(1e-6, now - started)
+        let line = "rendering \(Self.clock(seconds)) of \(Self.clock(total)), \(Int(factor))× real time"
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    }
+
+    /// Clears the line.
+    func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+
+    private static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
+            : String(format: "%d:%02d", whole / 60, whole % 60)
     }
 }

@@ -22,5 +22,3 @@ final class SessionLog {
 
     func flush() { fflush(file) }
 }
-
-struct SessionLogError: Error { let message: String }

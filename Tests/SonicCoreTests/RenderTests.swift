@@ -3,13 +3,30 @@ import Testing
 import TestSupport
 @testable import SonicCore
 
+/// A whole WAV file in memory, as the render command streams it.
+func wav(_ samples: [Float], format: WAVEncoder.Format, large: Bool = false) -> [UInt8] {
+    var bytes = WAVEncoder.header(frames: samples.count / 2, channels: 2, sampleRate: 48000, format: format, large: large)
+    samples.withUnsafeBufferPointer { WAVEncoder.append($0, format: format, to: &bytes) }
+    return bytes
+}
+
+/// A session replayed whole, its sound collected.
+func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, profile: Profile = .builtIn,
+              speech: SpeechSynthesis? = nil) -> [Float] {
+    let replay = SessionReplay(image: image, profile: profile, sampleRate: 48000, speech: speech, start: start)
+    var sound: [Float] = []
+    for record in records { replay.play(record) { sound += $0 } }
+    replay.finish { sound += $0 }
+    return sound
+}
+
 @Suite struct RenderTests {
     @Test func wavFilesCarryTheSamplesExactly() throws {
         let samples: [Float] = [0, 0.5, -0.5, 1, -1, 0.25, 2, -3]
-        let float = try WAVFile(bytes: WAVEncoder.encode(samples, channels: 2, sampleRate: 48000, format: .float32))
+        let float = try WAVFile(bytes: wav(samples, format: .float32))
         #expect(float.isFloat && float.channels == 2 && float.sampleRate == 48000 && float.bitsPerSample == 32)
         #expect(float.samples == samples)
-        let pcm = try WAVFile(bytes: WAVEncoder.encode(samples, channels: 2, sampleRate: 48000, format: .pcm16))
+        let pcm = try WAVFile(bytes: wav(samples, format: .pcm16))
         #expect(!pcm.isFloat && pcm.bitsPerSample == 16)
         // Rounded to 1/32767, beyond ±1 clipped.
         #expect(zip(pcm.samples, [0, 0.5, -0.5, 1, -1, 0.25, 1, -1]).allSatisfy { abs($0 - $1) <= 0.5 / 32767 })
@@ -33,7 +50,7 @@ import TestSupport
     }
 
     @Test func replayPlaysEachEventAtItsLoggedTime() {
-        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil).render(session, start: start)
+        let stereo = replayed(session, start: start, image: image)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         let rate = 48_000.0
         // Silent until 0.5 s; the dark pixel (110 Hz) until 1.0 s; the bright one (1760 Hz) until 1.5 s.
@@ -48,14 +65,13 @@ import TestSupport
     }
 
     @Test func replayIsDeterministic() {
-        let replay = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil)
-        #expect(replay.render(session, start: start) == replay.render(session, start: start))
+        #expect(replayed(session, start: start, image: image) == replayed(session, start: start, image: image))
     }
 
     @Test func leavingTheWindowOverTheImageIsSilentInReplayToo() {
         // Logged "not in image" at a position over the image: the pen had left the window.
         let records = [session[0], session[1], pen(100.5, x: 50, tip: true), pen(100.8, x: 50, tip: true, inImage: false)]
-        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: nil).render(records, start: start)
+        let stereo = replayed(records, start: start, image: image)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         #expect(SignalAnalysis.peak(left[25_000..<38_000]) > 0.4)
         #expect(SignalAnalysis.peak(left[(38_400 + 480)...]) == 0)
@@ -72,7 +88,7 @@ import TestSupport
         records += (0...100).map { pen(100.5 + Double($0) * 0.01, x: 15 + Double($0) * 1.7, tip: true) }
         records.append(.cell(t: 101.6, cell, ticks: false))
         records += (0...100).map { pen(101.7 + Double($0) * 0.01, x: 185 - Double($0) * 1.7, tip: true) }
-        let stereo = SessionReplay(image: wide, profile: .builtIn, sampleRate: 48000, speech: nil).render(records, start: start)
+        let stereo = replayed(records, start: start, image: wide)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         let onsets = Spectrum.burstOnsets(left, at: 3200, sampleRate: 48000, threshold: 0.05)
         // The pen reports every 10 ms: the first report past x 50, 90, 130, 170 — by the margin that

@@ -104,7 +104,7 @@ import TestSupport
             .speech(t: 10.2, text: "hello"),
             pen(11.0, pressure: 0.3), .mode(t: 11.5, .pressureAmplitude), pen(12.0, pressure: 0.3, tip: false),
         ]
-        let stereo = SessionReplay(image: image, profile: .builtIn, sampleRate: 48000, speech: Beeper()).render(records, start: start)
+        let stereo = replayed(records, start: start, image: image, speech: Beeper())
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         // The voice at 0.2 s, for 0.3 s, at the profile's volume.
         #expect(SignalAnalysis.peak(left[0..<9600]) == 0)

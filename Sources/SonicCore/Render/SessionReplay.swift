@@ -8,78 +8,103 @@ public protocol SpeechSynthesis {
 /// mode and logged announcements are spoken over the ducked instrument, as they were. With the
 /// session's own profile this reproduces what was heard; with another, how the session would have
 /// sounded with it.
-public struct SessionReplay {
-    public let image: GrayImage
-    public let profile: Profile
-    public let sampleRate: Int
-    /// The voice; nil renders without speech.
-    public let speech: SpeechSynthesis?
-
-    public init(image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?) {
-        self.image = image
-        self.profile = profile
-        self.sampleRate = sampleRate
-        self.speech = speech
-    }
-
+///
+/// Records go in one at a time and the sound comes out as it is made, a fixed-size chunk at a time,
+/// so a session of any length renders in the same small memory.
+public final class SessionReplay {
     /// After the last event, rendering goes on until the sound has died away (the reverb and echo
     /// tails, the last words) for this long, but never past `maximumTail`.
     public static let silenceToEnd = 0.1
     public static let maximumTail = 30.0
     static let silenceLevel: Float = 1e-5
+    /// Frames rendered at a time: whole engine blocks, so the sound is the same as in one long call.
+    static let chunkFrames = 32 * SynthEngine.blockSize
 
-    /// Interleaved stereo samples from the session's start to the end of its tail.
-    public func render(_ records: [SessionRecord], start: StartRecord) -> [Float] {
-        let rate = Double(sampleRate)
+    public let image: GrayImage
+    public let sampleRate: Int
+    /// Frames rendered so far, from the session's start.
+    public private(set) var frames = 0
+    private let startTime: Double
+    private let speech: SpeechSynthesis?
+    private let voice: SpeechBuffer
+    private let renderer: VoicedRenderer
+    private let instrument: Instrument
+    private let chunk: UnsafeMutableBufferPointer<Float>
+
+    /// - Parameter speech: the voice; nil renders without speech.
+    public init(image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord) {
+        self.image = image
+        self.sampleRate = sampleRate
+        self.speech = speech
+        startTime = start.t
         let controls = SynthControls()
-        let engine = SynthEngine(chain: profile.chain, sampleRate: rate, controls: controls)
-        let voice = SpeechBuffer(capacity: Int(Self.maximumTail * rate))
-        let renderer = VoicedRenderer(engine: engine, speech: voice, duckDecibels: profile.speech.duckDecibels,
-                                      volume: profile.speech.volume)
-        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
-        var output: [Float] = []
-        func renderUntil(frame: Int) {
-            let frames = frame - output.count / 2
-            guard frames > 0 else { return }
-            let offset = output.count
-            output += repeatElement(0, count: frames * 2)
-            output.withUnsafeMutableBufferPointer { renderer.render(into: $0.baseAddress! + offset, frames: frames, channels: 2) }
+        let engine = SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls)
+        voice = SpeechBuffer(capacity: Int(Self.maximumTail * Double(sampleRate)))
+        renderer = VoicedRenderer(engine: engine, speech: voice, duckDecibels: profile.speech.duckDecibels,
+                                  volume: profile.speech.volume)
+        instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                                viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+        chunk = .allocate(capacity: Self.chunkFrames * 2)
+        chunk.initialize(repeating: 0)
+    }
+
+    deinit { chunk.deallocate() }
+
+    /// The frame a logged time falls on.
+    public func frame(at time: Double) -> Int { Int(((time - startTime) * Double(sampleRate)).rounded()) }
+
+    /// Renders up to the record's time, handing the interleaved stereo sound to `output` as it is made,
+    /// then applies the record.
+    public func play<E: Error>(_ record: SessionRecord, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
+        guard let time = record.time else { return }
+        // Events logged slightly out of order (stamped on different paths) apply at once.
+        _ = try render(until: frame(at: time), into: output)
+        switch record {
+        case .viewport(_, let viewport): instrument.place(viewport)
+        case .pen(let pen): instrument.handle(penEvent(replaying: pen))
+        case .mode(_, let mode): instrument.set(mode: mode)
+        case .cursor(_, let point): instrument.probe(at: point)
+        case .cell(_, let cell, let ticks): instrument.setTickingCell(ticks ? cell : nil)
+        case .speech(_, let text):
+            guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
+            // A new announcement interrupts the last, as live.
+            voice.discardQueued()
+            _ = samples.withUnsafeBufferPointer { voice.write($0) }
+        case .start, .tag, .untag, .dropout: break
         }
-        for record in records {
-            guard let time = record.time else { continue }
-            // Events logged slightly out of order (stamped on different paths) apply at once.
-            renderUntil(frame: Int(((time - start.t) * rate).rounded()))
-            switch record {
-            case .viewport(_, let viewport): instrument.place(viewport)
-            case .pen(let pen): instrument.handle(penEvent(replaying: pen, on: instrument))
-            case .mode(_, let mode): instrument.set(mode: mode)
-            case .cursor(_, let point): instrument.probe(at: point)
-            case .cell(_, let cell, let ticks): instrument.setTickingCell(ticks ? cell : nil)
-            case .speech(_, let text):
-                guard let samples = speech?.samples(for: text, sampleRate: rate) else { break }
-                // A new announcement interrupts the last, as live.
-                voice.discardQueued()
-                _ = samples.withUnsafeBufferPointer { voice.write($0) }
-            case .start, .tag, .untag, .dropout: break
-            }
-        }
-        // The tail: whole blocks until quiet long enough, or the limit.
-        let quietFrames = Int(Self.silenceToEnd * rate)
-        let limit = output.count / 2 + Int(Self.maximumTail * rate)
+    }
+
+    /// The tail after the last record: whole blocks until quiet for `silenceToEnd`, or `maximumTail`.
+    public func finish<E: Error>(into output: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
+        let quietFrames = Int(Self.silenceToEnd * Double(sampleRate))
+        let limit = frames + Int(Self.maximumTail * Double(sampleRate))
         var quiet = 0
-        while quiet < quietFrames && output.count / 2 < limit {
-            let from = output.count
-            renderUntil(frame: output.count / 2 + SynthEngine.blockSize)
-            let silent = !voice.hasQueuedSamples && output[from...].allSatisfy { abs($0) < Self.silenceLevel }
+        while quiet < quietFrames && frames < limit {
+            let silent = try render(until: frames + SynthEngine.blockSize, into: output) && !voice.hasQueuedSamples
             quiet = silent ? quiet + SynthEngine.blockSize : 0
         }
-        return output
+    }
+
+    /// The most frames `finish` adds after the last record.
+    public var maximumTailFrames: Int { Int(Self.maximumTail * Double(sampleRate)) + SynthEngine.blockSize }
+
+    /// Renders from where it stands to `frame`, chunk by chunk; whether all of it was below the silence level.
+    private func render<E: Error>(until frame: Int, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) -> Bool {
+        var silent = true
+        while frames < frame {
+            let n = min(Self.chunkFrames, frame - frames)
+            renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
+            let sound = UnsafeBufferPointer(rebasing: chunk[0..<(2 * n)])
+            if silent { silent = !sound.contains { abs($0) >= Self.silenceLevel } }
+            try output(sound)
+            frames += n
+        }
+        return silent
     }
 
     /// The event the log describes. The log has no "in window" flag, but it is implied: a position
     /// over the image that was logged as not in the image was out of the window (or of proximity).
-    private func penEvent(replaying pen: PenRecord, on instrument: Instrument) -> PenEvent {
+    private func penEvent(replaying pen: PenRecord) -> PenEvent {
         let pixel = instrument.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
         let overImage = image.contains(pixelX: pixel.x, y: pixel.y)
         return PenEvent(time: pen.t, rootX: pen.rootX, rootY: pen.rootY, pressure: pen.pressure, tiltX: pen.tiltX,

@@ -1,0 +1,159 @@
+/// Why a session log cannot be read or written: one line, naming the file and line where it can.
+public struct SessionLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Turns the lines of a session log (JSON Lines, see docs) back into records, checking every field:
+/// its type, and that numbers are finite and within what a session can hold, so no damaged or
+/// hostile log reaches the sound engine. Record types it does not replay are skipped, so newer logs
+/// still render; unknown fields are ignored.
+public struct SessionLogDecoder {
+    /// The log's name in messages ("session.jsonl").
+    public let name: String
+    private var object = FlatJSONObject()
+
+    public init(name: String) { self.name = name }
+
+    /// Limits no session reaches: screen and image coordinates, viewport scale, tag ids and counts.
+    static let coordinateLimit = 1e7
+    static let scaleLimit = 1e4
+    static let countLimit = 1e9
+
+    /// The record on line `number` (1-based), or nil for a blank line or a record type not replayed.
+    public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(SessionLogError) -> SessionRecord? {
+        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return nil }
+        guard object.parse(line) else { throw SessionLogError(message: "\(name):\(number): not a JSON object") }
+        let fields = Fields(object: object, place: "\(name):\(number)")
+        let type = try fields.string("type")
+        switch type {
+        case "start":
+            let bitDepth = try fields.integer("bitDepth", 1...64)
+            return .start(StartRecord(
+                t: try fields.time(), image: try fields.string("image"),
+                imageNumber: try fields.optionalInteger("imageNumber", 1...1_000_000) ?? 1,
+                width: try fields.integer("width", 1...65536), height: try fields.integer("height", 1...65536),
+                bitDepth: bitDepth, sampleType: try fields.optionalString("sampleType") ?? "uint\(bitDepth)",
+                profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate", 8000...384_000),
+                voice: try fields.optionalString("voice"), rate: try fields.optionalInteger("rate", 80...450)))
+        case "viewport":
+            let scale = try fields.number("scale")
+            guard scale > 0 && scale <= Self.scaleLimit else {
+                throw fields.error("\"scale\" must be positive and at most \(Int(Self.scaleLimit))")
+            }
+            return .viewport(t: try fields.time(), Viewport(originX: try fields.coordinate("originX"),
+                                                            originY: try fields.coordinate("originY"), scale: scale))
+        case "pen":
+            var buttons = PenButtons()
+            for button in try fields.integers("buttons", 1...32) { buttons.insert(button) }
+            return .pen(PenRecord(
+                t: try fields.time(), rootX: try fields.coordinate("x"), rootY: try fields.coordinate("y"),
+                imageX: try fields.coordinate("ix"), imageY: try fields.coordinate("iy"), inImage: try fields.bool("inImage"),
+                sample: try fields.number("sample"), level: try fields.number("level", 0...1),
+                pressure: try fields.number("pressure", 0...1), tiltX: try fields.number("tiltX", -90...90),
+                tiltY: try fields.number("tiltY", -90...90), buttons: buttons, mode: try fields.mode().rawValue,
+                frequency: try fields.number("frequency", 0...100_000), amplitude: try fields.number("amplitude", 0...1)))
+        case "mode":
+            return .mode(t: try fields.time(), try fields.mode())
+        case "speech":
+            return .speech(t: try fields.time(), text: try fields.string("text"))
+        case "tag":
+            return .tag(t: try fields.time(), Tag(id: try fields.integer("id", 0...Int(Self.countLimit)),
+                                                  x: try fields.coordinate("ix"), y: try fields.coordinate("iy"),
+                                                  snapped: try fields.optionalBool("snapped") ?? false))
+        case "untag":
+            return .untag(t: try fields.time(), id: try fields.integer("id", 0...Int(Self.countLimit)))
+        case "cursor":
+            guard fields.has("ix") else { return .cursor(t: try fields.time(), nil) }
+            return .cursor(t: try fields.time(), ImagePoint(x: try fields.coordinate("ix"), y: try fields.coordinate("iy")))
+        case "cell":
+            var cell: UnitCell?
+            if fields.has("ox") {
+                cell = UnitCell(origin: ImagePoint(x: try fields.coordinate("ox"), y: try fields.coordinate("oy")),
+                                vectorA: ImagePoint(x: try fields.coordinate("ax"), y: try fields.coordinate("ay")),
+                                vectorB: ImagePoint(x: try fields.coordinate("bx"), y: try fields.coordinate("by")))
+                guard cell != nil else { throw fields.error("the cell's vectors do not span a cell") }
+            }
+            return .cell(t: try fields.time(), cell, ticks: try fields.bool("ticks"))
+        case "dropout":
+            return .dropout(t: try fields.time(), count: try fields.integer("count", 0...Int(Self.countLimit)))
+        default:
+            return nil
+        }
+    }
+}
+
+/// Typed access to one record's fields, failing with the place and the field's name.
+private struct Fields {
+    let object: FlatJSONObject
+    let place: String
+
+    func error(_ message: String) -> SessionLogError { SessionLogError(message: "\(place): \(message)") }
+
+    func has(_ key: String) -> Bool { object[key].map { $0 != .null } ?? false }
+
+    func string(_ key: String) throws(SessionLogError) -> String {
+        guard case .string(let value) = object[key] else { throw error("\"\(key)\" must be text") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(SessionLogError) -> String? {
+        has(key) ? try string(key) : nil
+    }
+
+    func bool(_ key: String) throws(SessionLogError) -> Bool {
+        guard case .bool(let value) = object[key] else { throw error("\"\(key)\" must be true or false") }
+        return value
+    }
+
+    func optionalBool(_ key: String) throws(SessionLogError) -> Bool? {
+        has(key) ? try bool(key) : nil
+    }
+
+    func number(_ key: String) throws(SessionLogError) -> Double {
+        guard case .number(let value) = object[key] else { throw error("\"\(key)\" must be a number") }
+        guard value.isFinite else { throw error("\"\(key)\" must be finite") }
+        return value
+    }
+
+    func number(_ key: String, _ range: ClosedRange<Double>) throws(SessionLogError) -> Double {
+        let value = try number(key)
+        guard range.contains(value) else { throw error("\"\(key)\" must be between \(range.lowerBound.compact) and \(range.upperBound.compact)") }
+        return value
+    }
+
+    /// Seconds of the monotonic clock: never negative, and far from where a Double loses the sample.
+    func time() throws(SessionLogError) -> Double { try number("t", 0...1e9) }
+
+    func coordinate(_ key: String) throws(SessionLogError) -> Double {
+        try number(key, -SessionLogDecoder.coordinateLimit...SessionLogDecoder.coordinateLimit)
+    }
+
+    func integer(_ key: String, _ range: ClosedRange<Int>) throws(SessionLogError) -> Int {
+        let value = try number(key, Double(range.lowerBound)...Double(range.upperBound))
+        guard value == value.rounded() else { throw error("\"\(key)\" must be a whole number") }
+        return Int(value)
+    }
+
+    func optionalInteger(_ key: String, _ range: ClosedRange<Int>) throws(SessionLogError) -> Int? {
+        has(key) ? try integer(key, range) : nil
+    }
+
+    func integers(_ key: String, _ range: ClosedRange<Int>) throws(SessionLogError) -> [Int] {
+        guard case .numbers(let values) = object[key] else { throw error("\"\(key)\" must be a list of numbers") }
+        var integers: [Int] = []
+        for value in values {
+            guard value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+                throw error("\"\(key)\" must list whole numbers from \(range.lowerBound) to \(range.upperBound)")
+            }
+            integers.append(Int(value))
+        }
+        return integers
+    }
+
+    func mode() throws(SessionLogError) -> Mode {
+        guard let mode = Mode(rawValue: try string("mode")) else { throw error("unknown mode") }
+        return mode
+    }
+}
