@@ -68,6 +68,8 @@ struct Inspect: ParsableCommand {
         let calibration = opened.entry.calibration
         if let size = calibration.pixelSize {
             lines.append("Pixel size from the file: \(size.spoken).")
+        } else if let scale = opened.description.spokenScale(pixelSize: nil) {
+            lines.append("Calibration from the file: \(scale).")
         } else if let axis = calibration.x ?? calibration.y {
             lines.append("Calibration from the file: \(value: axis.scale) \(axis.unit) per pixel.")
         }

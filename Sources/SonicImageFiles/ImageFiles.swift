@@ -32,7 +32,8 @@ public enum ImageFiles {
         }
         switch format {
         case .png: return try PNGDecoder.contents(of: readBytes(path))
-        case .dm3, .dm4, .tiff, .emd: throw ImageFileError("\(format.rawValue) files are not read yet")
+        case .dm3, .dm4: return try DigitalMicrograph.contents(of: readBytes(path))
+        case .tiff, .emd: throw ImageFileError("\(format.rawValue) files are not read yet")
         }
     }
 

@@ -64,7 +64,7 @@ import TestSupport
             let entries = try DigitalMicrograph.contents(of: file.bytes).entries
             #expect(entries.map(\.title) == ["Image Of HAADF", "HAADF", "EELS", "FFT", "Stack"])
             #expect(entries.map(\.shape) == [[4, 4], [5, 4], [8], [2, 2], [2, 2, 3]])
-            #expect(entries.map(\.unsupported) == ["RGB data", nil, "a 1-D signal, not an image", "complex data",
+            #expect(entries.map(\.unsupported) == ["the file's thumbnail", nil, "a 1-D signal, not an image", "complex data",
                                                    "a 3-D signal, not an image"])
             #expect(entries.map(\.isImage) == [false, true, false, false, false])
             #expect(entries[2].sampleType == .float32 && entries[4].sampleType == .int16)

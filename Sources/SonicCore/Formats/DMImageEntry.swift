@@ -18,13 +18,15 @@ enum DMPixelType {
         case 14: self = .samples(.uint8)
         // 3 and 13: complex; 5, 27 and 28: complex packed as an FFT's half plane.
         case 3, 5, 13, 27, 28: self = .unsupported("complex data")
-        case 8, 23: self = .unsupported("RGB data")
+        case 8, 23: self = .unsupported(Self.rgbReason)
         case let code?: self = .unsupported("data of unknown type \(code)")
         case nil: self = .unsupported("data of no known type")
         }
     }
 
     var sampleType: SampleType? { if case .samples(let type) = self { type } else { nil } }
+
+    static let rgbReason = "RGB data"
 }
 
 /// One entry of the root's `ImageList`: a group with `Name` and `ImageData` (`Data`, `DataType`,
@@ -65,7 +67,7 @@ struct DMImageEntry {
             let samples = DMValues.samples(in: file, at: array.offset, count: count, type: type,
                                            littleEndian: fileIsLittleEndian)
             guard samples.count == count else { throw ImageFileError("the image data is missing") }
-            return ImagePlane(width: shape[0], height: shape[1], sampleType: type, samples: samples)
+            return GrayImage(width: shape[0], height: shape[1], sampleType: type, samples: samples)
         }
     }
 

@@ -48,6 +48,3 @@ public struct GrayImage: Sendable, Equatable {
         x >= 0 && x < width && y >= 0 && y < height
     }
 }
-
-/// What a format reader hands over is an image.
-public typealias ImagePlane = GrayImage

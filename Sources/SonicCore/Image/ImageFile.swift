@@ -88,10 +88,10 @@ public struct ImageEntry: Sendable {
     /// Why the samples cannot be played ("complex data", "RGB data", "a 1-D signal"); nil if they can.
     public var unsupported: String?
     public var calibration: Calibration
-    private let reader: @Sendable () throws -> ImagePlane
+    private let reader: @Sendable () throws -> GrayImage
 
     public init(title: String, shape: [Int], sampleType: SampleType?, unsupported: String? = nil,
-                calibration: Calibration = .none, read: @escaping @Sendable () throws -> ImagePlane) {
+                calibration: Calibration = .none, read: @escaping @Sendable () throws -> GrayImage) {
         self.title = title
         self.shape = shape
         self.sampleType = sampleType
@@ -106,7 +106,7 @@ public struct ImageEntry: Sendable {
     public var height: Int { shape.count > 1 ? shape[1] : 1 }
 
     /// Reads the samples (only images can be read).
-    public func read() throws -> ImagePlane { try reader() }
+    public func read() throws -> GrayImage { try reader() }
 }
 
 /// What a file holds: its datasets, images and others, in the file's order.
