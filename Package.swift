@@ -50,9 +50,10 @@ let package = Package(
         // Feeds mutated image files to every format reader (see scripts/fuzz-formats).
         .executableTarget(name: "format-fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).
-        .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG"]),
+        .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "TestSupport"]),
 
-        // Test helpers: an independent PNG writer and signal analysis for recordings.
+        // Test helpers: independent PNG and DigitalMicrograph writers (make-images writes the DM4 sample
+        // with the latter) and signal analysis for recordings.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),

@@ -1,11 +1,13 @@
-// Regenerates the sample images in images/. Deterministic: the same PNG bytes on every run.
+// Regenerates the sample images in images/. Deterministic: the same bytes on every run.
 //   swift run make-images [OUTPUT-FOLDER]          (default: images)
-//   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks
+//   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks (PATH.png or PATH.dm4)
 //   swift run make-images --overlapping-lattice SIZE PATH   the same with strongly overlapping columns
+import Foundation
 import Glibc
 import RealModule
 import SonicCore
 import SonicPNG
+import TestSupport
 
 /// A 16-bit STEM-like lattice — square cell of 24 px turned by 7°, Gaussian columns (σ 3.2 px) over a
 /// gentle background ramp, with shot and read noise. Overlapping: a 16 px cell and σ 5 px.
@@ -23,6 +25,7 @@ func lattice(size: Int, overlapping: Bool = false) -> LatticeImage {
 }
 
 func write(_ image: GrayImage, _ path: String) {
+    if path.hasSuffix(".dm4") { return write(microscopeFile([(image, "HAADF", 1)]), path) }
     do {
         try PNGEncoder.write(image, to: path)
         print("wrote \(path)")
@@ -30,6 +33,50 @@ func write(_ image: GrayImage, _ path: String) {
         print("make-images: \(error)")
         exit(1)
     }
+}
+
+func write(_ bytes: [UInt8], _ path: String) {
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        print("make-images: cannot write \(path)")
+        exit(1)
+    }
+    print("wrote \(path)")
+}
+
+/// The lattice's pixel size: its 24-pixel cell is SrTiO₃'s 390.5 pm.
+let latticePixelNanometres = 0.3905 / 24
+
+/// A DigitalMicrograph 4 file as the microscope writes one: a small RGB thumbnail first, then each
+/// image (16-bit, calibrated in nm: the lattice's pixel size times the image's binning), then a line
+/// profile across the first (a 1-D signal).
+func microscopeFile(_ images: [(image: GrayImage, title: String, binning: Double)]) -> [UInt8] {
+    let first = images[0].image
+    let thumbnailSide = 64
+    let thumbnail = (0..<(thumbnailSide * thumbnailSide)).map { k -> Double in
+        let x = k % thumbnailSide * first.width / thumbnailSide, y = k / thumbnailSide * first.height / thumbnailSide
+        let gray = Double(UInt32(first[x, y]) >> 8)
+        return 0xFF00_0000 + gray * 0x10101
+    }
+    let axis = TestDM.Axis(scale: latticePixelNanometres, units: "nm")
+    func axes(_ binning: Double) -> [TestDM.Axis] { [TestDM.Axis(scale: latticePixelNanometres * binning, units: "nm")] }
+    let profile = (0..<first.width).map { Double(first[$0, first.height / 2]) }
+    return TestDM(version: 4, images: [.init(title: "Image Of \(images[0].title)", dimensions: [thumbnailSide, thumbnailSide],
+                                             dataType: .rgba, values: thumbnail)]
+        + images.map { .init(title: $0.title, dimensions: [$0.image.width, $0.image.height], dataType: .uint16,
+                             values: $0.image.samples.map(Double.init), axes: axes($0.binning) + axes($0.binning)) }
+        + [.init(title: "Profile across \(images[0].title)", dimensions: [first.width], dataType: .float32,
+                 values: profile, axes: [axis])]).bytes
+}
+
+/// A bright-field view of the same lattice: half the size (2 × 2 binned), columns dark on a bright field.
+func brightField(_ image: GrayImage) -> GrayImage {
+    let width = image.width / 2, height = image.height / 2
+    let samples = (0..<(width * height)).map { k -> UInt16 in
+        let x = 2 * (k % width), y = 2 * (k / width)
+        let mean = (image[x, y] + image[x + 1, y] + image[x, y + 1] + image[x + 1, y + 1]) / 4
+        return UInt16(max(0, 40_000 - mean / 2).rounded())
+    }
+    return GrayImage(width: width, height: height, bitDepth: 16, samples: samples)
 }
 
 /// A perovskite-like projection (SrTiO3 along [001]): heavy columns at the corners of a 28 px square
@@ -90,7 +137,9 @@ if arguments.count == 4, ["--lattice", "--overlapping-lattice"].contains(argumen
     write(lattice(size: size, overlapping: arguments[1] == "--overlapping-lattice").render(), arguments[3])
 } else {
     let folder = arguments.count > 1 ? arguments[1] : "images"
-    write(lattice(size: 384).render(), folder + "/atomic-lattice.png")
+    let atomicLattice = lattice(size: 384).render()
+    write(atomicLattice, folder + "/atomic-lattice.png")
+    write(microscopeFile([(atomicLattice, "HAADF", 1), (brightField(atomicLattice), "BF", 2)]), folder + "/atomic-lattice.dm4")
     write(twoSublattice(), folder + "/two-sublattice.png")
     write(calibration(), folder + "/calibration.png")
     write(shapes(), folder + "/shapes.png")
