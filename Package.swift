@@ -47,8 +47,8 @@ let package = Package(
             name: "engine-benchmark",
             dependencies: ["SonicCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
-        // Feeds mutated image files to every format reader (see scripts/fuzz-formats).
-        .executableTarget(name: "format-fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
+        // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
+        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "TestSupport"]),
 
@@ -57,6 +57,6 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "SonicCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )

@@ -31,15 +31,14 @@ struct Render: ParsableCommand {
     @Flag(help: "Write 32-bit float samples instead of 16-bit.")
     var float = false
 
-    /// A log's times may go back a little (records are stamped on different paths), never this far.
-    static let mostBackwards = 1.0
-    /// The longest stretch without a record a session can hold: longer gaps are damage, not pauses.
-    static let longestGap = 3600.0
-
     func run() throws {
-        let checked: CheckedLog
-        do { checked = try Self.check(session) } catch { throw fail(error.message, status: ExitStatus.badInput) }
-        let start = checked.start
+        var checked = SessionLogCheck()
+        do {
+            try SessionLogReader(path: session).forEach { record, line throws(SessionLogError) in
+                try checked.admit(record, place: "\(session):\(line)")
+            }
+        } catch { throw fail(error.message, status: ExitStatus.badInput) }
+        guard let start = checked.start else { throw fail("\(session): no start record", status: ExitStatus.badInput) }
         let chosen: Profile
         do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
@@ -79,47 +78,6 @@ struct Render: ParsableCommand {
             output.discard()
             throw fail(error.message, status: ExitStatus.badInput)
         }
-    }
-
-    /// What the checking pass learns from a log that passes it.
-    struct CheckedLog {
-        var start: StartRecord
-        /// The latest time any record carries.
-        var lastTime: Double
-        var speaks: Bool
-    }
-
-    /// Reads the whole log once without rendering: every record must decode, the start record must come
-    /// first, and the times must neither go back nor leap forward beyond what a session does.
-    static func check(_ path: String) throws(SessionLogError) -> CheckedLog {
-        var checked: CheckedLog?
-        try SessionLogReader(path: path).forEach { record, line throws(SessionLogError) in
-            let place = "\(path):\(line)"
-            guard var log = checked else {
-                guard case .start(let start) = record else {
-                    throw SessionLogError(message: "\(place): no start record before this line")
-                }
-                checked = CheckedLog(start: start, lastTime: start.t, speaks: false)
-                return
-            }
-            guard let time = record.time else { throw SessionLogError(message: "\(place): a second start record") }
-            if time < log.lastTime - mostBackwards {
-                throw SessionLogError(message: "\(place): the time goes back \(seconds(log.lastTime - time))")
-            }
-            if time > log.lastTime + longestGap {
-                throw SessionLogError(message: "\(place): \(seconds(time - log.lastTime)) pass without a record "
-                                      + "(a session has no gap longer than an hour)")
-            }
-            log.lastTime = max(log.lastTime, time)
-            if case .speech = record { log.speaks = true }
-            checked = log
-        }
-        guard let checked else { throw SessionLogError(message: "\(path): no start record") }
-        return checked
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        value < 120 ? String(format: "%.1f s", value) : String(format: "%.1f hours", value / 3600)
     }
 
     /// The voice for the logged announcements; without one the render goes on, silent where it spoke.

@@ -157,3 +157,45 @@ private struct Fields {
         return mode
     }
 }
+
+/// What a whole log must be before it is replayed: a start record first, then times that neither go
+/// back nor leap forward beyond what a session does. Fed each record in order.
+public struct SessionLogCheck: Sendable {
+    /// A log's times may go back a little (records are stamped on different paths), never this far.
+    public static let mostBackwards = 1.0
+    /// The longest stretch without a record a session holds: longer gaps are damage, not pauses.
+    public static let longestGap = 3600.0
+
+    public private(set) var start: StartRecord?
+    /// The latest time any record carries.
+    public private(set) var lastTime = 0.0
+    /// Whether the log has announcements to speak.
+    public private(set) var speaks = false
+
+    public init() {}
+
+    public mutating func admit(_ record: SessionRecord, place: String) throws(SessionLogError) {
+        guard start != nil else {
+            guard case .start(let first) = record else {
+                throw SessionLogError(message: "\(place): no start record before this line")
+            }
+            start = first
+            lastTime = first.t
+            return
+        }
+        guard let time = record.time else { throw SessionLogError(message: "\(place): a second start record") }
+        if time < lastTime - Self.mostBackwards {
+            throw SessionLogError(message: "\(place): the time goes back \(Self.seconds(lastTime - time))")
+        }
+        if time > lastTime + Self.longestGap {
+            throw SessionLogError(message: "\(place): \(Self.seconds(time - lastTime)) pass without a record "
+                                  + "(a session has no gap longer than an hour)")
+        }
+        lastTime = max(lastTime, time)
+        if case .speech = record { speaks = true }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value < 120 ? "\((value * 10).rounded() / 10) s" : "\((value / 360).rounded() / 10) hours"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SonicCore
+import SonicImageFiles
+
+/// One kind of input and what must hold for it.
+protocol FuzzTrial {
+    /// Reads the input; throws the reader's own error when it refuses it, or a `FuzzFinding`.
+    func run(_ path: String) throws
+}
+
+/// The reader accepted an input but gave a wrong result: a finding, which stops the run.
+struct FuzzFinding: Error {
+    let message: String
+}
+
+/// Image files: their datasets listed, every image read at the size its entry promised.
+struct ImageFileTrial: FuzzTrial {
+    func run(_ path: String) throws {
+        let contents = try ImageFiles.contents(of: path)
+        for entry in contents.entries where entry.isImage {
+            let image = try entry.read()
+            guard image.width == entry.width, image.height == entry.height else {
+                throw FuzzFinding(message: "an entry of \(entry.width) × \(entry.height) read as \(image.width) × \(image.height)")
+            }
+        }
+    }
+}
+
+/// Session logs: every line decoded and the whole checked as `render` does; those that pass are
+/// replayed, and must give no more sound than the check allowed, all of it finite and within ±1.
+struct SessionLogTrial: FuzzTrial {
+    let image: GrayImage
+    let profile: Profile
+    /// Longer replays are checked but not rendered, to keep the run's pace.
+    static let longestRender = 60.0
+
+    init(imagePath: String, profilePath: String?) throws {
+        image = try ImageFiles.open(imagePath).image
+        if let profilePath {
+            let text = try String(contentsOfFile: profilePath, encoding: .utf8)
+            profile = try Profile(name: URL(fileURLWithPath: profilePath).deletingPathExtension().lastPathComponent,
+                                  file: profilePath, text: text)
+        } else {
+            profile = .builtIn
+        }
+    }
+
+    func run(_ path: String) throws {
+        let bytes = try ImageFiles.readBytes(path)
+        var decoder = SessionLogDecoder(name: "input")
+        var check = SessionLogCheck()
+        var records: [SessionRecord] = []
+        var lineNumber = 0
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let record = try line.withUnsafeBufferPointer { buffer throws(SessionLogError) in
+                try decoder.decode(buffer, number: lineNumber)
+            }
+            guard let record else { continue }
+            try check.admit(record, place: "input:\(lineNumber)")
+            records.append(record)
+        }
+        guard let start = check.start, start.width == image.width, start.height == image.height else { return }
+        let replay = SessionReplay(image: image, profile: profile, sampleRate: 48000, speech: nil, start: start)
+        let mostFrames = replay.frame(at: check.lastTime) + replay.maximumTailFrames
+        guard Double(mostFrames) <= Self.longestRender * 48000 else { return }
+        var bad: String?
+        func listen(_ sound: UnsafeBufferPointer<Float>) {
+            if bad == nil, sound.contains(where: { !$0.isFinite || abs($0) > 1 }) { bad = "the replay made sound beyond ±1" }
+        }
+        for record in records { replay.play(record, into: listen) }
+        replay.finish(into: listen)
+        if let bad { throw FuzzFinding(message: bad) }
+        guard replay.frames <= mostFrames else {
+            throw FuzzFinding(message: "the replay made \(replay.frames) frames, more than the \(mostFrames) its check allowed")
+        }
+    }
+}

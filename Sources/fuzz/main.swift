@@ -1,0 +1,91 @@
+// Feeds damaged inputs to the program's readers of outside data, in this process: each must give
+// its result or a clean error — never a crash, a hang or a run-away allocation or output. Each input
+// is written first to OUTPUT/input, so after a crash or a hang that file is the culprit (a hang is
+// ended by SIGALRM after --timeout seconds).
+//
+//   fuzz images --count N [--seed S] [--timeout SECONDS] [--output DIR] SEED-FILE...
+//       image files of every format (recognised by content): list the datasets, read every image
+//   fuzz logs --count N --image IMAGE [--profile PROFILE.toml] [--seed S] ... SEED-LOG...
+//       session logs: decode and check every line, and replay those that pass (without a voice)
+//
+// Prints how many inputs were accepted and refused (with the commonest reasons) and the slowest input.
+import Foundation
+import Glibc
+import SonicCore
+import SonicImageFiles
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("fuzz: \(message)\n".utf8))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let at = arguments.firstIndex(of: name), at + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(at...(at + 1)) }
+    return arguments[at + 1]
+}
+guard let target = arguments.first, ["images", "logs"].contains(target) else { fail("say what to fuzz: images or logs") }
+arguments.removeFirst()
+guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
+let seed = option("--seed").flatMap(UInt64.init) ?? 1
+let timeout = option("--timeout").flatMap(UInt32.init) ?? 20
+let output = option("--output") ?? "/dev/shm/sonic-fuzz-\(getpid())"
+let imagePath = option("--image")
+let profilePath = option("--profile")
+guard !arguments.isEmpty else { fail("no seed files given") }
+let seeds: [(name: String, bytes: [UInt8])] = arguments.map { path in
+    do { return (URL(fileURLWithPath: path).lastPathComponent, try ImageFiles.readBytes(path)) } catch {
+        fail("cannot read seed \(path): \(error)")
+    }
+}
+do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
+    fail("cannot make \(output): \(error)")
+}
+// A reader that asks for absurd memory meets a refusal, not the machine's swap.
+var memory = rlimit(rlim_cur: 6 << 30, rlim_max: 6 << 30)
+setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+signal(SIGALRM, SIG_DFL)
+
+let trial: any FuzzTrial
+switch target {
+case "images":
+    trial = ImageFileTrial()
+default:
+    guard let imagePath else { fail("fuzzing logs needs --image, the image the seed logs played") }
+    do { trial = try SessionLogTrial(imagePath: imagePath, profilePath: profilePath) } catch { fail("\(error)") }
+}
+
+let inputPath = output + "/input"
+var mutator = Mutator(seed: seed)
+var accepted = 0
+var reasons: [String: Int] = [:]
+var slowest = (seconds: 0.0, seed: "")
+for index in 0..<count {
+    let source = seeds[index % seeds.count]
+    let bytes = mutator.mutate(source.bytes, text: target == "logs")
+    guard FileManager.default.createFile(atPath: inputPath, contents: Data(bytes)) else { fail("cannot write \(inputPath)") }
+    let started = Date()
+    alarm(timeout)
+    do {
+        try trial.run(inputPath)
+        accepted += 1
+    } catch let error as FuzzFinding {
+        fail("input \(index) (from \(source.name)): \(error.message); kept in \(inputPath)")
+    } catch {
+        // Grouped by what went wrong, not where: the place ("input:12: ", "at byte 5372") is dropped.
+        var reason = String(describing: error)
+        if reason.hasPrefix("input:"), let colon = reason.firstRange(of: ": ") { reason = String(reason[colon.upperBound...]) }
+        reason = String(reason.split(separator: " ", omittingEmptySubsequences: false)
+            .map { $0.allSatisfy(\.isNumber) && !$0.isEmpty ? "N" : $0 }.joined(separator: " ").prefix(70))
+        reasons[reason, default: 0] += 1
+    }
+    alarm(0)
+    let seconds = Date().timeIntervalSince(started)
+    if seconds > slowest.seconds { slowest = (seconds, source.name) }
+    if (index + 1) % 10_000 == 0 { print("fuzz: \(index + 1) inputs") }
+}
+try? FileManager.default.removeItem(atPath: output)
+print("fuzz \(target): \(count) inputs from \(seeds.count) seeds: \(accepted) accepted, \(reasons.values.reduce(0, +)) refused; "
+      + "slowest \(String(format: "%.3f", slowest.seconds)) s (from \(slowest.seed))")
+for (reason, n) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) { print("  \(n) × \(reason)") }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    /// A slice of the fuzzing campaign (`scripts/fuzz` runs 100 000 inputs of each kind): damaged image
+    /// files of every format and damaged session logs through the program's own readers, each giving
+    /// its result or a clean error — the fuzzer stops with status 2 and the culprit at the first crash,
+    /// hang or wrong result.
+    @Suite struct FuzzTests {
+        static let shared = SharedFormats.missing == nil ? SharedFormats.folder : nil
+
+        static func seeds(_ kind: String) throws -> [String] {
+            func files(_ folder: String, _ extensions: [String]) throws -> [String] {
+                try FileManager.default.contentsOfDirectory(atPath: folder).filter { name in
+                    extensions.contains { name.hasSuffix("." + $0) }
+                }.sorted().map { folder + "/" + $0 }
+            }
+            let repository = Fixtures.repository
+            switch kind {
+            case "png": return try files(repository + "/images", ["png"])
+            case "dm": return try files(repository + "/images", ["dm4"]) + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
+            case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
+            default: return try files(repository + "/Tests/Fixtures/emd", ["emd", "h5"]) + (try shared.map { try files($0, ["emd"]) } ?? [])
+            }
+        }
+
+        @Test(arguments: ["png", "dm", "tiff", "emd"])
+        func damagedImageFilesGiveImagesOrCleanErrors(kind: String) throws {
+            let seeds = try Self.seeds(kind)
+            try #require(!seeds.isEmpty)
+            let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
+            let result = try Subprocess.run(fuzz, ["images", "--count", "2000", "--seed", "7"] + seeds, timeout: 600)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("fuzz images: 2000 inputs"), "\(result.output)")
+        }
+
+        @Test func damagedSessionLogsAreRefusedOrReplayedWithinBounds() throws {
+            let folder = Fixtures.repository + "/Tests/Fixtures/logs"
+            let seeds = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jsonl") }
+                .sorted().map { folder + "/" + $0 }
+            let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
+            let result = try Subprocess.run(fuzz, ["logs", "--count", "1000", "--seed", "7", "--image",
+                                                   Fixtures.repository + "/images/atomic-lattice.png", "--profile",
+                                                   Fixtures.repository + "/profiles/classic.toml"] + seeds, timeout: 600)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("fuzz logs: 1000 inputs"), "\(result.output)")
+        }
+    }
+}
