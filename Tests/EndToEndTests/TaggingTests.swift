@@ -26,8 +26,9 @@ extension EndToEnd {
 
         /// Low noise: columns 20000 counts over 5000 with a dose of 1 electron per count (shot-noise SNR ~140 at a peak)
         /// and read noise 20. High noise: a dose of 0.02 per count (SNR ~20 at a peak) and read noise 300.
+        /// With `nanometresPerPixel`, the sample is a DigitalMicrograph 4 file calibrated so, as a microscope writes it.
         static func sample(_ kind: Kind, sigma: Double, spacing d: Double, highNoise: Bool, vacancies: Int = 0,
-                           size: Int = 320, seed: UInt64, folder: String) throws -> Sample {
+                           size: Int = 320, seed: UInt64, folder: String, nanometresPerPixel: Double? = nil) throws -> Sample {
             let angle = 0.29 // radians: nothing lines up with the pixel grid
             func rotated(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
                 (x * cos(angle) - y * sin(angle), x * sin(angle) + y * cos(angle))
@@ -55,6 +56,14 @@ extension EndToEnd {
                                        doseScale: highNoise ? 0.02 : 1, readNoise: highNoise ? 300 : 20, seed: seed,
                                        vacancies: vacant)
             let image = lattice.render()
+            if let nanometresPerPixel {
+                let path = folder + "/lattice-\(seed).dm4"
+                let axis = TestDM.Axis(scale: nanometresPerPixel, units: "nm")
+                try Data(TestDM(images: [.init(title: "HAADF", dimensions: [image.width, image.height], dataType: .uint16,
+                                               values: image.samples.map(Double.init), axes: [axis, axis])]).bytes)
+                    .write(to: URL(fileURLWithPath: path))
+                return Sample(lattice: lattice, path: path, spacing: nearest)
+            }
             let path = folder + "/lattice-\(seed).png"
             try Data(TestPNG(width: image.width, height: image.height, bitDepth: 16, colourType: .gray,
                              samples: image.samples.map { UInt16($0) }).bytes).write(to: URL(fileURLWithPath: path))
@@ -119,11 +128,13 @@ extension EndToEnd {
             (v.originX + (x + 0.5) * v.scale, v.originY + (y + 0.5) * v.scale)
         }
 
+        /// On a microscope's own file: its calibration (0.01 nm a pixel) gives the cell in picometres.
         @Test func tapsSnapToColumnsAndTheUnitCellIsSpokenPrecisely() throws {
             try withServers("snap") { display, sound, folder in
-                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: true, vacancies: 1, size: 256, seed: 11, folder: folder)
+                let sample = try Self.sample(.square, sigma: 3, spacing: 24, highNoise: true, vacancies: 1, size: 256, seed: 11,
+                                             folder: folder, nanometresPerPixel: 0.01)
                 let session = try PlaySession(image: sample.path, display: display, sound: sound, folder: folder,
-                                              arguments: Self.fastSpeech + ["--pixel-size", "10pm"])
+                                              arguments: Self.fastSpeech)
                 defer { session.stop() }
                 let viewport = try session.startTagging()
                 // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
@@ -143,7 +154,7 @@ extension EndToEnd {
                     let error = hypot((tag["ix"] as! Double) - corner.x, (tag["iy"] as! Double) - corner.y)
                     #expect(error < 0.3, "tag \(tag["id"]!) is \(error) px from its column")
                 }
-                // Spoken in picometres (10 pm a pixel): parse "a 240.1 picometres, b … , gamma … degrees".
+                // Spoken in picometres (10 pm a pixel, from the file): parse "a 240.1 picometres, b … , gamma … degrees".
                 let said = try #require(try session.records(ofType: "speech").map { $0["text"] as! String }.last)
                 let numbers = said.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }.suffix(3)
                 try #require(numbers.count == 3 && said.contains("Unit cell: a "), "\(said)")
