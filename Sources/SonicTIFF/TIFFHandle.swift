@@ -1,0 +1,108 @@
+import CTIFF
+import Glibc
+import SonicCore
+
+/// One open TIFF file: libtiff's handle, with its messages captured instead of printed.
+final class TIFFHandle {
+    /// libtiff refuses any single allocation above this. The largest legal plane (8192 × 8192
+    /// float64) is 512 MiB in one strip; a compressed strip may be somewhat larger than its data.
+    static let maxSingleAllocation: tmsize_t = 1 << 30
+
+    private static let processHandlersSilenced: Void = sonic_tiff_silence_process_handlers()
+
+    let tiff: OpaquePointer
+    let fileBytes: Int
+    private let messages: UnsafeMutablePointer<SonicTIFFMessages>
+
+    init(path: String) throws(ImageFileError) {
+        _ = Self.processHandlersSilenced
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; regular files ignore it.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ImageFileError(String(cString: strerror(errno)).lowercased()) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno)).lowercased()
+            close(fd)
+            throw ImageFileError(reason)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw ImageFileError("not a regular file")
+        }
+        guard info.st_size <= ImageLimits.maxFileBytes else {
+            close(fd)
+            throw ImageFileError("the file is larger than 2 GiB")
+        }
+        let messages = UnsafeMutablePointer<SonicTIFFMessages>.allocate(capacity: 1)
+        messages.initialize(to: SonicTIFFMessages())
+        guard let tiff = sonic_tiff_open(fd, messages, Self.maxSingleAllocation) else {
+            let said = Self.text(of: messages)
+            messages.deallocate()
+            close(fd)
+            throw ImageFileError(said.isEmpty ? "not a TIFF file" : "the TIFF header is damaged (\(said))")
+        }
+        self.tiff = tiff
+        self.fileBytes = Int(info.st_size)
+        self.messages = messages
+    }
+
+    deinit {
+        TIFFClose(tiff)   // also closes the file descriptor
+        messages.deallocate()
+    }
+
+    /// Runs a libtiff call that reports failure through its result, with a fresh message buffer,
+    /// and throws `failure` (plus libtiff's words, when it said any) if `succeeded` is false.
+    func attempt<Result>(_ failure: @autoclosure () -> String, _ call: () -> Result,
+                         succeeded: (Result) -> Bool) throws(ImageFileError) -> Result {
+        messages.pointee.firstError.0 = 0
+        let result = call()
+        guard succeeded(result) else {
+            let said = Self.text(of: messages)
+            throw ImageFileError(said.isEmpty ? failure() : "\(failure()) (\(said))")
+        }
+        return result
+    }
+
+    /// libtiff's first message, on one line, without the empty file name we gave it.
+    private static func text(of messages: UnsafeMutablePointer<SonicTIFFMessages>) -> String {
+        let raw = withUnsafeBytes(of: &messages.pointee.firstError) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        var line = String(raw.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        while line.hasPrefix(":") || line.hasPrefix(" ") { line.removeFirst() }
+        while line.hasSuffix(".") || line.hasSuffix(" ") { line.removeLast() }
+        return line
+    }
+
+    // MARK: - Tags of the current directory
+
+    func uint16(_ tag: Int32) -> UInt16? {
+        var value: UInt16 = 0
+        return sonic_tiff_uint16(tiff, UInt32(tag), &value) != 0 ? value : nil
+    }
+
+    func uint16(_ tag: Int32, default fallback: UInt16) -> UInt16 {
+        var value: UInt16 = 0
+        return sonic_tiff_uint16_defaulted(tiff, UInt32(tag), &value) != 0 ? value : fallback
+    }
+
+    func uint32(_ tag: Int32) -> UInt32? {
+        var value: UInt32 = 0
+        return sonic_tiff_uint32(tiff, UInt32(tag), &value) != 0 ? value : nil
+    }
+
+    func uint32(_ tag: Int32, default fallback: UInt32) -> UInt32 {
+        var value: UInt32 = 0
+        return sonic_tiff_uint32_defaulted(tiff, UInt32(tag), &value) != 0 ? value : fallback
+    }
+
+    func float(_ tag: Int32) -> Float? {
+        var value: Float = 0
+        return sonic_tiff_float(tiff, UInt32(tag), &value) != 0 ? value : nil
+    }
+
+    func string(_ tag: Int32) -> String? {
+        sonic_tiff_string(tiff, UInt32(tag)).map { String(cString: $0) }
+    }
+}
