@@ -1,20 +1,29 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <tiffio.h>
 
 /// What libtiff said about the last failure on one handle. libtiff's messages are printf formats
 /// with a va_list, which Swift cannot format, so they are formatted here.
 typedef struct {
-    char firstError[256];
+    /// Every error since the buffer was last cleared, one a line, cut at the buffer's end.
+    char errors[1024];
 } SonicTIFFMessages;
 
-static inline int sonic_tiff_keep_first_error(TIFF *tiff, void *userData, const char *module,
-                                              const char *format, va_list arguments) {
+static inline int sonic_tiff_keep_errors(TIFF *tiff, void *userData, const char *module,
+                                         const char *format, va_list arguments) {
     (void)tiff;
     (void)module;
     SonicTIFFMessages *messages = userData;
-    if (messages != NULL && messages->firstError[0] == '\0') {
-        vsnprintf(messages->firstError, sizeof messages->firstError, format, arguments);
+    if (messages != NULL) {
+        size_t used = strnlen(messages->errors, sizeof messages->errors);
+        if (used > 0 && used + 1 < sizeof messages->errors) {
+            messages->errors[used++] = '\n';
+            messages->errors[used] = '\0';
+        }
+        if (used + 1 < sizeof messages->errors) {
+            vsnprintf(messages->errors + used, sizeof messages->errors - used, format, arguments);
+        }
     }
     return 1; // handled: libtiff's process-wide handlers (stderr) are not called
 }
@@ -36,17 +45,18 @@ static inline void sonic_tiff_silence_process_handlers(void) {
 }
 
 /// Opens `fd` for reading with messages captured in `messages` and no single allocation over
-/// `maxSingleAllocation` bytes. Mode "rm": read only, never memory-mapped, so a file that shrinks
-/// while open gives read errors rather than SIGBUS. On failure the caller still owns `fd`.
+/// `maxSingleAllocation` bytes. Mode "rmh": read only; never memory-mapped, so a file that shrinks
+/// while open gives read errors rather than SIGBUS; the header alone, so that a damaged first
+/// directory is reported as such. On failure the caller still owns `fd`.
 static inline TIFF *sonic_tiff_open(int fd, SonicTIFFMessages *messages, tmsize_t maxSingleAllocation) {
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
     if (options == NULL) {
         return NULL;
     }
     TIFFOpenOptionsSetMaxSingleMemAlloc(options, maxSingleAllocation);
-    TIFFOpenOptionsSetErrorHandlerExtR(options, sonic_tiff_keep_first_error, messages);
+    TIFFOpenOptionsSetErrorHandlerExtR(options, sonic_tiff_keep_errors, messages);
     TIFFOpenOptionsSetWarningHandlerExtR(options, sonic_tiff_ignore_warning, NULL);
-    TIFF *tiff = TIFFFdOpenExt(fd, "", "rm", options);
+    TIFF *tiff = TIFFFdOpenExt(fd, "", "rmh", options);
     TIFFOpenOptionsFree(options);
     return tiff;
 }

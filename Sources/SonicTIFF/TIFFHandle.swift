@@ -11,7 +11,7 @@ final class TIFFHandle {
     private static let processHandlersSilenced: Void = sonic_tiff_silence_process_handlers()
 
     let tiff: OpaquePointer
-    let fileBytes: Int
+    let fileBytes: UInt64
     private let messages: UnsafeMutablePointer<SonicTIFFMessages>
 
     init(path: String) throws(ImageFileError) {
@@ -39,10 +39,13 @@ final class TIFFHandle {
             let said = Self.text(of: messages)
             messages.deallocate()
             close(fd)
-            throw ImageFileError(said.isEmpty ? "not a TIFF file" : "the TIFF header is damaged (\(said))")
+            if info.st_size == 0 { throw ImageFileError("the file is empty") }
+            if said.isEmpty || said.contains("Not a TIFF") { throw ImageFileError("not a TIFF file") }
+            if said.contains("Cannot read TIFF header") { throw ImageFileError("the TIFF header is truncated") }
+            throw ImageFileError("the TIFF header is damaged (\(said))")
         }
         self.tiff = tiff
-        self.fileBytes = Int(info.st_size)
+        self.fileBytes = UInt64(info.st_size)
         self.messages = messages
     }
 
@@ -55,7 +58,7 @@ final class TIFFHandle {
     /// and throws `failure` (plus libtiff's words, when it said any) if `succeeded` is false.
     func attempt<Result>(_ failure: @autoclosure () -> String, _ call: () -> Result,
                          succeeded: (Result) -> Bool) throws(ImageFileError) -> Result {
-        messages.pointee.firstError.0 = 0
+        messages.pointee.errors.0 = 0
         let result = call()
         guard succeeded(result) else {
             let said = Self.text(of: messages)
@@ -64,15 +67,27 @@ final class TIFFHandle {
         return result
     }
 
-    /// libtiff's first message, on one line, without the empty file name we gave it.
+    /// The message that tells what went wrong. libtiff reports tags it does not know as errors,
+    /// though it carries on, and follows a directory's real failure with a generic line.
     private static func text(of messages: UnsafeMutablePointer<SonicTIFFMessages>) -> String {
-        let raw = withUnsafeBytes(of: &messages.pointee.firstError) { bytes in
+        let all = lines(of: messages)
+        let telling = all.filter {
+            !$0.contains("TIFF_SETGET_UNDEFINED") && !$0.hasPrefix("Failed to read directory at offset")
+        }
+        return telling.first ?? all.last ?? ""
+    }
+
+    /// libtiff's messages, one a line, without the empty file name we gave it.
+    private static func lines(of messages: UnsafeMutablePointer<SonicTIFFMessages>) -> [String] {
+        let raw = withUnsafeBytes(of: &messages.pointee.errors) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
-        var line = String(raw.map { $0.isNewline || $0 == "\t" ? " " : $0 })
-        while line.hasPrefix(":") || line.hasPrefix(" ") { line.removeFirst() }
-        while line.hasSuffix(".") || line.hasSuffix(" ") { line.removeLast() }
-        return line
+        return raw.split(separator: "\n").map { line in
+            var line = Substring(line.map { $0 == "\t" || $0 == "\r" ? " " : $0 })
+            while line.hasPrefix(":") || line.hasPrefix(" ") { line.removeFirst() }
+            while line.hasSuffix(".") || line.hasSuffix(" ") { line.removeLast() }
+            return String(line)
+        }
     }
 
     // MARK: - Tags of the current directory

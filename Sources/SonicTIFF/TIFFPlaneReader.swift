@@ -2,17 +2,30 @@ import CTIFF
 import SonicCore
 
 /// Reads one page's samples, strip by strip or tile by tile, after checking that the layout its
-/// tags declare is one a page of its size can have.
+/// tags declare is one a page of its size can have and that its data lies inside the file.
 enum TIFFPlaneReader {
+    /// How a page's samples are cut up: strips are tiles as wide as the page.
+    struct Layout {
+        enum Kind { case strip, tile }
+        var kind: Kind
+        var chunkWidth: Int
+        var chunkHeight: Int
+        var across: Int
+        var down: Int
+        var count: Int { across * down }
+    }
+
     static func read(_ handle: TIFFHandle, page: TIFFPage) throws(ImageFileError) -> ImagePlane {
         guard let type = page.sampleType, page.unsupported == nil else {
             throw ImageFileError("the page cannot be played: \(page.unsupported ?? "an unknown sample type")")
         }
         try ImageLimits.check(width: page.width, height: page.height)
-        let rowBytes = page.width * type.bits / 8
-        guard TIFFScanlineSize64(handle.tiff) == UInt64(rowBytes) else {
+        let sampleBytes = type.bits / 8
+        guard TIFFScanlineSize64(handle.tiff) == UInt64(page.width * sampleBytes) else {
             throw ImageFileError("the page's rows do not hold \(page.width) samples of \(type.bits) bits")
         }
+        let layout = try self.layout(handle, page: page, sampleBytes: sampleBytes)
+        try checkData(handle, page: page, layout: layout, sampleBytes: sampleBytes)
         let count = page.width * page.height
         var failure: ImageFileError?
         let samples = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -20,11 +33,7 @@ enum TIFFPlaneReader {
             initialized = count
             guard let target = buffer.baseAddress else { return }
             do throws(ImageFileError) {
-                if TIFFIsTiled(handle.tiff) != 0 {
-                    try readTiles(handle, page: page, type: type, into: target)
-                } else {
-                    try readStrips(handle, page: page, type: type, into: target)
-                }
+                try readChunks(handle, page: page, layout: layout, type: type, into: target)
             } catch {
                 failure = error
             }
@@ -33,70 +42,90 @@ enum TIFFPlaneReader {
         return ImagePlane(width: page.width, height: page.height, sampleType: type, samples: samples)
     }
 
-    private static func readStrips(_ handle: TIFFHandle, page: TIFFPage, type: SampleType,
-                                   into target: UnsafeMutablePointer<Float>) throws(ImageFileError) {
+    /// The strips or tiles the tags declare, checked against the page's size and libtiff's sums.
+    private static func layout(_ handle: TIFFHandle, page: TIFFPage, sampleBytes: Int) throws(ImageFileError) -> Layout {
         let (width, height) = (page.width, page.height)
-        let rowBytes = width * type.bits / 8
-        // libtiff defaults an absent RowsPerStrip to 2^32 - 1: one strip.
-        let rowsPerStrip = min(Int(handle.uint32(TIFFTAG_ROWSPERSTRIP, default: .max)), height)
-        guard rowsPerStrip > 0 else { throw ImageFileError("the page has strips of no rows") }
-        let stripCount = (height + rowsPerStrip - 1) / rowsPerStrip
-        let declared = Int(TIFFNumberOfStrips(handle.tiff))
-        guard declared == stripCount else {
-            throw ImageFileError("the page has \(declared) strips where \(height) rows in strips of \(rowsPerStrip) need \(stripCount)")
+        if TIFFIsTiled(handle.tiff) == 0 {
+            // libtiff defaults an absent RowsPerStrip to 2^32 - 1: one strip.
+            let rows = min(Int(handle.uint32(TIFFTAG_ROWSPERSTRIP, default: .max)), height)
+            guard rows > 0 else { throw ImageFileError("the page has strips of no rows") }
+            let layout = Layout(kind: .strip, chunkWidth: width, chunkHeight: rows, across: 1,
+                                down: (height + rows - 1) / rows)
+            let declared = Int(TIFFNumberOfStrips(handle.tiff))
+            guard declared == layout.count else {
+                throw ImageFileError("the page has \(declared) strips where \(height) rows in strips of \(rows) need \(layout.count)")
+            }
+            guard TIFFStripSize64(handle.tiff) == UInt64(rows * width * sampleBytes) else {
+                throw ImageFileError("the page's strip size is inconsistent with its rows")
+            }
+            return layout
         }
-        let stripBytes = rowsPerStrip * rowBytes
-        guard TIFFStripSize64(handle.tiff) == UInt64(stripBytes) else {
-            throw ImageFileError("the page's strip size is inconsistent with its rows")
-        }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: stripBytes, alignment: 16)
-        defer { buffer.deallocate() }
-        for strip in 0..<stripCount {
-            let firstRow = strip * rowsPerStrip
-            let rows = min(rowsPerStrip, height - firstRow)
-            let expected = rows * rowBytes
-            _ = try handle.attempt("strip \(strip) of \(stripCount) cannot be decoded",
-                                   { TIFFReadEncodedStrip(handle.tiff, UInt32(strip), buffer, tmsize_t(expected)) },
-                                   succeeded: { $0 == expected })
-            convert(buffer, count: rows * width, type: type, into: target + firstRow * width)
-        }
-    }
-
-    private static func readTiles(_ handle: TIFFHandle, page: TIFFPage, type: SampleType,
-                                  into target: UnsafeMutablePointer<Float>) throws(ImageFileError) {
-        let (width, height) = (page.width, page.height)
         let tileWidth = Int(handle.uint32(TIFFTAG_TILEWIDTH) ?? 0)
         let tileLength = Int(handle.uint32(TIFFTAG_TILELENGTH) ?? 0)
         let (tilePixels, overflow) = tileWidth.multipliedReportingOverflow(by: tileLength)
         guard tileWidth > 0, tileLength > 0, !overflow, tilePixels <= ImageLimits.maxPixels else {
             throw ImageFileError("the page's tiles are \(tileWidth) × \(tileLength) pixels, an impossible size")
         }
-        let across = (width + tileWidth - 1) / tileWidth
-        let down = (height + tileLength - 1) / tileLength
+        let layout = Layout(kind: .tile, chunkWidth: tileWidth, chunkHeight: tileLength,
+                            across: (width + tileWidth - 1) / tileWidth, down: (height + tileLength - 1) / tileLength)
         let declared = Int(TIFFNumberOfTiles(handle.tiff))
-        guard declared == across * down else {
-            throw ImageFileError("the page has \(declared) tiles where \(width) × \(height) pixels in tiles of \(tileWidth) × \(tileLength) need \(across * down)")
+        guard declared == layout.count else {
+            throw ImageFileError("the page has \(declared) tiles where \(width) × \(height) pixels in tiles of \(tileWidth) × \(tileLength) need \(layout.count)")
         }
-        let sampleBytes = type.bits / 8
-        let tileBytes = tilePixels * sampleBytes
-        guard TIFFTileSize64(handle.tiff) == UInt64(tileBytes) else {
+        guard TIFFTileSize64(handle.tiff) == UInt64(tilePixels * sampleBytes) else {
             throw ImageFileError("the page's tile size is inconsistent with its tiles")
         }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: tileBytes, alignment: 16)
+        return layout
+    }
+
+    /// The bytes of strip or tile `chunk` once decoded: a whole tile, or a strip's rows (the last
+    /// strip may have fewer).
+    private static func decodedBytes(_ chunk: Int, page: TIFFPage, layout: Layout, sampleBytes: Int) -> Int {
+        let rows = layout.kind == .tile ? layout.chunkHeight
+            : min(layout.chunkHeight, page.height - (chunk / layout.across) * layout.chunkHeight)
+        return rows * layout.chunkWidth * sampleBytes
+    }
+
+    /// libtiff reads uncompressed data wherever an offset points, whatever the byte count says, and
+    /// pads a short offsets array with zeros: so every strip or tile is checked against the file.
+    private static func checkData(_ handle: TIFFHandle, page: TIFFPage, layout: Layout,
+                                  sampleBytes: Int) throws(ImageFileError) {
+        let uncompressed = handle.uint16(TIFFTAG_COMPRESSION, default: UInt16(COMPRESSION_NONE)) == COMPRESSION_NONE
+        let headerBytes: UInt64 = TIFFIsBigTIFF(handle.tiff) != 0 ? 16 : 8
+        for chunk in 0..<layout.count {
+            let offset = TIFFGetStrileOffset(handle.tiff, UInt32(chunk))
+            let byteCount = TIFFGetStrileByteCount(handle.tiff, UInt32(chunk))
+            let decoded = UInt64(decodedBytes(chunk, page: page, layout: layout, sampleBytes: sampleBytes))
+            let stored = uncompressed ? decoded : byteCount
+            let name = "\(layout.kind) \(chunk) of \(layout.count)"
+            guard byteCount > 0, offset >= headerBytes else { throw ImageFileError("\(name) has no data") }
+            guard !uncompressed || byteCount >= decoded else {
+                throw ImageFileError("\(name) holds \(byteCount) bytes where its pixels need \(decoded)")
+            }
+            guard offset <= handle.fileBytes, stored <= handle.fileBytes - offset else {
+                throw ImageFileError("the data of \(name) lies past the end of the file")
+            }
+        }
+    }
+
+    private static func readChunks(_ handle: TIFFHandle, page: TIFFPage, layout: Layout, type: SampleType,
+                                   into target: UnsafeMutablePointer<Float>) throws(ImageFileError) {
+        let sampleBytes = type.bits / 8
+        let chunkRowBytes = layout.chunkWidth * sampleBytes
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: layout.chunkHeight * chunkRowBytes, alignment: 16)
         defer { buffer.deallocate() }
-        for tileRow in 0..<down {
-            for tileColumn in 0..<across {
-                let (x, y) = (tileColumn * tileWidth, tileRow * tileLength)
-                let tile = TIFFComputeTile(handle.tiff, UInt32(x), UInt32(y), 0, 0)
-                _ = try handle.attempt("tile \(tile) of \(declared) cannot be decoded",
-                                       { TIFFReadEncodedTile(handle.tiff, tile, buffer, tmsize_t(tileBytes)) },
-                                       succeeded: { $0 == tileBytes })
-                // Tiles on the right and bottom edges reach past the image: keep only what lies in it.
-                let columns = min(tileWidth, width - x)
-                for row in 0..<min(tileLength, height - y) {
-                    convert(buffer + row * tileWidth * sampleBytes, count: columns, type: type,
-                            into: target + (y + row) * width + x)
-                }
+        for chunk in 0..<layout.count {
+            let expected = decodedBytes(chunk, page: page, layout: layout, sampleBytes: sampleBytes)
+            _ = try handle.attempt("\(layout.kind) \(chunk) of \(layout.count) cannot be decoded", {
+                layout.kind == .tile ? TIFFReadEncodedTile(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
+                    : TIFFReadEncodedStrip(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
+            }, succeeded: { $0 == expected })
+            // Tiles on the right and bottom edges reach past the image: keep only what lies in it.
+            let x = (chunk % layout.across) * layout.chunkWidth
+            let y = (chunk / layout.across) * layout.chunkHeight
+            let columns = min(layout.chunkWidth, page.width - x)
+            for row in 0..<min(layout.chunkHeight, page.height - y) {
+                convert(buffer + row * chunkRowBytes, count: columns, type: type, into: target + (y + row) * page.width + x)
             }
         }
     }

@@ -14,16 +14,14 @@ public enum TIFFReader {
 
     public static func contents(path: String) throws(ImageFileError) -> ImageFileContents {
         let handle = try TIFFHandle(path: path)
+        guard TIFFLastDirectory(handle.tiff) == 0 else { throw ImageFileError("the file has no pages") }
         var pages: [TIFFPage] = []
-        while true {
-            pages.append(TIFFPage(handle, index: pages.count))
-            if TIFFLastDirectory(handle.tiff) != 0 { break }
-            guard pages.count < maxPages else {
-                throw ImageFileError("the file has more than \(maxPages) pages")
-            }
+        repeat {
+            guard pages.count < maxPages else { throw ImageFileError("the file has more than \(maxPages) pages") }
             _ = try handle.attempt("the directory of page \(pages.count + 1) is damaged",
                                    { TIFFReadDirectory(handle.tiff) }, succeeded: { $0 != 0 })
-        }
+            pages.append(TIFFPage(handle, index: pages.count))
+        } while TIFFLastDirectory(handle.tiff) == 0
         let pageCount = pages.count
         let entries = pages.map { page in
             ImageEntry(title: page.title, shape: [page.width, page.height], sampleType: page.sampleType,
