@@ -117,7 +117,12 @@ final class TIFFHandle {
         return sonic_tiff_float(tiff, UInt32(tag), &value) != 0 ? value : nil
     }
 
+    /// An ASCII tag's text. Writers put UTF-8 or Latin-1 there ("Å", "µm" from older ImageJ): bytes
+    /// that are not UTF-8 are read as Latin-1.
     func string(_ tag: Int32) -> String? {
-        sonic_tiff_string(tiff, UInt32(tag)).map { String(cString: $0) }
+        guard let text = sonic_tiff_string(tiff, UInt32(tag)) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+        return String(validating: bytes, as: UTF8.self)
+            ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 }

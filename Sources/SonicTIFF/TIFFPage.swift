@@ -86,7 +86,7 @@ struct TIFFPage: Sendable, Equatable {
     }
 
     /// One line, trimmed and bounded.
-    private static func title(_ text: String) -> String {
+    static func title(_ text: String) -> String {
         let scalars = text.unicodeScalars.prefix(4 * maxTitleCharacters).map { scalar in
             scalar.properties.generalCategory == .control ? " " : scalar
         }

@@ -72,6 +72,12 @@ import SonicCore
         #expect(first.sampleType == .uint8 && third.sampleType == .int16)
     }
 
+    @Test func titlesAreOneTrimmedLine() {
+        #expect(TIFFPage.title("  HAADF\n\tsurvey\u{7} ") == "HAADF  survey")
+        #expect(TIFFPage.title("\n\r ") == "")
+        #expect(TIFFPage.title(String(repeating: "é", count: 5000)) == String(repeating: "é", count: 200))
+    }
+
     @Test func concurrentReadsAgree() async throws {
         let contents = try TIFFReader.contents(path: TIFFFixtures.path("uint16-tiled.tif"))
         let entry = contents.entries[0]

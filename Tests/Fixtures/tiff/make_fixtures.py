@@ -163,6 +163,13 @@ with open(os.path.join(HERE, "unknown-compression.tif"), "r+b") as file:
     file.seek(0)
     file.write(raw)
 
+# Older ImageJ and other writers put Latin-1 in ASCII tags.
+data = samples("uint8", 5, 2)
+write("imagej-latin1.tif", data,
+      [page(data, "Probe µm scan", {"x": axis(0.5, "Å"), "y": axis(0.5, "Å")})],
+      description=b"ImageJ=1.53t\nunit=\xc5\n", resolution=(2, 2), resolutionunit="NONE",
+      extratags=[(269, "s", 0, "Probe µm scan".encode("latin-1"), True)])
+
 # One fixture a line: small, and a change shows in a diff as the fixtures it touches.
 with open(os.path.join(HERE, "expected.json"), "w", encoding="utf-8") as file:
     lines = [f"{json.dumps(name)}: {json.dumps(pages, ensure_ascii=False)}" for name, pages in sorted(expected.items())]
