@@ -3,9 +3,11 @@ import SonicCore
 /// The pixel size a TIFF page states: ImageJ's description when it has one, otherwise the
 /// resolution tags.
 enum TIFFCalibration {
+    static let imageJPrefix = "ImageJ="
+
     static func of(description: String?, xResolution: Float?, yResolution: Float?,
                    resolutionUnit: UInt16?) -> Calibration {
-        if let description, description.hasPrefix("ImageJ="),
+        if let description, description.hasPrefix(imageJPrefix),
            let imageJ = imageJ(description: description, xResolution: xResolution, yResolution: yResolution) {
             return imageJ
         }

@@ -2,7 +2,7 @@ import CTIFF
 import SonicCore
 
 /// One page (directory) of a TIFF file, described from its tags before any sample is read.
-struct TIFFPage: Sendable, Equatable {
+struct TIFFPage: Sendable {
     /// Titles longer than this are cut: a tag can hold megabytes, a spoken title cannot.
     static let maxTitleCharacters = 200
 
@@ -16,8 +16,9 @@ struct TIFFPage: Sendable, Equatable {
     var unsupported: String?
     var calibration: Calibration
 
-    /// Describes the handle's current directory.
-    init(_ handle: TIFFHandle, index: Int) {
+    /// Describes the handle's current directory. ImageJ writes its description, and so its unit,
+    /// in the first page only: later pages of its stacks take `firstDescription`.
+    init(_ handle: TIFFHandle, index: Int, firstDescription: String? = nil) {
         self.index = index
         directoryOffset = TIFFCurrentDirOffset(handle.tiff)
         title = Self.title(handle.string(TIFFTAG_PAGENAME) ?? handle.string(TIFFTAG_DOCUMENTNAME) ?? "")
@@ -28,10 +29,17 @@ struct TIFFPage: Sendable, Equatable {
         sampleType = Self.sampleType(bits: bits, format: format)
         unsupported = Self.colourReason(handle) ?? Self.sampleReason(bits: bits, format: format)
             ?? Self.layoutReason(handle)
-        calibration = TIFFCalibration.of(description: handle.string(TIFFTAG_IMAGEDESCRIPTION),
+        let inherited = firstDescription.flatMap { $0.hasPrefix(TIFFCalibration.imageJPrefix) ? $0 : nil }
+        calibration = TIFFCalibration.of(description: handle.string(TIFFTAG_IMAGEDESCRIPTION) ?? inherited,
                                          xResolution: handle.float(TIFFTAG_XRESOLUTION),
                                          yResolution: handle.float(TIFFTAG_YRESOLUTION),
                                          resolutionUnit: handle.uint16(TIFFTAG_RESOLUTIONUNIT))
+    }
+
+    /// Whether `other` is this page, with the same samples to read.
+    func hasSameSamples(as other: TIFFPage) -> Bool {
+        (index, directoryOffset, width, height, sampleType, unsupported)
+            == (other.index, other.directoryOffset, other.width, other.height, other.sampleType, other.unsupported)
     }
 
     static func sampleType(bits: UInt16, format: UInt16) -> SampleType? {

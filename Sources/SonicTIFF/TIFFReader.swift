@@ -16,11 +16,13 @@ public enum TIFFReader {
         let handle = try TIFFHandle(path: path)
         guard TIFFLastDirectory(handle.tiff) == 0 else { throw ImageFileError("the file has no pages") }
         var pages: [TIFFPage] = []
+        var firstDescription: String?
         repeat {
             guard pages.count < maxPages else { throw ImageFileError("the file has more than \(maxPages) pages") }
             _ = try handle.attempt("the directory of page \(pages.count + 1) is damaged",
                                    { TIFFReadDirectory(handle.tiff) }, succeeded: { $0 != 0 })
-            pages.append(TIFFPage(handle, index: pages.count))
+            if pages.isEmpty { firstDescription = handle.string(TIFFTAG_IMAGEDESCRIPTION) }
+            pages.append(TIFFPage(handle, index: pages.count, firstDescription: firstDescription))
         } while TIFFLastDirectory(handle.tiff) == 0
         let pageCount = pages.count
         let entries = pages.map { page in
@@ -38,7 +40,7 @@ public enum TIFFReader {
             let handle = try TIFFHandle(path: path)
             _ = try handle.attempt("the page's directory cannot be read again",
                                    { TIFFSetDirectory(handle.tiff, tdir_t(page.index)) }, succeeded: { $0 != 0 })
-            guard TIFFPage(handle, index: page.index) == page else {
+            guard TIFFPage(handle, index: page.index).hasSameSamples(as: page) else {
                 throw ImageFileError("the file has changed since it was listed")
             }
             return try TIFFPlaneReader.read(handle, page: page)

@@ -170,6 +170,12 @@ write("imagej-latin1.tif", data,
       description=b"ImageJ=1.53t\nunit=\xc5\n", resolution=(2, 2), resolutionunit="NONE",
       extratags=[(269, "s", 0, "Probe µm scan".encode("latin-1"), True)])
 
+# An ImageJ stack: the description, with the unit, is in the first page only.
+stack = samples("int16", 6, 12).reshape(3, 4, 6)
+stack_calibration = {"x": axis(0.5, "nm"), "y": axis(0.25, "nm")}
+write("imagej-stack.tif", stack, [page(frame, calibration=stack_calibration) for frame in stack],
+      imagej=True, resolution=(2, 4), metadata={"unit": "nm", "axes": "ZYX"})
+
 # One fixture a line: small, and a change shows in a diff as the fixtures it touches.
 with open(os.path.join(HERE, "expected.json"), "w", encoding="utf-8") as file:
     lines = [f"{json.dumps(name)}: {json.dumps(pages, ensure_ascii=False)}" for name, pages in sorted(expected.items())]
