@@ -28,12 +28,12 @@ enum TIFFPlaneReader {
         try checkData(handle, page: page, layout: layout, sampleBytes: sampleBytes)
         let count = page.width * page.height
         var failure: ImageFileError?
+        // The strips or tiles cover every pixel, so the array is whole once they are all read.
         let samples = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.initialize(repeating: 0)
-            initialized = count
             guard let target = buffer.baseAddress else { return }
             do throws(ImageFileError) {
                 try readChunks(handle, page: page, layout: layout, type: type, into: target)
+                initialized = count
             } catch {
                 failure = error
             }
@@ -112,6 +112,7 @@ enum TIFFPlaneReader {
                                    into target: UnsafeMutablePointer<Float>) throws(ImageFileError) {
         let sampleBytes = type.bits / 8
         let chunkRowBytes = layout.chunkWidth * sampleBytes
+        // Aligned for any sample type; every row starts on a whole sample, so typed reads are aligned.
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: layout.chunkHeight * chunkRowBytes, alignment: 16)
         defer { buffer.deallocate() }
         for chunk in 0..<layout.count {
@@ -131,25 +132,34 @@ enum TIFFPlaneReader {
     }
 
     /// Converts `count` samples in the machine's byte order (libtiff has swapped them) to floats.
+    /// One plain loop per type, not a generic one: unspecialised, a generic loop is many times slower.
     static func convert(_ source: UnsafeRawPointer, count: Int, type: SampleType,
                         into target: UnsafeMutablePointer<Float>) {
         switch type {
-        case .uint8: convert(source, count: count, as: UInt8.self, into: target)
-        case .int8: convert(source, count: count, as: Int8.self, into: target)
-        case .uint16: convert(source, count: count, as: UInt16.self, into: target)
-        case .int16: convert(source, count: count, as: Int16.self, into: target)
-        case .uint32: convert(source, count: count, as: UInt32.self, into: target)
-        case .int32: convert(source, count: count, as: Int32.self, into: target)
+        case .uint8:
+            let samples = source.bindMemory(to: UInt8.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
+        case .int8:
+            let samples = source.bindMemory(to: Int8.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
+        case .uint16:
+            let samples = source.bindMemory(to: UInt16.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
+        case .int16:
+            let samples = source.bindMemory(to: Int16.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
+        case .uint32:
+            let samples = source.bindMemory(to: UInt32.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
+        case .int32:
+            let samples = source.bindMemory(to: Int32.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
         case .float32:
-            for i in 0..<count { target[i] = source.loadUnaligned(fromByteOffset: i * 4, as: Float.self) }
+            let samples = source.bindMemory(to: Float.self, capacity: count)
+            for i in 0..<count { target[i] = samples[i] }
         case .float64:
-            for i in 0..<count { target[i] = Float(source.loadUnaligned(fromByteOffset: i * 8, as: Double.self)) }
+            let samples = source.bindMemory(to: Double.self, capacity: count)
+            for i in 0..<count { target[i] = Float(samples[i]) }
         }
-    }
-
-    private static func convert<Sample: BinaryInteger>(_ source: UnsafeRawPointer, count: Int, as _: Sample.Type,
-                                                       into target: UnsafeMutablePointer<Float>) {
-        let size = MemoryLayout<Sample>.size
-        for i in 0..<count { target[i] = Float(source.loadUnaligned(fromByteOffset: i * size, as: Sample.self)) }
     }
 }
