@@ -179,6 +179,23 @@ import SonicCore
         try expectError(garbled, containing: "strip 0 of 3 cannot be decoded", in: scratch)
     }
 
+    /// Pages are read by reopening the file: one replaced or removed since it was listed is noticed.
+    @Test func fileChangedAfterListing() throws {
+        let scratch = try ScratchFolder("changed")
+        defer { scratch.remove() }
+        let path = try scratch.write(try TIFFFixtures.bytes("three-pages.tif"), as: "stack.tif")
+        let contents = try TIFFReader.contents(path: path)
+        _ = try scratch.write(try TIFFFixtures.bytes("uint16.tif"), as: "stack.tif")
+        #expect { try contents.entries[0].read() } throws: {
+            "\($0)" == "page 1 of 3: the file has changed since it was listed"
+        }
+        #expect { try contents.entries[2].read() } throws: {
+            "\($0)".hasPrefix("page 3 of 3: the page's directory cannot be read again")
+        }
+        try FileManager.default.removeItem(atPath: path)
+        #expect { try contents.entries[1].read() } throws: { "\($0)" == "page 2 of 3: no such file or directory" }
+    }
+
     @Test func unsupportedPagesRefuseToBeRead() throws {
         let contents = try TIFFReader.contents(path: TIFFFixtures.path("rgb.tif"))
         #expect { try contents.entries[0].read() } throws: { "\($0)".contains("RGB data") }
