@@ -19,6 +19,7 @@ let package = Package(
         // No pkgConfig: libpulse's .pc adds flags SwiftPM refuses; the modulemap links it.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -31,9 +32,10 @@ let package = Package(
         .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
+        .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
-        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG"]),
+        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF"]),
 
         .executableTarget(
             name: "SonicAtomicApp",
@@ -57,6 +59,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )

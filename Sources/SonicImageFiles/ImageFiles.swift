@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SonicCore
 import SonicPNG
+import SonicTIFF
 
 /// Opens image files of every format the program reads, recognised by their first bytes (never by
 /// their names), and picks the image to play from those a file holds.
@@ -33,7 +34,8 @@ public enum ImageFiles {
         switch format {
         case .png: return try PNGDecoder.contents(of: readBytes(path))
         case .dm3, .dm4: return try DigitalMicrograph.contents(of: readBytes(path))
-        case .tiff, .emd: throw ImageFileError("\(format.rawValue) files are not read yet")
+        case .tiff: return try TIFFReader.contents(path: path)
+        case .emd: throw ImageFileError("\(format.rawValue) files are not read yet")
         }
     }
 
