@@ -16,7 +16,7 @@ struct Columns: ParsableCommand {
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
     var image: String
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, …). Default: the largest.")
+    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
     var imageNumber: Int?
 
     @Flag(help: "Print JSON instead of a table.")

@@ -14,7 +14,7 @@ struct Inspect: ParsableCommand {
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
     var image: String
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, …). Default: the largest, as play opens.")
+    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest, as play opens.")
     var imageNumber: Int?
 
     @Option(help: "The profile whose stretch to report (name or path).")

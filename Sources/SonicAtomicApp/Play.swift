@@ -24,7 +24,7 @@ struct Play: ParsableCommand {
     @Argument(help: "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF or EMD (known by its content, not its name). Default: the bundled atomic lattice.")
     var image: String?
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, …; `inspect` lists them). Default: the largest.")
+    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest.")
     var imageNumber: Int?
 
     @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")

@@ -9,7 +9,7 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay a session log through the sound engine and write what it sounds like to a WAV file.",
         discussion: """
-            The log's pen events go through the same controller and engine as they did live, at their logged \
+            The log's pen events go through the same instrument and sound engine as they did live, at their logged \
             times, so with the session's own profile the file holds what was heard. Rendering the same input \
             twice gives the same bytes. The log is read twice, first to check every record and the times \
             (nothing is written for a damaged log), then to render, streaming: any length of session renders \

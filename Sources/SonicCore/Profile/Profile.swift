@@ -172,8 +172,9 @@ extension Profile {
             if high <= low { throw reader.error("level.high_percentile", "must be above level.low_percentile (\(low.compact))") }
             range = .percentiles(low: low, high: high)
         } else {
-            let low = try reader.number("level.low", default: 0, in: 0...65535)
-            let high = try reader.number("level.high", default: 65535, in: 0...65535)
+            // Raw sample values in the file's units: signed, 32-bit or float data reach far beyond 16 bits.
+            let low = try reader.number("level.low", default: 0, in: -1e30...1e30)
+            let high = try reader.number("level.high", default: 65535, in: -1e30...1e30)
             if high <= low { throw reader.error("level.high", "must be above level.low (\(low.compact))") }
             range = .fixed(low: low, high: high)
         }
