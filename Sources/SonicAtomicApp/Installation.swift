@@ -3,13 +3,16 @@ import SonicCore
 
 /// Where the shipped images and profiles are, and where the user's own profiles live.
 enum Installation {
-    /// $SONIC_ATOMIC_DATA, else the nearest folder above the executable holding profiles/ and images/
-    /// (the source tree when run from a build), else the usual share folders.
+    /// $SONIC_ATOMIC_DATA; else, for an installed program (PREFIX/bin/sonic-atomic), PREFIX/share/sonic-atomic;
+    /// else the nearest folder above the executable holding profiles/ and images/ (the source tree when
+    /// run from a build); else the usual share folders.
     static let dataDirectory: String? = {
         let environment = ProcessInfo.processInfo.environment
         if let explicit = environment["SONIC_ATOMIC_DATA"], !explicit.isEmpty { return explicit }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var folder = executable.deletingLastPathComponent()
+        let installed = folder.deletingLastPathComponent().appendingPathComponent("share/sonic-atomic").path
+        if isDataDirectory(installed) { return installed }
         while folder.path != "/" {
             if isDataDirectory(folder.path) { return folder.path }
             folder = folder.deletingLastPathComponent()
