@@ -25,15 +25,14 @@ struct ColumnGeometry: Sendable {
     /// The first pass asks less: in its narrow window a wide column's Gaussian trades against the plane, so a real
     /// column can look barely significant there. It only decides what goes on to the later passes, which decide.
     static let firstPassSignificance = 3.0
-    /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted.
-    /// (More than two changes nothing measurable on the synthetic lattices.)
+    /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted
+    /// (why two: docs/columns.md).
     static let passes = 2
     /// Candidates: band-passed value above this many noise standard deviations (of the band-passed image).
     static let candidateThreshold = 3.0
     /// Columns this wide (σ as a share of the spacing, as the local fits measure it: a little narrower than it is)
     /// or wider overlap so much that they are refined jointly (`JointTiling`); narrower ones are refined as
-    /// accurately, and faster, one at a time. At 0.19 the joint fit is already the more accurate (a sixth less
-    /// error), and heavy columns with a weak sublattice hidden on their flanks measure about that.
+    /// accurately, and faster, one at a time (where the line lies: docs/columns.md).
     static let jointOverlap = 0.18
     /// The joint fit's tiles, their margins and its background nodes, in spacings.
     static let jointTileSpacings = 16.0
@@ -44,7 +43,7 @@ struct ColumnGeometry: Sendable {
     static let jointRecoveryRounds = 3
     static let negligibleTrialErrors = 1.0
     /// A bump the joint fit leaves in its residual is tried as a column when it is at least this share of the
-    /// columns' median height (a 0.3× sublattice on wide columns' flanks leaves about 10 %; a misfit, about 4 %).
+    /// columns' median height: above what a misfit leaves, below what a weak sublattice does (docs/columns.md).
     static let residualShare = 0.06
     /// Searches of the residual per region: the columns the first one finds make the model fit better, which shows
     /// the bumps they hid (at an image edge, where half a column is all there is, most of all).

@@ -1,15 +1,3 @@
-/// A column as the local refinement left it, with the candidate pixel it was found at.
-struct LocalColumn: Sendable {
-    var gaussian: ColumnGaussian
-    var pixelX: Int, pixelY: Int
-}
-
-/// A refined column and the pixel it was found at (for a stable order).
-struct PlacedColumn: Sendable {
-    var column: AtomColumn
-    var pixelX: Int, pixelY: Int
-}
-
 /// Where columns overlap strongly, their joint refinement (`JointColumnFit`), tile by tile.
 ///
 /// The image is cut evenly into fixed tiles of about 16 spacings. Each tile's columns are fitted together with those
