@@ -18,6 +18,24 @@ import TestSupport
         }
     }
 
+    /// Runs a unit over a stereo pair, block by block (128 frames) as the engine does, from `offset`.
+    static func run(_ unit: any SoundUnit, _ left: inout [Float], _ right: inout [Float], from offset: Int = 0,
+                    count: Int? = nil) {
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                let audio = StereoBuffer(left: l.baseAddress! + offset, right: r.baseAddress! + offset)
+                blocks(count ?? l.count - offset) { unit.process(audio.advanced(by: $0), frames: $1) }
+            }
+        }
+    }
+
+    /// What a source adds to silence: its signal, on both channels.
+    static func render(_ unit: any SoundUnit, count: Int) -> (left: [Float], right: [Float]) {
+        var left = [Float](repeating: 0, count: count), right = left
+        run(unit, &left, &right)
+        return (left, right)
+    }
+
     static func sine(_ frequency: Double, amplitude: Float = 0.1, count: Int) -> [Float] {
         (0..<count).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) }
     }
@@ -26,9 +44,8 @@ import TestSupport
 
     @Test(arguments: [27.5, 110, 440.0, 1000, 1760, 7040, 15000])
     func oscillatorFrequencyErrorIsBelowFiveHundredthsOfAPercent(frequency: Double) {
-        var oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: frequency)
-        var x = [Float](repeating: 0, count: 96_000)
-        x.withUnsafeMutableBufferPointer { out in Self.blocks(out.count) { oscillator.process(into: out.baseAddress! + $0, frames: $1) } }
+        let oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: frequency)
+        let x = Self.render(oscillator, count: 96_000).left
         let measured = SignalAnalysis.zeroCrossingFrequency(x[...], sampleRate: Self.rate)!
         #expect(abs(measured / frequency - 1) < 0.0005, "measured \(measured) Hz")
         // And it is a clean sine: nothing at the second or third harmonic.
@@ -41,10 +58,9 @@ import TestSupport
     @Test func frequencyModulationMakesBesselSidebands() {
         // Carrier 1000 Hz, modulator 3500 Hz, index 1: components at 1000 (J0), 4500 and 2500 (J1),
         // 8000 and 6000 (J2) — amplitudes from the Bessel functions of the first kind.
-        var oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1000,
+        let oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1000,
                                       modulatorRatio: 3.5, index: 1)
-        var x = [Float](repeating: 0, count: 48_000)
-        x.withUnsafeMutableBufferPointer { out in Self.blocks(out.count) { oscillator.process(into: out.baseAddress! + $0, frames: $1) } }
+        let x = Self.render(oscillator, count: 48_000).left
         let expected: [(Double, Double)] = [(1000, 0.7651977), (4500, 0.4400506), (2500, 0.4400506),
                                             (8000, 0.1149035), (6000, 0.1149035)]
         for (frequency, amplitude) in expected {
@@ -53,22 +69,15 @@ import TestSupport
         }
     }
 
-    // MARK: Mixer and panner
+    // MARK: Mixing, loudness and the panner
 
-    @Test func mixerSumsInputsAtTheirLevels() {
+    @Test func sourcesMixAtTheirLevelsUnderTheFader() {
         let count = 4800
-        var a = Self.sine(500, amplitude: 1, count: count), b = Self.sine(1300, amplitude: 1, count: count)
-        var out = [Float](repeating: 0, count: count)
-        var mixer = Mixer(inputs: 2, rampSamples: Self.ramp, levels: [0.25, 0.6], gain: 0.5)
-        a.withUnsafeMutableBufferPointer { a in
-            b.withUnsafeMutableBufferPointer { b in
-                out.withUnsafeMutableBufferPointer { out in
-                    var inputs = [a.baseAddress!, b.baseAddress!]
-                    inputs.withUnsafeMutableBufferPointer { inputs in
-                        mixer.process(UnsafePointer(inputs.baseAddress!), into: out.baseAddress!, frames: count)
-                    }
-                }
-            }
+        var out = [Float](repeating: 0, count: count), right = out
+        for unit: any SoundUnit in [FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 500, level: 0.25),
+                                    FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1300, level: 0.6),
+                                    Fader(rampSamples: Self.ramp, gain: 0.5, range: 0...4)] {
+            Self.run(unit, &out, &right)
         }
         #expect(abs(Spectrum.amplitude(out[...], at: 500, sampleRate: Self.rate) - 0.125) < 0.001)
         #expect(abs(Spectrum.amplitude(out[...], at: 1300, sampleRate: Self.rate) - 0.3) < 0.001)
@@ -76,11 +85,9 @@ import TestSupport
 
     @Test(arguments: [-1.0, -0.5, 0, 0.3, 1])
     func pannerKeepsPowerConstant(pan: Double) {
-        var panner = Panner(rampSamples: Self.ramp, pan: pan)
+        let panner = Panner(rampSamples: Self.ramp, pan: pan)
         var left = [Float](repeating: 1, count: 256), right = [Float](repeating: 0, count: 256)
-        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-            panner.process(left: l.baseAddress!, right: r.baseAddress!, frames: 256)
-        } }
+        Self.run(panner, &left, &right)
         let theta = (pan + 1) * Double.pi / 4
         #expect(abs(Double(left[100]) - cos(theta)) < 1e-6 && abs(Double(right[100]) - sin(theta)) < 1e-6)
         #expect(abs(Double(left[100] * left[100] + right[100] * right[100]) - 1) < 1e-6)
@@ -89,18 +96,12 @@ import TestSupport
     // MARK: Delay
 
     @Test func delayEchoesAtATenthOfASecondEachThreeTenthsOfTheLast() {
-        let delay = FeedbackDelay(sampleRate: Self.rate, channels: 1, rampSamples: Self.ramp, time: 0.1, feedback: 0.3, mix: 1)
+        let delay = FeedbackDelay(sampleRate: Self.rate, rampSamples: Self.ramp, time: 0.1, feedback: 0.3, mix: 1)
         var x = [Float](repeating: 0, count: 48_000)
         x[0] = 1
-        x.withUnsafeMutableBufferPointer { buffer in
-            var channels = [buffer.baseAddress!]
-            channels.withUnsafeMutableBufferPointer { channels in
-                Self.blocks(buffer.count) { offset, n in
-                    channels[0] = buffer.baseAddress! + offset
-                    delay.process(UnsafePointer(channels.baseAddress!), frames: n)
-                }
-            }
-        }
+        var right = x
+        Self.run(delay, &x, &right)
+        #expect(x == right)
         // Find the echoes from the output alone: the local peaks above the noise floor.
         let echoes = x.indices.filter { abs(x[$0]) > 1e-4 && ($0 == 0 || abs(x[$0]) > abs(x[$0 - 1])) && abs(x[$0]) >= abs(x[min($0 + 1, x.count - 1)]) }
         #expect(echoes.count >= 5)
@@ -117,9 +118,7 @@ import TestSupport
         let count = Int(seconds * Self.rate)
         var left = [Float](repeating: 0, count: count), right = [Float](repeating: 0, count: count)
         left[0] = 1; right[0] = 1
-        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-            Self.blocks(count) { reverb.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
-        } }
+        Self.run(reverb, &left, &right)
         return (left, right)
     }
 
@@ -157,30 +156,48 @@ import TestSupport
 
     // MARK: Dry/wet
 
+    /// A unit that replaces its input by a constant pair.
+    final class Constant: SoundUnit {
+        let left: Float, right: Float
+        init(left: Float, right: Float) { self.left = left; self.right = right }
+        func process(_ audio: StereoBuffer, frames: Int) {
+            audio.left.update(repeating: left, count: frames)
+            audio.right.update(repeating: right, count: frames)
+        }
+    }
+
     @Test func dryWetCrossfadesLinearly() {
         for balance in [0.0, 0.25, 0.5, 1] {
-            var mixer = DryWetMixer(rampSamples: Self.ramp, balance: balance)
-            var dry = [Float](repeating: 1, count: 64), dryR = [Float](repeating: 1, count: 64)
-            var wet = [Float](repeating: -1, count: 64), wetR = [Float](repeating: 3, count: 64)
-            dry.withUnsafeMutableBufferPointer { dl in dryR.withUnsafeMutableBufferPointer { dr in
-                wet.withUnsafeMutableBufferPointer { wl in wetR.withUnsafeMutableBufferPointer { wr in
-                    mixer.process(dry: (dl.baseAddress!, dr.baseAddress!), wet: (wl.baseAddress!, wr.baseAddress!), frames: 64)
-                } }
-            } }
-            #expect(abs(Double(wet[10]) - (1 - 2 * balance)) < 1e-6 && abs(Double(wetR[10]) - (1 + 2 * balance)) < 1e-6)
+            // Dry 1 and 1, wet −1 and 3.
+            let mixer = DryWetMixer(Constant(left: -1, right: 3), rampSamples: Self.ramp, balance: balance, capacity: 64)
+            var mix = [Float](repeating: 1, count: 64), mixR = [Float](repeating: 1, count: 64)
+            Self.run(mixer, &mix, &mixR)
+            #expect(abs(Double(mix[10]) - (1 - 2 * balance)) < 1e-6 && abs(Double(mixR[10]) - (1 + 2 * balance)) < 1e-6)
         }
+    }
+
+    @Test func dryWetWorksThroughBlocksLongerThanItHolds() {
+        func mix(capacity: Int) -> [Float] {
+            let mixer = DryWetMixer(MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 500),
+                                    rampSamples: Self.ramp, balance: 0.3, capacity: capacity)
+            mixer.balance.glide(to: 0.8)
+            var left = Self.sine(700, count: 4096), right = Self.sine(1100, count: 4096)
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                mixer.process(StereoBuffer(left: l.baseAddress!, right: r.baseAddress!), frames: 4096)
+            } }
+            return left + right
+        }
+        #expect(mix(capacity: 100) == mix(capacity: 4096))
     }
 
     // MARK: Moog ladder
 
     /// Steady-state gain of the ladder for a sine at `frequency` (output amplitude / input amplitude).
     func ladderGain(cutoff: Double, resonance: Double = 0, at frequency: Double) -> Double {
-        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: cutoff, resonance: resonance)
+        let ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: cutoff, resonance: resonance)
         let count = 48_000
         var left = Self.sine(frequency, amplitude: 0.05, count: count), right = left
-        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-            Self.blocks(count) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
-        } }
+        Self.run(ladder, &left, &right)
         return Spectrum.amplitude(left[24_000...], at: frequency, sampleRate: Self.rate) / 0.05
     }
 
@@ -209,12 +226,10 @@ import TestSupport
         let poles = 1000 / MoogLadder.minus3dBRatio
         #expect(ladderGain(cutoff: 1000, resonance: 0.9, at: poles) > 3 * ladderGain(cutoff: 1000, resonance: 0, at: poles))
         // Resonance 1 with a single kick: it rings on by itself, at a bounded level.
-        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 1000, resonance: 1)
+        let ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 1000, resonance: 1)
         var left = [Float](repeating: 0, count: 96_000), right = left
         left[0] = 0.5; right[0] = 0.5
-        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-            Self.blocks(96_000) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
-        } }
+        Self.run(ladder, &left, &right)
         // Still ringing two seconds later, at a steady, bounded level.
         let late = SignalAnalysis.peak(left[90_000...]), earlier = SignalAnalysis.peak(left[48_000..<54_000])
         #expect(late > 0.1 && abs(late / earlier - 1) < 0.1, "\(earlier) then \(late)")
@@ -226,14 +241,16 @@ import TestSupport
     @Test func limiterIsTransparentBelowThresholdAndBoundedAbove() {
         let limiter = SoftLimiter(threshold: 0.9)
         var x: [Float] = [0, 0.5, -0.89, 0.95, -2, 10, 1e30, -.infinity, .nan, .greatestFiniteMagnitude]
-        x.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: $0.count) }
+        var y = x.reversed() as [Float]
+        Self.run(limiter, &x, &y)
+        #expect(zip(x, y.reversed()).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) })
         #expect(x[0] == 0 && x[1] == 0.5 && x[2] == -0.89)
         #expect(x[3] > 0.9 && x[3] < 0.95 && x[4] < -0.9)
         #expect(x.allSatisfy { $0.isFinite && abs($0) <= 1 })
         #expect(x[7] == 0 && x[8] == 0)
         // Monotonic: louder in, louder (or equal) out.
-        var ramp = (0..<1000).map { Float($0) / 100 }
-        ramp.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: $0.count) }
+        var ramp = (0..<1000).map { Float($0) / 100 }, rampR = ramp
+        Self.run(limiter, &ramp, &rampR)
         #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 <= $1 })
     }
 }
@@ -241,11 +258,9 @@ import TestSupport
 extension DSPUnitTests {
     @Test func anOpenLadderPassesNormalLevelsUnchanged() {
         // The tilt ladder sits wide open in the other modes: it must not colour or compress the tone.
-        var ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 20_000, resonance: 0)
+        let ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 20_000, resonance: 0)
         var left = Self.sine(1760, amplitude: 0.5, count: 48_000), right = left
-        left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-            Self.blocks(48_000) { ladder.process(left: l.baseAddress! + $0, right: r.baseAddress! + $0, frames: $1) }
-        } }
+        Self.run(ladder, &left, &right)
         #expect(abs(Spectrum.amplitude(left[24_000...], at: 1760, sampleRate: Self.rate) - 0.5) < 0.001)
         #expect(Spectrum.amplitude(left[24_000...], at: 5280, sampleRate: Self.rate) < 1e-5)
     }
@@ -255,16 +270,9 @@ extension DSPUnitTests {
     // MARK: Tick
 
     @Test func tickIsAShortSoftBurstAboveThePitchRange() {
-        var tick = Tick(sampleRate: Self.rate, level: 0.25)
+        let tick = Tick(sampleRate: Self.rate, level: 0.25)
         var left = [Float](repeating: 0, count: 4800), right = left
-        func run(_ range: Range<Int>) {
-            left.withUnsafeMutableBufferPointer { l in
-                right.withUnsafeMutableBufferPointer { r in
-                    Self.blocks(range.count) { tick.process(addingTo: l.baseAddress! + range.lowerBound + $0,
-                                                            r.baseAddress! + range.lowerBound + $0, frames: $1) }
-                }
-            }
-        }
+        func run(_ range: Range<Int>) { Self.run(tick, &left, &right, from: range.lowerBound, count: range.count) }
         run(0..<480)
         #expect(SignalAnalysis.peak(left[0..<480]) == 0 && !tick.isRinging)
         tick.trigger()

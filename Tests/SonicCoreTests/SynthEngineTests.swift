@@ -158,13 +158,13 @@ import TestSupport
     @Test func everyUnitParameterStepIsRamped() {
         // Each unit's own parameters, stepped directly from one extreme to the other mid-signal.
         let count = 24_000
-        func run(_ process: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void,
-                 step: () -> Void) -> (before: Float, change: Float, after: Float) {
+        func run(_ unit: any SoundUnit, step: () -> Void) -> (before: Float, change: Float, after: Float) {
             var left = DSPUnitTests.sine(330, amplitude: 0.5, count: count), right = left
             left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                let audio = StereoBuffer(left: l.baseAddress!, right: r.baseAddress!)
                 DSPUnitTests.blocks(count) { offset, n in
                     if offset == 9600 { step() }
-                    process(l.baseAddress! + offset, r.baseAddress! + offset, n)
+                    unit.process(audio.advanced(by: offset), frames: n)
                 }
             } }
             return (largestStep(left, 4800..<9600), largestStep(left, 9600..<10_200), largestStep(left, 14_400..<count))
@@ -174,27 +174,27 @@ import TestSupport
             #expect(r.change <= max(r.before, r.after) * 1.25 + 1e-4, "\(name): \(r)")
         }
         var ladder = MoogLadder(sampleRate: rate, rampSamples: 960, cutoff: 200, resonance: 0)
-        expectSmooth("ladder cutoff", run({ ladder.process(left: $0, right: $1, frames: $2) }, step: { ladder.cutoff.glide(to: 15_000) }))
+        expectSmooth("ladder cutoff", run(ladder, step: { ladder.cutoff.glide(to: 15_000) }))
         ladder = MoogLadder(sampleRate: rate, rampSamples: 240, cutoff: 1000, resonance: 0)
-        expectSmooth("ladder resonance", run({ ladder.process(left: $0, right: $1, frames: $2) }, step: { ladder.resonance.glide(to: 0.95) }))
-        var panner = Panner(rampSamples: 240, pan: -1)
-        expectSmooth("pan", run({ panner.process(left: $0, right: $1, frames: $2) }, step: { panner.pan.glide(to: 1) }))
-        var dryWet = DryWetMixer(rampSamples: 240, balance: 0)
-        expectSmooth("dry/wet", run({ l, r, n in
-            // Wet is the signal inverted: a cut between them would jump by twice the signal.
-            for i in 0..<n { r[i] = -l[i] }
-            dryWet.process(dry: (l, l), wet: (r, r), frames: n)
-            l.update(from: r, count: n)
-        }, step: { dryWet.balance.glide(to: 1) }))
-        let delay = FeedbackDelay(sampleRate: rate, channels: 1, rampSamples: 240, time: 0.01, feedback: 0, mix: 0)
-        var slot = [UnsafeMutablePointer<Float>]()
-        expectSmooth("delay mix", run({ l, _, n in
-            slot = [l]
-            slot.withUnsafeBufferPointer { delay.process($0.baseAddress!, frames: n) }
-        }, step: { delay.mix.glide(to: 1) }))
+        expectSmooth("ladder resonance", run(ladder, step: { ladder.resonance.glide(to: 0.95) }))
+        let panner = Panner(rampSamples: 240, pan: -1)
+        expectSmooth("pan", run(panner, step: { panner.pan.glide(to: 1) }))
+        // Wet is the signal inverted: a cut between them would jump by twice the signal.
+        let dryWet = DryWetMixer(Inverter(), rampSamples: 240, balance: 0, capacity: 128)
+        expectSmooth("dry/wet", run(dryWet, step: { dryWet.balance.glide(to: 1) }))
+        let delay = FeedbackDelay(sampleRate: rate, rampSamples: 240, time: 0.01, feedback: 0, mix: 0)
+        expectSmooth("delay mix", run(delay, step: { delay.mix.glide(to: 1) }))
         let reverb = CostelloReverb(sampleRate: rate, rampSamples: 240, feedback: 0.2, cutoff: 500)
-        expectSmooth("reverb feedback and cutoff", run({ reverb.process(left: $0, right: $1, frames: $2) },
-                                                       step: { reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000) }))
+        expectSmooth("reverb feedback and cutoff", run(reverb, step: { reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000) }))
+        let loudness = Fader(rampSamples: 240, gain: 0.2, range: 0...4)
+        expectSmooth("loudness", run(loudness, step: { loudness.gain.glide(to: 1) }))
+    }
+
+    /// A unit that turns its input upside down.
+    final class Inverter: SoundUnit {
+        func process(_ audio: StereoBuffer, frames: Int) {
+            for i in 0..<frames { audio.left[i] = -audio.left[i]; audio.right[i] = -audio.right[i] }
+        }
     }
 
     // MARK: Anything goes: extremes, jumps, silence

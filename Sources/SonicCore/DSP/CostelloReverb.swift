@@ -3,7 +3,7 @@ import RealModule
 /// Sean Costello's reverb (Csound's reverbsc): eight delay lines joined by a lossless scattering
 /// junction, each line read with a slowly, randomly wandering delay (cubic interpolation) and
 /// damped by a one-pole low-pass in its feedback. Stereo in, stereo out (wet only).
-public final class CostelloReverb {
+public final class CostelloReverb: SoundUnit {
     /// Per line: base delay (s), random delay variation (s), variation rate (Hz), random seed.
     private static let lineParameters: [(delay: Double, drift: Double, rate: Double, seed: Int)] = [
         (2473 / 44100, 0.0010, 3.100, 1966), (2767 / 44100, 0.0011, 3.500, 29491),
@@ -89,7 +89,8 @@ public final class CostelloReverb {
     }
 
     /// Processes a stereo pair in place; the output is the reverberation only.
-    public func process(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        let left = audio.left, right = audio.right
         lines.withUnsafeMutableBufferPointer { lines in
             for i in 0..<frames {
                 let gain = Float(feedback.next())

@@ -1,19 +1,38 @@
-/// Crossfades between an unprocessed (dry) and a processed (wet) stereo signal:
-/// `dry·(1 − balance) + wet·balance`, into the wet buffers.
-public struct DryWetMixer: Sendable {
+/// Runs a unit on a copy of its input and crossfades: `dry·(1 − balance) + wet·balance`, where dry is the input and
+/// wet what the unit made of it. Holds its own copy of the input for blocks of up to `capacity` frames, and works
+/// through longer ones in pieces.
+public final class DryWetMixer: SoundUnit {
+    public let wet: any SoundUnit
     public var balance: LinearRamp
+    private let capacity: Int
+    /// The dry left channel, then the right.
+    private let dry: UnsafeMutablePointer<Float>
 
-    public init(rampSamples: Int, balance: Double = 0.5) {
+    public init(_ wet: any SoundUnit, rampSamples: Int, balance: Double = 0.5, capacity: Int) {
+        self.wet = wet
         self.balance = LinearRamp(value: balance, duration: rampSamples, range: 0...1)
+        self.capacity = capacity
+        dry = .allocate(capacity: 2 * capacity)
+        dry.initialize(repeating: 0, count: 2 * capacity)
     }
 
-    public mutating func process(dry: (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>),
-                                 wet: (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>),
-                                 frames: Int) {
-        for i in 0..<frames {
-            let b = Float(balance.next())
-            wet.left[i] = dry.left[i] * (1 - b) + wet.left[i] * b
-            wet.right[i] = dry.right[i] * (1 - b) + wet.right[i] * b
+    deinit { dry.deallocate() }
+
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        var done = 0
+        while done < frames {
+            let n = min(capacity, frames - done)
+            let piece = audio.advanced(by: done)
+            let dryLeft = dry, dryRight = dry + capacity
+            dryLeft.update(from: piece.left, count: n)
+            dryRight.update(from: piece.right, count: n)
+            wet.process(piece, frames: n)
+            for i in 0..<n {
+                let b = Float(balance.next())
+                piece.left[i] = dryLeft[i] * (1 - b) + piece.left[i] * b
+                piece.right[i] = dryRight[i] * (1 - b) + piece.right[i] * b
+            }
+            done += n
         }
     }
 }

@@ -1,7 +1,7 @@
 /// An echo: the input comes back after `time` seconds, and each echo returns `feedback` times the last.
 /// `mix` blends dry (0) to echoes only (1). The delay time glides per sample and is read between
 /// samples, so changing it bends the pitch of the echoes instead of clicking. One line per channel.
-public final class FeedbackDelay {
+public final class FeedbackDelay: SoundUnit {
     public static let maximumTime = 2.0
     public let sampleRate: Double
     public var time: LinearRamp
@@ -9,26 +9,24 @@ public final class FeedbackDelay {
     public var feedback: LinearRamp
     public var mix: LinearRamp
     private let length: Int
+    /// The left line, then the right.
     private let lines: UnsafeMutablePointer<Float>
-    private let channels: Int
     private var writeIndex = 0
 
-    public init(sampleRate: Double, channels: Int, rampSamples: Int, time: Double = 0.1, feedback: Double = 0.3,
-                mix: Double = 1) {
+    public init(sampleRate: Double, rampSamples: Int, time: Double = 0.1, feedback: Double = 0.3, mix: Double = 1) {
         self.sampleRate = sampleRate
-        self.channels = channels
         self.time = LinearRamp(value: time, duration: rampSamples, range: (1 / sampleRate)...Self.maximumTime)
         self.feedback = LinearRamp(value: feedback, duration: rampSamples, range: -0.99...0.99)
         self.mix = LinearRamp(value: mix, duration: rampSamples, range: 0...1)
         length = Int(Self.maximumTime * sampleRate) + 4
-        lines = .allocate(capacity: length * channels)
-        lines.initialize(repeating: 0, count: length * channels)
+        lines = .allocate(capacity: length * 2)
+        lines.initialize(repeating: 0, count: length * 2)
     }
 
     deinit { lines.deallocate() }
 
-    /// Processes each channel's buffer in place.
-    public func process(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        let leftLine = lines, rightLine = lines + length
         for i in 0..<frames {
             let delaySamples = time.next() * sampleRate
             let fb = Float(feedback.next())
@@ -39,14 +37,19 @@ public final class FeedbackDelay {
             let whole = Int(readPosition)
             let fraction = Float(readPosition - Double(whole))
             let next = whole + 1 == length ? 0 : whole + 1
-            for channel in 0..<channels {
-                let line = lines + channel * length
-                let echo = line[whole] + (line[next] - line[whole]) * fraction
-                let x = buffers[channel][i]
-                line[writeIndex] = FastMath.flushed(x + fb * echo)
-                buffers[channel][i] = x * (1 - wet) + echo * wet
-            }
+            audio.left[i] = Self.echo(audio.left[i], leftLine, whole, next, fraction, writeIndex, fb, wet)
+            audio.right[i] = Self.echo(audio.right[i], rightLine, whole, next, fraction, writeIndex, fb, wet)
             writeIndex = writeIndex + 1 == length ? 0 : writeIndex + 1
         }
+    }
+
+    /// One channel's sample: the echo read from its line, the input and the fed-back echo written to it, and the
+    /// blend of the two.
+    @inline(__always)
+    private static func echo(_ x: Float, _ line: UnsafeMutablePointer<Float>, _ whole: Int, _ next: Int,
+                             _ fraction: Float, _ writeIndex: Int, _ feedback: Float, _ wet: Float) -> Float {
+        let echo = line[whole] + (line[next] - line[whole]) * fraction
+        line[writeIndex] = FastMath.flushed(x + feedback * echo)
+        return x * (1 - wet) + echo * wet
     }
 }

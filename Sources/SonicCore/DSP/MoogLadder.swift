@@ -7,7 +7,7 @@ import RealModule
 ///
 /// `cutoff` is where the response is 3 dB down at resonance 0 — the four poles sit higher, at
 /// cutoff / √(2^¼ − 1) — and the prewarping makes that exact at any sample rate.
-public struct MoogLadder: Sendable {
+public final class MoogLadder: SoundUnit {
     /// √(2^¼ − 1): the −3 dB frequency of four equal one-pole stages relative to their pole frequency.
     static let minus3dBRatio = 0.43497944204608224
 
@@ -27,8 +27,9 @@ public struct MoogLadder: Sendable {
     public var cutoff: ExponentialRamp
     /// 0 (none) … 1 (self-oscillation).
     public var resonance: LinearRamp
-    private var left = (Float(0), Float(0), Float(0), Float(0))
-    private var right = (Float(0), Float(0), Float(0), Float(0))
+    /// The four stages' states of each channel.
+    private var leftStages = (Float(0), Float(0), Float(0), Float(0))
+    private var rightStages = (Float(0), Float(0), Float(0), Float(0))
 
     public init(sampleRate: Double, rampSamples: Int, cutoff: Double = 1000, resonance: Double = 0) {
         self.sampleRate = sampleRate
@@ -43,7 +44,8 @@ public struct MoogLadder: Sendable {
     }
 
     /// Filters a stereo pair in place.
-    public mutating func process(left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>, frames: Int) {
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        let l = audio.left, r = audio.right
         var fc = cutoff.value
         var g = Self.integratorGain(cutoff: fc, sampleRate: sampleRate)
         for i in 0..<frames {
@@ -55,8 +57,8 @@ public struct MoogLadder: Sendable {
             let k = Self.maximumFeedback * Float(resonance.next())
             let G = Float(g / (1 + g))
             let makeUp = 1 + Self.compensation * k
-            l[i] = Self.tick(l[i], &left, G: G, k: k) * makeUp
-            r[i] = Self.tick(r[i], &right, G: G, k: k) * makeUp
+            l[i] = Self.tick(l[i], &leftStages, G: G, k: k) * makeUp
+            r[i] = Self.tick(r[i], &rightStages, G: G, k: k) * makeUp
         }
     }
 

@@ -1,6 +1,6 @@
 /// Shapes short, distinct notes: each trigger rises over `attack`, holds, and falls over `release`,
 /// `length` seconds in all. Re-triggering rises from wherever the level is, so notes never click.
-public struct NoteEnvelope: Sendable {
+public final class NoteEnvelope: SoundUnit {
     private let attackStep: Double
     private let releaseStep: Double
     private let holdSamples: Int
@@ -16,13 +16,21 @@ public struct NoteEnvelope: Sendable {
         holdSamples = max(0, Int((length - attack - release) * sampleRate))
     }
 
-    public mutating func trigger() {
+    public func trigger() {
         stage = .attack
         holdLeft = holdSamples
     }
 
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        for i in 0..<frames {
+            let gain = Float(next())
+            audio.left[i] *= gain
+            audio.right[i] *= gain
+        }
+    }
+
     @inline(__always)
-    public mutating func next() -> Double {
+    private func next() -> Double {
         switch stage {
         case .silent:
             break

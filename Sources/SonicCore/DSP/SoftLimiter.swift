@@ -1,13 +1,18 @@
 /// Keeps the master within ±1 without a hard edge: linear up to `threshold`, then a smooth
 /// saturating curve that approaches 1. Anything non-finite becomes silence.
-public struct SoftLimiter: Sendable {
+public final class SoftLimiter: SoundUnit {
     public let threshold: Float
 
     public init(threshold: Float = 0.9) {
         self.threshold = min(max(threshold, 0.1), 0.99)
     }
 
-    public func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int) {
+    public func process(_ audio: StereoBuffer, frames: Int) {
+        limit(audio.left, frames: frames)
+        limit(audio.right, frames: frames)
+    }
+
+    private func limit(_ buffer: UnsafeMutablePointer<Float>, frames: Int) {
         let t = threshold, knee = 1 - threshold
         for i in 0..<frames {
             let x = buffer[i]

@@ -1,19 +1,24 @@
-/// A square wave (±amplitude), band-limited by PolyBLEP corrections at each edge so it does not
-/// alias: the hard, distinct tone that screen-reader users prefer for stepped data.
-public struct SquareOscillator: Sendable {
+/// A square wave (±level), band-limited by PolyBLEP corrections at each edge so it does not alias, added to both
+/// channels: the hard, distinct tone that screen-reader users prefer for stepped data.
+public final class SquareOscillator: Oscillator {
     public let sampleRate: Double
     /// Hz; glides in octaves.
     public var frequency: ExponentialRamp
-    public var amplitude: LinearRamp
+    /// Its level in the mix, 0...4.
+    public var level: LinearRamp
     private var phase = 0.0
 
-    public init(sampleRate: Double, rampSamples: Int, frequency: Double = 440, amplitude: Double = 1) {
+    public init(sampleRate: Double, rampSamples: Int, frequency: Double = 440, level: Double = 1) {
         self.sampleRate = sampleRate
         self.frequency = ExponentialRamp(value: frequency, duration: rampSamples, range: 1...(sampleRate / 2))
-        self.amplitude = LinearRamp(value: amplitude, duration: rampSamples, range: 0...1)
+        self.level = LinearRamp(value: level, duration: rampSamples, range: 0...4)
     }
 
-    public mutating func process(into out: UnsafeMutablePointer<Float>, frames: Int) {
+    public func setFrequency(_ frequency: Double, glide: Bool) {
+        if glide { self.frequency.glide(to: frequency) } else { self.frequency.jump(to: frequency) }
+    }
+
+    public func process(_ audio: StereoBuffer, frames: Int) {
         for i in 0..<frames {
             let step = frequency.next() / sampleRate
             var value = phase < 0.5 ? 1.0 : -1.0
@@ -21,7 +26,9 @@ public struct SquareOscillator: Sendable {
             value += Self.blep(phase, step)
             let shifted = phase + 0.5 >= 1 ? phase - 0.5 : phase + 0.5
             value -= Self.blep(shifted, step)
-            out[i] = Float(value * amplitude.next())
+            let sample = Float(value) * Float(level.next())
+            audio.left[i] += sample
+            audio.right[i] += sample
             phase += step
             if phase >= 1 { phase -= 1 }
         }

@@ -4,7 +4,7 @@ import RealModule
 /// (`decay` seconds per 1/e), like a light tap on a small bell. Above the instrument's pitch range,
 /// so it is heard over the tone rather than mistaken for it. A trigger while one rings restarts
 /// from the current level, never jumping.
-public struct Tick: Sendable {
+public final class Tick: SoundUnit {
     private let level: Double
     private let phaseStep: Double
     private let attackStep: Double
@@ -21,14 +21,13 @@ public struct Tick: Sendable {
         decayFactor = Double.exp(-1 / max(1, decay * sampleRate))
     }
 
-    public mutating func trigger() { rising = true }
+    public func trigger() { rising = true }
 
     /// Whether it sounds at all (so a silent tick costs nothing).
     public var isRinging: Bool { rising || envelope > 0 }
 
     /// Adds `frames` samples of the tick to both channels.
-    public mutating func process(addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
-                                 frames: Int) {
+    public func process(_ audio: StereoBuffer, frames: Int) {
         guard isRinging else { return }
         for i in 0..<frames {
             if rising {
@@ -40,8 +39,8 @@ public struct Tick: Sendable {
                 if envelope < 1e-5 { envelope = 0; phase = 0; return }
             }
             let sample = FastMath.sine(cycles: phase) * Float(envelope * level)
-            left[i] += sample
-            right[i] += sample
+            audio.left[i] += sample
+            audio.right[i] += sample
             phase += phaseStep
             if phase >= 1 { phase -= 1 }
         }
