@@ -114,3 +114,115 @@ extension ProfileTests {
         Self.expectError(text, line: line, key: key, message: message)
     }
 }
+
+/// The table of profile keys against everything else that states a default: the shipped default profile, the
+/// built-in one, and the table in docs/profiles.md.
+@Suite struct ProfileKeysTests {
+    static func shipped(_ path: String) throws -> String {
+        try String(contentsOf: ProfileTests.repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func theDefaultProfileSetsEveryKeyThatAppliesToItAtItsDefault() throws {
+        let document = try ProfileDocument(file: "profiles/default.toml", text: Self.shipped("profiles/default.toml"))
+        for (name, entry) in document.entries {
+            let key = try #require(ProfileKeys.named(name), "\(name) is not in the table")
+            // The description is the profile's own.
+            if name != "description" { #expect(entry.value == key.defaultValue, "\(name)") }
+        }
+        for key in ProfileKeys.all where key.condition == nil && key.defaultValue != nil {
+            #expect(document.entry(key.name) != nil, "profiles/default.toml does not show \(key.name)")
+        }
+    }
+
+    @Test func theBuiltInProfileIsEveryKeyAtItsDefault() throws {
+        let empty = try Profile(name: "default", file: "empty.toml", text: "")
+        var described = empty
+        described.description = Profile.builtIn.description
+        #expect(described == Profile.builtIn)
+        #expect(empty.description.isEmpty)
+    }
+
+    /// Each key set alone to its default (with the key it depends on, or its effect in use) reads: the reader knows
+    /// every key of the table. Where that changes nothing else, the profile is the built-in one.
+    @Test(arguments: ProfileKeys.all.map(\.name))
+    func everyKeyReadsAtItsDefault(name: String) throws {
+        let key = try #require(ProfileKeys.named(name))
+        guard let value = key.defaultValue else { return }
+        let section = String(name.split(separator: ".").first!).replacingOccurrences(of: "oscillatorN", with: "oscillator1")
+        var lines = ["[\(section)]", "\(key.shortName) = \(Self.toml(value))"]
+        if case .when(let other, let required)? = key.condition {
+            lines += ["[\(other.split(separator: ".")[0])]", "\(other.split(separator: ".")[1]) = \"\(required)\""]
+        }
+        if key.condition == .inSection && section != "oscillator1" { lines += ["[effects]", "order = [\"\(section)\"]"] }
+        if name == "description" { lines = ["description = \"\""] }
+        var profile = try Profile(name: "default", file: "one.toml", text: lines.joined(separator: "\n"))
+        // Where the key changes nothing else, the profile is the built-in one.
+        if key.condition == nil || section == "oscillator1" {
+            profile.description = Profile.builtIn.description
+            #expect(profile == Profile.builtIn)
+        }
+    }
+
+    @Test func docsListEveryKeyAsTheTableHasIt() throws {
+        let docs = try Self.shipped("docs/profiles.md").split(separator: "\n", omittingEmptySubsequences: false)
+        let header = "| key | default | allowed | meaning |"
+        let start = try #require(docs.firstIndex { $0 == header })
+        let rows = docs[(start + 2)...].prefix { $0.hasPrefix("|") }.map(String.init)
+        let expected = ProfileKeys.all.map(Self.docsRow)
+        let table = ([header, "|---|---|---|---|"] + expected).joined(separator: "\n")
+        #expect(rows == expected, "docs/profiles.md's table should read:\n\(table)")
+    }
+
+    /// The key's row in docs/profiles.md.
+    static func docsRow(_ key: ProfileKey) -> String {
+        let defaultValue: String = switch key.defaultValue {
+        case nil: "none"
+        case .string("")?: ""
+        case .bool(let flag)?: "\(flag)"
+        case .number(let value)?: docsNumber(value)
+        case let value?: "`\(toml(value))`"
+        }
+        var allowed: String = switch key.allowed {
+        case let .number(range, unit): docsRange(range) + (unit.map { " " + $0 } ?? "")
+        case let .numbers(count, range): "\(["", "one", "two", "three", "four"][count]) numbers \(docsRange(range))"
+        case .choice(let words): words.map { "`\"\($0)\"`" }.joined(separator: ", ")
+        case let .words(words, required):
+            (words.map { "`\"\($0)\"`" } + (required ? ["at least one"] : []) + ["each at most once"]).joined(separator: ", ")
+        case .flag: "true, false"
+        case .text: "text"
+        case .voice: "an eSpeak-NG voice"
+        case .pixelSize: "e.g. `\"9.33pm\"`, `\"0.933nm\"`, `\"9.33Å\"`"
+        }
+        if let constraint = key.constraint { allowed += ", " + constraint }
+        var meaning = key.meaning
+        if case .when(let other, let value)? = key.condition {
+            meaning = "with `\(other.split(separator: ".")[1]) = \"\(value)\"`: " + meaning
+        }
+        return "|" + ["`\(key.name)`", defaultValue, allowed, meaning].map { $0.isEmpty ? " " : " \($0) " }.joined(separator: "|") + "|"
+    }
+
+    static func docsRange(_ range: ClosedRange<Double>) -> String {
+        let separator = range.lowerBound < 0 ? " to " : "–"
+        return docsNumber(range.lowerBound) + separator + docsNumber(range.upperBound)
+    }
+
+    /// A number as the docs write it: a true minus sign, and powers of ten from a million on as such.
+    static func docsNumber(_ value: Double) -> String {
+        let magnitude = abs(value), sign = value < 0 ? "−" : ""
+        if magnitude >= 1e6, case let exponent = Int(log10(magnitude).rounded()), pow(10, Double(exponent)) == magnitude {
+            let superscripts: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
+            return sign + "10" + String(String(exponent).map { superscripts[Int(String($0))!] })
+        }
+        return sign + magnitude.compact
+    }
+
+    /// A value as a profile file writes it.
+    static func toml(_ value: ProfileValue) -> String {
+        switch value {
+        case .number(let number): number.compact
+        case .string(let text): "\"\(text)\""
+        case .bool(let flag): "\(flag)"
+        case .array(let items): "[" + items.map(toml).joined(separator: ", ") + "]"
+        }
+    }
+}

@@ -2,7 +2,7 @@
 /// then a soft limiter. Read from a profile; the default is one plain sine.
 public struct SoundChain: Sendable, Equatable {
     public struct Oscillator: Sendable, Equatable {
-        public enum Waveform: String, Sendable { case sine, square }
+        public enum Waveform: String, Sendable, CaseIterable { case sine, square }
         public var waveform: Waveform
         /// Carrier frequency as a multiple of the pitch the controller asks for.
         public var ratio: Double
