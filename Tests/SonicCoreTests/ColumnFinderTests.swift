@@ -55,7 +55,7 @@ struct LatticeScenario: Sendable, CustomStringConvertible {
 }
 
 /// Found columns against the ground truth.
-private struct ColumnAssessment {
+struct ColumnAssessment {
     /// Distances from each matched found column to its true column.
     var errors: [Double]
     /// Found columns with no true column within 0.3 spacing.
@@ -82,12 +82,12 @@ private struct ColumnAssessment {
     }
 }
 
-private func distance(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+func distance(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
     ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
 }
 
 /// Index of the point nearest the column, and its distance.
-private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int, Double) {
+func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int, Double) {
     var best = (-1, Double.infinity)
     for (k, p) in points.enumerated() {
         let d = distance(p, (column.x, column.y))
@@ -178,28 +178,6 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         expectAllFoundNearTheBound(scenario, within: 1.3)
     }
 
-    /// A weak sublattice shows in the autocorrelation only as a shoulder on the central peak (wide columns) or as a
-    /// peak weaker than its flank's noise (high noise): the spacing is still its distance, not the strong columns'.
-    @Test(arguments: [(5.0, 16.0, 20.8, UInt64(2)), (5, 16, 5.5, 3), (5, 40, 17.9, 2), (4, 40, 17.9, 2)])
-    func weakSublatticeSetsTheSpacing(_ sigma: Double, _ spacing: Double, _ angle: Double, _ seed: UInt64) throws {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: spacing, sigma: sigma,
-                                       noise: .high, angleDegrees: angle, seed: seed)
-        let estimate = try #require(SpacingEstimator.estimate(scenario.lattice().render()))
-        #expect(abs(estimate / spacing - 1) < 0.01, "spacing \(estimate) for \(spacing)")
-    }
-
-    /// Columns far apart leave the autocorrelation flat between its peaks, where noise makes shoulders of its own;
-    /// a shoulder counts only when the cell averaged over the image shows a column there.
-    @Test(arguments: [2.0, 3, 4, 5])
-    func noiseMakesNoSublattice(_ sigma: Double) throws {
-        for seed in 1...3 as ClosedRange<UInt64> {
-            let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 384, spacing: 40, sigma: sigma,
-                                           noise: .high, angleDegrees: 3.1 + 13.3 * Double(seed), seed: seed)
-            let estimate = try #require(SpacingEstimator.estimate(scenario.withVacancies.render()))
-            #expect(abs(estimate / 40 - 1) < 0.003, "\(scenario): spacing \(estimate)")
-        }
-    }
-
     @Test func cramerRaoBoundOfOneColumn() {
         // An isolated column of height A on a flat background, read noise s only: the textbook √(2/π)·s/A per axis
         // (its width and the background cost the centre nothing: by symmetry they are independent of it), so an
@@ -250,33 +228,6 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
         let bound = cramerRaoBound(lattice).map(\.expectedError)
         let limit = bound.reduce(0, +) / Double(bound.count)
         #expect(assessment.meanError <= factor * limit, "\(scenario): mean centre error \(assessment.meanError), bound \(limit)")
-    }
-
-    /// The residual's matched filter: a lone bump comes out where it is and as high as it is; noise alone, never
-    /// five standard errors high.
-    @Test func residualPeaksAreColumnHeightsAboveTheNoise() {
-        let width = 64, height = 48, sigma = 3.0, noise = 10.0
-        var random = SeededRandom(seed: 5)
-        var bare = [Double](repeating: 0, count: width * height)
-        for k in bare.indices { bare[k] = noise * random.gaussian() }
-        var bump = bare
-        for y in 0..<height {
-            for x in 0..<width {
-                let dx = Double(x) - 30.4, dy = Double(y) - 20.7
-                bump[y * width + x] += 100 * Double.exp(-(dx * dx + dy * dy) / (2 * sigma * sigma))
-            }
-        }
-        func peaks(_ residual: [Double]) -> [ResidualPeaks.Peak] {
-            ResidualPeaks.find(in: residual, width: width, height: height, sigma: sigma, noise: noise, minimumHeight: 0,
-                               significance: 5, suppression: 4)
-        }
-        let found = peaks(bump)
-        #expect(found.count == 1)
-        if let peak = found.first {
-            #expect(abs(peak.x - 30.4) < 0.3 && abs(peak.y - 20.7) < 0.3, "at \(peak.x), \(peak.y)")
-            #expect(abs(peak.height / 100 - 1) < 0.1, "height \(peak.height)")
-        }
-        #expect(peaks(bare).isEmpty)
     }
 
     @Test func peaksAreTheColumnHeights() {
@@ -373,173 +324,4 @@ private func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) 
             #expect(finder.snap(x: .nan, y: 1, radius: 5) == nil)
         }
     }
-
-    // MARK: Snap
-
-    /// Taps up to 0.6 spacing from a column, with a radius of 0.6 spacing: the brightest true column within the
-    /// radius comes back (when the tapped column is the only one there, that column), refined as by findAll.
-    @Test(arguments: [
-        LatticeScenario(arrangement: .square, size: 256, spacing: 24, sigma: 3, noise: .high, angleDegrees: 19.1),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3, noise: .low,
-                        angleDegrees: 33.3),
-    ])
-    func snapReturnsTheTappedColumn(_ scenario: LatticeScenario) throws {
-        let lattice = scenario.withVacancies
-        let finder = ColumnFinder(image: lattice.render())
-        let all = finder.findAll()
-        let truth = lattice.columns(margin: 3 * scenario.sigma)
-        let interior = truth.filter { scenario.distanceToEdge($0.x, $0.y) > scenario.spacing }
-        let radius = 0.6 * scenario.spacing
-        var random = SeededRandom(seed: 17)
-        var errors: [Double] = []
-        var onlyOne = 0
-        for _ in 0..<40 {
-            let target = interior[Int(random.next() % UInt64(interior.count))]
-            let r = radius * random.unitInterval(), angle = 2 * Double.pi * random.unitInterval()
-            let tap = (x: target.x + r * Double.cos(angle), y: target.y + r * Double.sin(angle))
-            let column = try #require(finder.snap(x: tap.x, y: tap.y, radius: radius), "tap \(tap)")
-            let (k, error) = nearest(truth.map { ($0.x, $0.y) }, to: column)
-            #expect(error <= 0.3 * scenario.spacing)
-            let within = truth.filter { distance(($0.x, $0.y), tap) <= radius }
-            #expect(truth[k].height == within.map(\.height).max(), "the brightest within the radius")
-            if within.count == 1 {
-                onlyOne += 1
-                #expect(truth[k].x == target.x && truth[k].y == target.y, "the tapped column")
-            }
-            errors.append(error)
-            // The same column as findAll's, to the last digits.
-            let same = all.min { distance(($0.x, $0.y), (column.x, column.y)) < distance(($1.x, $1.y), (column.x, column.y)) }
-            #expect(same.map { distance(($0.x, $0.y), (column.x, column.y)) } ?? 1 < 1e-9)
-        }
-        #expect(onlyOne >= 20)
-        #expect(errors.reduce(0, +) / Double(errors.count) <= scenario.noise.errorBound)
-    }
-
-    @Test func snapAgreesWithFindAllEverywhere() {
-        // Columns next to the edges and next to vacancies included.
-        let scenario = LatticeScenario(arrangement: .hexagonal, size: 200, spacing: 18, sigma: 2.5, noise: .high,
-                                       angleDegrees: 44.4, vacancyFraction: 0.1)
-        let finder = ColumnFinder(image: scenario.withVacancies.render())
-        let all = finder.findAll()
-        #expect(all.count > 80)
-        for (i, column) in all.enumerated() where i % 3 == 0 {
-            let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)
-            #expect(snapped == column)
-        }
-    }
-
-    @Test func snapAgreesWithFindAllAcrossJointTiles() throws {
-        // Overlapping columns, refined jointly tile by tile: taps on both sides of the tile borders.
-        let scenario = LatticeScenario(arrangement: .square, size: 300, spacing: 12, sigma: 3.5, noise: .high,
-                                       angleDegrees: 12.5, vacancyFraction: 0.1)
-        let finder = ColumnFinder(image: scenario.withVacancies.render())
-        #expect(finder.jointly)
-        let tiling = JointTiling(geometry: ColumnGeometry(spacing: try #require(finder.spacing)), noise: finder.noise,
-                                 imageWidth: scenario.size, imageHeight: scenario.size)
-        #expect(tiling.tileColumns == 2 && tiling.tileRows == 2)
-        let border = Double(tiling.core(.init(column: 1, row: 1)).xs.lowerBound) - 0.5
-        let all = finder.findAll()
-        #expect(all.count > 400)
-        let nearBorders = all.filter { abs($0.x - border) < 8 || abs($0.y - border) < 8 }
-        #expect(nearBorders.count > 20)
-        for (i, column) in nearBorders.enumerated() where i % 4 == 0 {
-            let snapped = finder.snap(x: column.x + 0.7, y: column.y - 0.4, radius: 0.3 * scenario.spacing)
-            #expect(snapped == column)
-        }
-    }
-
-    @Test func snapFindsNothingAtVacanciesOrOnBareBackground() throws {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 20, sigma: 3,
-                                       noise: .high, angleDegrees: 14.9)
-        // Single vacancies, and a hole of bare background 2.5 spacings across the point (100, 220).
-        var lattice = scenario.withVacancies
-        for site in lattice.sitePositions(margin: 0) where distance((site.x, site.y), (100, 220)) < 2.5 * scenario.spacing {
-            lattice.vacancies.insert(site.index)
-        }
-        let finder = ColumnFinder(image: lattice.render())
-        let vacancies = lattice.vacancyPositions
-        #expect(vacancies.count > 15)
-        let radius = 0.6 * scenario.spacing
-        for vacancy in vacancies {
-            #expect(finder.snap(x: vacancy.x, y: vacancy.y, radius: radius) == nil, "vacancy \(vacancy)")
-        }
-        for (x, y) in [(100.0, 220.0), (90, 215), (112, 226)] {
-            #expect(finder.snap(x: x, y: y, radius: radius) == nil)
-        }
-        // The columns around the hole are still found.
-        let column = try #require(lattice.columns.first { distance(($0.x, $0.y), (100, 220)) < 3.5 * scenario.spacing })
-        #expect(finder.snap(x: column.x + 2, y: column.y + 1, radius: 5) != nil)
-        #expect(finder.findAll().allSatisfy { distance(($0.x, $0.y), (100, 220)) > 2 * scenario.spacing })
-    }
-
-    // MARK: Parts
-
-    @Test func syntheticLatticesKeepTheirGroundTruth() {
-        let square = LatticeScenario(arrangement: .square, size: 200, spacing: 20, sigma: 2, noise: .low).lattice()
-        let sites = square.sitePositions(margin: 0)
-        let removed = sites[sites.count / 2]
-        var holed = square
-        holed.vacancies = [removed.index]
-        holed.doseScale = 0; holed.readNoise = 0; holed.backgroundSlope = (0, 0)
-        #expect(holed.columns.count == square.columns.count - 1)
-        #expect(holed.vacancyPositions.count == 1)
-        #expect(holed.vacancyPositions[0].x == removed.x && holed.vacancyPositions[0].y == removed.y)
-        let image = holed.render()
-        // Bare background (within the neighbours' far tails) where the column was.
-        #expect(abs(Double(image[Int(removed.x.rounded()), Int(removed.y.rounded())]) - 5000) < 5)
-
-        // Nearest-neighbour distances: the asked spacing; hexagonal has six neighbours, the two-sublattice four.
-        for (arrangement, neighbours) in [(LatticeImage.Arrangement.square, 4), (.hexagonal, 6),
-                                          (.twoSublattice(lightRatio: 0.4), 4)] {
-            let lattice = LatticeScenario(arrangement: arrangement, size: 200, spacing: 20, sigma: 2, noise: .low).lattice()
-            let columns = lattice.columns
-            let centre = columns.min { distance(($0.x, $0.y), (100, 100)) < distance(($1.x, $1.y), (100, 100)) }!
-            let distances = columns.map { distance(($0.x, $0.y), (centre.x, centre.y)) }.filter { $0 > 0 }
-            #expect(abs(distances.min()! - 20) < 1e-9)
-            #expect(distances.filter { abs($0 - 20) < 1e-6 }.count == neighbours)
-        }
-    }
-
-    @Test func autocorrelationMatchesTheDirectSum() {
-        var random = SeededRandom(seed: 8)
-        let w = 5, h = 3
-        let data = (0..<(w * h)).map { _ in random.gaussian() }
-        let fft = FFT2D(width: 16, height: 8)
-        let result = fft.autocorrelation(of: data, dataWidth: w, dataHeight: h)
-        for ty in -(h - 1)...(h - 1) {
-            for tx in -(w - 1)...(w - 1) {
-                var direct = 0.0
-                for y in 0..<h {
-                    for x in 0..<w where (0..<w).contains(x + tx) && (0..<h).contains(y + ty) {
-                        direct += data[y * w + x] * data[(y + ty) * w + x + tx]
-                    }
-                }
-                #expect(abs(result[((ty + 8) % 8) * 16 + (tx + 16) % 16] - direct) < 1e-12)
-            }
-        }
-    }
-
-    @Test func bandPassIsTheSameInAPatchAsInTheWholeImage() {
-        let image = LatticeScenario(arrangement: .hexagonal, size: 160, spacing: 16, sigma: 2, noise: .high).lattice().render()
-        let filter = BandPass(spacing: 16)
-        let whole = filter.filter(image, xs: 0..<160, ys: 0..<160, outColumns: 0..<160, outRows: 0..<160)
-        let s = filter.support
-        // A patch cut inside the image: equal to the last bit away from its cut sides.
-        let patch = filter.filter(image, xs: 30..<(70 + 2 * s), ys: 0..<(50 + s), outColumns: (30 + s)..<(70 + s),
-                                  outRows: 0..<50)
-        var equal = true
-        for y in 0..<50 {
-            for x in 0..<40 where patch[y * 40 + x] != whole[y * 160 + x + 30 + s] { equal = false }
-        }
-        #expect(equal)
-    }
-
-    @Test func noiseLevelIsTheGaussianSigma() {
-        var random = SeededRandom(seed: 9)
-        // Noise on a steep ramp: the mask ignores planes.
-        let samples = (0..<(300 * 300)).map { i in UInt16((10_000 + Double(i % 300) * 20 + 100 * random.gaussian()).rounded()) }
-        let estimate = NoiseLevel.estimate(GrayImage(width: 300, height: 300, bitDepth: 16, samples: samples))
-        #expect(abs(estimate / 100 - 1) < 0.05, "\(estimate)")
-    }
 }
-

@@ -308,3 +308,20 @@ extension DSPUnitTests {
         #expect(FastMath.nearestInteger(2.5) == 2 && FastMath.nearestInteger(-1.4) == -1 && FastMath.nearestInteger(7.6) == 8)
     }
 }
+
+extension DSPUnitTests {
+    // MARK: Square oscillator
+
+    @Test func squareWaveHasOddHarmonicsAndLittleAliasing() {
+        let oscillator = SquareOscillator(sampleRate: 48_000, rampSamples: 240, frequency: 1000)
+        let x = DSPUnitTests.render(oscillator, count: 48_000).left
+        // 4/(πn) for odd n; the band-limiting tapers the upper ones a little (7 % at 7 kHz).
+        for (n, tolerance) in [(1, 0.01), (3, 0.02), (5, 0.05), (7, 0.1)] {
+            let expected = 4 / (Double.pi * Double(n))
+            #expect(abs(Spectrum.amplitude(x[...], at: 1000 * Double(n), sampleRate: 48_000) / expected - 1) < tolerance, "harmonic \(n)")
+        }
+        #expect(Spectrum.amplitude(x[...], at: 2000, sampleRate: 48_000) < 0.005)
+        // A naive square aliases the 25th harmonic (25 kHz) down to 23 kHz; band-limited, it is small.
+        #expect(Spectrum.amplitude(x[...], at: 23_000, sampleRate: 48_000) < 0.01)
+    }
+}

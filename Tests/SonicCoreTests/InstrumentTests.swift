@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SonicCore
 
 @Suite struct InstrumentTests {
@@ -47,5 +48,57 @@ import Testing
         #expect(record.rootX == 12.5 && record.tiltX == 3 && record.tiltY == -4 && record.pressure == 0.5)
         #expect(record.buttons.list == [1] && record.mode == "intensity-pitch")
         #expect(record.imageX == 0.75)
+    }
+}
+
+extension InstrumentTests {
+    @Test func bilinearSamplingReadsBetweenPixels() throws {
+        let profile = try Profile(name: "b", file: "b.toml", text: "[level]\nsampling = \"bilinear\"\nrange = \"fixed\"\nlow = 0\nhigh = 1000\n")
+        let image = GrayImage(width: 2, height: 2, bitDepth: 16, samples: [0, 1000, 0, 1000])
+        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: SynthControls())
+        #expect(instrument.sampledValue(at: ImagePoint(x: 0.25, y: 0.5)) == 250)
+        #expect(instrument.level(at: ImagePoint(x: 0.5, y: 0)) == 0.5)
+        #expect(instrument.sampledValue(at: ImagePoint(x: -0.4, y: 0)) == 0)           // clamped at the edge
+    }
+
+    @Test func notesChangeOnlyWithTheBand() throws {
+        let profile = try Profile(name: "n", file: "n.toml", text: "[tone]\narticulation = \"notes\"\nbands = 4\n")
+        #expect(profile.chain.noteLength == 0.12)
+        let image = GrayImage(width: 8, height: 1, bitDepth: 16, samples: (0..<8).map { UInt16($0 * 1000) })
+        let controls = SynthControls()
+        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
+        var tip = PenButtons()
+        tip.insert(1)
+        var notes: [Int] = [], pitches: [Double] = []
+        for x in [5.0, 15, 25, 45, 55, 75] {
+            instrument.handle(PenEvent(time: 0, rootX: x, rootY: 5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+            notes.append(controls.targets.note)
+            pitches.append(controls.targets.frequency)
+        }
+        // Levels 0, 1/7, 2/7, 4/7, 5/7, 1 fall in bands 0, 0, 1, 2, 2, 3: a new note at each new band.
+        #expect(notes == [1, 1, 2, 3, 3, 4])
+        #expect(abs(pitches[0] - 110 * pow(16, 0.125)) < 1e-9 && pitches[5] == 110 * pow(16, 0.875))
+    }
+
+    @Test func liftingThePenEndsANoteWithoutStartingAnother() throws {
+        let profile = try Profile(name: "n", file: "n.toml", text: "[tone]\narticulation = \"notes\"\n")
+        let image = GrayImage(width: 1, height: 1, bitDepth: 16, samples: [30_000])
+        let controls = SynthControls()
+        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
+        let engine = SynthEngine(chain: profile.chain, sampleRate: 48_000, controls: controls)
+        var tip = PenButtons()
+        tip.insert(1)
+        var out = [Float](repeating: 0, count: 96_000)
+        instrument.handle(PenEvent(time: 0, rootX: 5, rootY: 5, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 24_000, channels: 2) }
+        // Lifted half a second later, long after the note ended: nothing more is heard.
+        instrument.handle(PenEvent(time: 0.5, rootX: 5, rootY: 5, pressure: 0, tiltX: 0, tiltY: 0, buttons: PenButtons(), inWindow: true))
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress! + 48_000, frames: 24_000, channels: 2) }
+        let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
+        #expect(SignalAnalysis.bursts(left, threshold: 0.01, window: 48, minimumGap: 480).count == 1)
+        #expect(SignalAnalysis.peak(left[24_000...]) < 1e-4)
     }
 }

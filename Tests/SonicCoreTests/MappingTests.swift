@@ -2,73 +2,7 @@ import Foundation
 import Testing
 @testable import SonicCore
 
-@Suite struct SampleStatisticsTests {
-    /// Nearest rank, straight from the definition: the ⌈p/100 · N⌉-th smallest sample.
-    func referencePercentile<T>(_ sorted: [T], _ p: Double) -> T {
-        let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
-        return sorted[min(rank, sorted.count) - 1]
-    }
-
-    @Test func percentilesMatchNearestRankDefinition() {
-        var random = SeededRandom(seed: 7)
-        for count in [1, 2, 7, 200, 1001, 40_000] {
-            let samples = (0..<count).map { _ in UInt16(truncatingIfNeeded: random.next() % 5000) }
-            let stats = SampleStatistics(GrayImage(width: count, height: 1, bitDepth: 16, samples: samples))
-            let sorted = samples.sorted()
-            for p in [0.0, 0.5, 1, 25, 50, 99, 99.5, 100] {
-                #expect(stats.percentile(p) == Double(referencePercentile(sorted, p)), "p=\(p) n=\(count)")
-            }
-            #expect(stats.minimum == Double(sorted.first!) && stats.maximum == Double(sorted.last!))
-        }
-    }
-
-    /// Float and 32-bit data are binned, not counted value by value: the percentiles must still be exact.
-    @Test func floatAndWideIntegerPercentilesAreExact() {
-        var random = SeededRandom(seed: 11)
-        for (type, count) in [(SampleType.float32, 1), (.float32, 7), (.float32, 5000), (.int32, 3001), (.float64, 40_000)] {
-            // Clustered values with ties and a far outlier, so some bins hold many samples and most none.
-            let samples = (0..<count).map { k -> Float in
-                if k == 0 { return -3e7 }
-                let v = Float(random.next() % 2000) * 0.001 - 0.5
-                return type == .int32 ? (v * 1000).rounded() : v
-            }
-            let stats = SampleStatistics(GrayImage(width: count, height: 1, sampleType: type, samples: samples))
-            let sorted = samples.sorted()
-            for p in [0.0, 0.5, 1, 25, 50, 99, 99.5, 100] {
-                #expect(stats.percentile(p) == Double(referencePercentile(sorted, p)), "\(type) p=\(p) n=\(count)")
-            }
-            #expect(stats.minimum == Double(sorted.first!) && stats.maximum == Double(sorted.last!))
-            let mean = samples.reduce(0.0) { $0 + Double($1) } / Double(count)
-            #expect(abs(stats.mean - mean) <= 1e-9 * max(1, abs(mean)))
-            #expect(stats.bands(8).reduce(0) { $0 + $1.count } == count)
-        }
-    }
-
-    @Test func signedSixteenBitImagesCountNegativeValues() {
-        let samples: [Float] = [-32768, -5, -5, 0, 7, 32767]
-        let stats = SampleStatistics(GrayImage(width: 6, height: 1, sampleType: .int16, samples: samples))
-        #expect(stats.minimum == -32768 && stats.maximum == 32767)
-        #expect(stats.percentile(50) == -5 && stats.percentile(51) == 0)
-        #expect(stats.bands(2).map(\.count) == [3, 3])
-    }
-
-    @Test func notANumberPlaysAsTheLowestValueAndIsCounted() {
-        let image = GrayImage(width: 4, height: 1, sampleType: .float32, samples: [.nan, 2.5, -.infinity, -1])
-        #expect(image.samples == [-1, 2.5, -1, -1] && image.nonFiniteCount == 2)
-        let empty = GrayImage(width: 2, height: 1, sampleType: .float64, samples: [.nan, .infinity])
-        #expect(empty.samples == [0, 0] && empty.nonFiniteCount == 2)
-        #expect(GrayImage(width: 1, height: 1, sampleType: .float32, samples: [3]).nonFiniteCount == 0)
-    }
-
-    @Test func exactRanksAreNotRoundedUp() {
-        // 200 samples 0...199: the 0.5th percentile is rank 1 (value 0), the 99.5th is rank 199 (value 198).
-        let stats = SampleStatistics(GrayImage(width: 200, height: 1, bitDepth: 16, samples: (0..<200).map(UInt16.init)))
-        #expect(stats.percentile(0.5) == 0)
-        #expect(stats.percentile(99.5) == 198)
-    }
-}
-
-@Suite struct IntensityMappingTests {
+@Suite struct LevelStretchTests {
     @Test func levelIsClampedLinearStretch() {
         let stretch = LevelStretch(low: 1000, high: 3000)
         #expect(stretch.level(value: 1000) == 0)
@@ -96,6 +30,26 @@ import Testing
         #expect(tighter.high == 19_840)     // rank 990
     }
 
+    @Test func stretchCurvesAndPolarity() {
+        func level(_ curve: LevelStretch.Curve, _ t: Double, inverted: Bool = false) -> Double {
+            LevelStretch(low: 1000, high: 2000, curve: curve, inverted: inverted).level(value: 1000 + 1000 * t)
+        }
+        for curve in LevelStretch.Curve.allCases {
+            #expect(level(curve, 0) == 0 && abs(level(curve, 1) - 1) < 1e-12, "\(curve)")
+            #expect(level(curve, -3) == 0 && abs(level(curve, 7) - 1) < 1e-12, "\(curve) clamps")
+            #expect(abs(level(curve, 0.3, inverted: true) - (1 - level(curve, 0.3))) < 1e-12)
+        }
+        #expect(level(.linear, 0.25) == 0.25)
+        #expect(level(.sqrt, 0.25) == 0.5)
+        #expect(abs(level(.log, 0.25) - log(1 + 250) / log(1001)) < 1e-12)
+        #expect(abs(level(.asinh, 0.25) - asinh(2.5) / asinh(10)) < 1e-12)
+        // The dark end gets more of the range with the non-linear curves, log the most.
+        for curve in [LevelStretch.Curve.log, .sqrt, .asinh] { #expect(level(curve, 0.1) > 0.25) }
+        #expect(level(.log, 0.1) > level(.sqrt, 0.1))
+    }
+}
+
+@Suite struct PitchMapTests {
     @Test func frequencyIsFourOctavesFrom110() {
         let pitch = PitchMap(baseFrequency: 110, octaves: 4)
         #expect(pitch.frequency(level: 0) == 110)
@@ -105,6 +59,41 @@ import Testing
             let expected = 110 * Foundation.pow(16, level)
             #expect(abs(pitch.frequency(level: level) / expected - 1) < 1e-12)
         }
+    }
+
+    @Test func pitchShapes() {
+        let exponential = PitchMap(baseFrequency: 110, octaves: 4)
+        #expect(abs(exponential.frequency(level: 0.75) - 110 * 8) < 1e-9)
+        let linear = PitchMap(baseFrequency: 110, octaves: 4, shape: .linear)
+        #expect(abs(linear.frequency(level: 0.5) - (110 + 1760) / 2) < 1e-9)
+        let sample = PitchMap(baseFrequency: 110, octaves: 4, shape: .sample(divisor: 120))
+        #expect(sample.frequency(level: 0.9, sample: 30_000) == 250)
+        #expect(sample.frequency(level: 0, sample: 600) == 20)        // never below 20 Hz
+    }
+
+    @Test(arguments: [(PitchMap.Scale.chromatic, Array(0..<12)), (.major, [0, 2, 4, 5, 7, 9, 11]), (.pentatonic, [0, 2, 4, 7, 9])])
+    func quantizedPitchesAreScaleNotesAndTheNearestOnes(scale: PitchMap.Scale, degrees: [Int]) {
+        let map = PitchMap(baseFrequency: 220, octaves: 3, scale: scale)
+        var allowed: [Double] = [220 * 16]
+        for octave in 0...3 {
+            for degree in degrees { allowed.append(220 * pow(2, Double(octave) + Double(degree) / 12)) }
+        }
+        for k in 0...300 {
+            let f = map.frequency(level: Double(k) / 300)
+            let continuous = PitchMap(baseFrequency: 220, octaves: 3).frequency(level: Double(k) / 300)
+            // A note of the scale …
+            #expect(allowed.contains { abs($0 / f - 1) < 1e-12 }, "\(f) Hz is not in the \(scale) scale")
+            // … and the nearest one, in semitones.
+            let distance = abs(12 * log2(f / continuous))
+            #expect(allowed.allSatisfy { abs(12 * log2($0 / continuous)) >= distance - 1e-9 })
+        }
+    }
+}
+
+@Suite struct NoteNameTests {
+    @Test func noteNames() {
+        #expect(NoteName.of(440) == "A4" && NoteName.of(261.63) == "C4" && NoteName.of(110) == "A2")
+        #expect(NoteName.of(466.16) == "A#4" && NoteName.of(1760) == "A6" && NoteName.of(2) == nil)
     }
 }
 
@@ -166,45 +155,38 @@ import Testing
     }
 }
 
-@Suite struct ImageRasterTests {
-    @Test func screenPixelsShowThePixelThePenReads() {
-        let image = GrayImage(width: 7, height: 3, bitDepth: 8, samples: (0..<21).map { UInt16($0 * 12) })
-        let window = ScreenRect(x: 3, y: 2, width: 97, height: 61)
-        let v = Viewport(fitting: 7, 3, into: window)
-        let raster = ImageRaster(image: image, stretch: LevelStretch(low: 0, high: 255), format: .rgb888)
-        let pixels = raster.render(window: window, viewport: v)
-        for y in 0..<window.height {
-            for x in 0..<window.width {
-                // The pen at this screen pixel's centre reads:
-                let p = v.imagePoint(rootX: Double(window.x + x) + 0.5, rootY: Double(window.y + y) + 0.5).nearestPixel
-                let expected: UInt32 = image.contains(pixelX: p.x, y: p.y)
-                    ? PixelFormat.rgb888.pixel(gray: UInt8(image[p.x, p.y])) : 0
-                #expect(pixels[y * window.width + x] == expected)
-            }
+@Suite struct ViewTests {
+    let window = ScreenRect(x: 0, y: 0, width: 1920, height: 1080)
+
+    @Test func zoomOneIsTheFit() {
+        let view = View(imageWidth: 384, imageHeight: 384, window: window)
+        #expect(view.viewport == Viewport(fitting: 384, 384, into: window))
+    }
+
+    @Test func zoomKeepsThePointUnderTheAnchor() {
+        var view = View(imageWidth: 1500, imageHeight: 900, window: window)
+        let anchor = (x: 700.3, y: 455.7)
+        let before = view.viewport.imagePoint(rootX: anchor.x, rootY: anchor.y)
+        for zoom in [1.5, 3, 16] {
+            view.zoom(to: zoom, keeping: anchor)
+            #expect(abs(view.scale - 1.2 * zoom) < 1e-12)
+            let after = view.viewport.imagePoint(rootX: anchor.x, rootY: anchor.y)
+            #expect(abs(after.x - before.x) < 1e-9 && abs(after.y - before.y) < 1e-9)
         }
     }
 
-    @Test func theDisplayFollowsTheStretchCurveAndPolarity() {
-        let image = GrayImage(width: 3, height: 1, bitDepth: 8, samples: [0, 64, 255])
-        let window = ScreenRect(x: 0, y: 0, width: 3, height: 1), v = Viewport(originX: 0, originY: 0, scale: 1)
-        let sqrt = ImageRaster(image: image, stretch: LevelStretch(low: 0, high: 255, curve: .sqrt), format: .rgb888)
-        #expect(sqrt.render(window: window, viewport: v) == [0x000000, 0x808080, 0xFFFFFF])   // √(64/255) ≈ 0.501
-        let inverted = ImageRaster(image: image, stretch: LevelStretch(low: 0, high: 255, inverted: true), format: .rgb888)
-        #expect(inverted.render(window: window, viewport: v) == [0xFFFFFF, 0xBFBFBF, 0x000000])
-    }
-
-    @Test func sixteenBitImagesAreContrastStretched() {
-        let image = GrayImage(width: 3, height: 1, bitDepth: 16, samples: [1000, 2000, 3000])
-        let raster = ImageRaster(image: image, stretch: LevelStretch(low: 1000, high: 3000), format: .rgb888)
-        let pixels = raster.render(window: ScreenRect(x: 0, y: 0, width: 3, height: 1),
-                                   viewport: Viewport(originX: 0, originY: 0, scale: 1))
-        #expect(pixels == [0x000000, 0x808080, 0xFFFFFF])
-    }
-
-    @Test func pixelFormatScalesIntoEachMask() {
-        let rgb565 = PixelFormat(redMask: 0xF800, greenMask: 0x07E0, blueMask: 0x001F)
-        #expect(rgb565.pixel(gray: 255) == 0xFFFF)
-        #expect(rgb565.pixel(gray: 0) == 0)
-        #expect(PixelFormat.rgb888.pixel(gray: 0x42) == 0x424242)
+    @Test func theImageNeverLeavesTheWindow() {
+        var view = View(imageWidth: 1500, imageHeight: 900, window: window)
+        // Left of the image (in the letterbox): clamped so its left edge meets the window's.
+        view.zoom(to: 4, keeping: (5, 500))
+        #expect(abs(view.viewport.originX) < 1e-9)
+        let pastTheEdge = view.pan(dx: 100, dy: 0)
+        #expect(!pastTheEdge)   // already at the left edge
+        let inwards = view.pan(dx: -100, dy: 0)
+        #expect(inwards && abs(view.viewport.originX + 100) < 1e-9)
+        #expect(view.nextStep(in: true) == 6 && view.nextStep(in: false) == 3)
+        // Zoomed out again, the whole image is centred whatever the pan.
+        view.zoom(to: 1, keeping: (900, 500))
+        #expect(view.viewport == Viewport(fitting: 1500, 900, into: window))
     }
 }

@@ -226,3 +226,30 @@ extension ProfileTests {
         }
     }
 }
+
+@Suite struct ProfileSettingsTests {
+    @Test func theShippedProfilesLoadAndSayWhatTheyAre() throws {
+        for name in ["default", "pentatonic", "classic", "discrete"] {
+            let path = ProfileTests.repository.appendingPathComponent("profiles/\(name).toml").path
+            let profile = try Profile(name: name, file: path, text: String(contentsOfFile: path, encoding: .utf8))
+            #expect(!profile.description.isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        ("[level]\nstretch = \"cube\"\n", 2, "level.stretch", "must be one of"),
+        ("[level]\nrange = \"fixed\"\nlow = 100\nhigh = 50\n", 4, "level.high", "must be above level.low"),
+        ("[level]\nlow = 100\n", 2, "level.low", "applies with range = \"fixed\""),
+        ("[level]\ninverted = 1\n", 2, "level.inverted", "must be true or false"),
+        ("[level]\nsampling = \"cubic\"\n", 2, "level.sampling", "must be one of"),
+        ("[pitch]\nshape = \"log\"\n", 2, "pitch.shape", "must be one of"),
+        ("[pitch]\ndivisor = 120\n", 2, "pitch.divisor", "applies with shape = \"sample\""),
+        ("[pitch]\nscale = \"blues\"\n", 2, "pitch.scale", "must be one of"),
+        ("[tone]\nbands = 8\n", 2, "tone.bands", "applies with articulation = \"notes\""),
+        ("[tone]\narticulation = \"notes\"\nnote_length = 5\n", 3, "tone.note_length", "between 0.02 and 2"),
+        ("[oscillator1]\nwaveform = \"saw\"\n", 2, "oscillator1.waveform", "must be one of"),
+    ] as [(String, Int, String, String)])
+    func errorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
+        ProfileTests.expectError(text, line: line, key: key, message: message)
+    }
+}

@@ -262,3 +262,20 @@ import TestSupport
         #expect(run() == run())
     }
 }
+
+extension SynthEngineTests {
+    @Test func notesAreShortAndDistinct() {
+        var chain = SoundChain(oscillators: [.init(waveform: .square, level: 0.5)])
+        chain.noteLength = 0.12
+        let controls = SynthControls()
+        let engine = SynthEngine(chain: chain, sampleRate: 48_000, controls: controls)
+        controls.set(SynthTargets(frequency: 440, amplitude: 1, note: 1))
+        var out = [Float](repeating: 0, count: 48_000)
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 24_000, channels: 2) }
+        let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
+        let sounding = SignalAnalysis.bursts(left, threshold: 0.05, window: 48, minimumGap: 480)
+        #expect(sounding.count == 1)
+        #expect(abs(Double(sounding[0].count) / 48_000 - 0.12) < 0.01)
+        #expect(abs(SignalAnalysis.zeroCrossingFrequency(left[500..<5000], sampleRate: 48_000)! / 440 - 1) < 0.002)
+    }
+}
