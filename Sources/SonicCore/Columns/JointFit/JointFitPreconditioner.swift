@@ -80,7 +80,7 @@ struct JointFitPreconditioner {
         }
         diagonal = [Double](repeating: 0, count: layout.count)
         for k in 0..<count {
-            for (own, parameter) in layout.slot(of: k).enumerated() { diagonal[parameter] = blocks[Self.blockDiagonal(k, own)] }
+            for own in 0..<ParameterLayout.perColumn { diagonal[layout.slotStart(of: k) + own] = blocks[Self.blockDiagonal(k, own)] }
         }
         for node in 0..<nodeCount { diagonal[layout.node(node)] = background.squaredWeightSums[node] }
         diagonal[layout.width] = widthRow[layout.width]
@@ -99,11 +99,11 @@ struct JointFitPreconditioner {
         blockSolvedCoupling = coupling
         var column = [Double](repeating: 0, count: ParameterLayout.perColumn)
         for k in 0..<count {
-            let slot = layout.slot(of: k)
+            let first = layout.slotStart(of: k)
             for j in 0..<shared {
-                for (own, parameter) in slot.enumerated() { column[own] = coupling[parameter * shared + j] }
+                for own in 0..<ParameterLayout.perColumn { column[own] = coupling[(first + own) * shared + j] }
                 Cholesky.solve(blockFactors, at: Self.blockStart(k), size: ParameterLayout.perColumn, &column)
-                for (own, parameter) in slot.enumerated() { blockSolvedCoupling[parameter * shared + j] = column[own] }
+                for own in 0..<ParameterLayout.perColumn { blockSolvedCoupling[(first + own) * shared + j] = column[own] }
             }
         }
         // G: node against node is separable too (a product of the hats' overlaps along x and along y).
@@ -158,7 +158,7 @@ struct JointFitPreconditioner {
         var out = v
         for k in 0..<layout.columnCount {
             Cholesky.solve(blockFactors, at: Self.blockStart(k), size: ParameterLayout.perColumn, &out,
-                           from: layout.slot(of: k).lowerBound)
+                           from: layout.slotStart(of: k))
         }
         var sharedPart = Array(v[layout.firstNode...])
         for row in 0..<columnParameters {

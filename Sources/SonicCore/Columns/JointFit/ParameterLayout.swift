@@ -9,7 +9,8 @@ struct ParameterLayout {
     let columnCount: Int
     let nodeCount: Int
 
-    func slot(of column: Int) -> Range<Int> { Self.perColumn * column..<Self.perColumn * (column + 1) }
+    func slotStart(of column: Int) -> Int { Self.perColumn * column }
+    func slot(of column: Int) -> Range<Int> { slotStart(of: column)..<slotStart(of: column + 1) }
     func x(_ column: Int) -> Int { Self.perColumn * column + Own.x.rawValue }
     func y(_ column: Int) -> Int { Self.perColumn * column + Own.y.rawValue }
     func amplitude(_ column: Int) -> Int { Self.perColumn * column + Own.amplitude.rawValue }
