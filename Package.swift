@@ -19,6 +19,8 @@ let package = Package(
         // No pkgConfig: libpulse's .pc adds flags SwiftPM refuses; the modulemap links it.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -31,6 +33,7 @@ let package = Package(
         .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
+        .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
 
         .executableTarget(
             name: "SonicAtomicApp",
@@ -51,6 +54,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "SonicCore", "TestSupport"]),
     ]
 )
