@@ -83,6 +83,9 @@ enum ChildProcess {
         for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE] {
             signal(crash, SIG_DFL)
         }
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
         let null = open("/dev/null", O_RDWR)
         if null >= 0 {
             for standard: Int32 in 0...2 { dup2(null, standard) }

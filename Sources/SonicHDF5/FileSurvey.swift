@@ -9,8 +9,8 @@ enum FileSurvey {
     static let maxLinksPerGroup = 4096
     static let maxGroupsVisited = 4096
     static let maxDepth = 16
-    static let maxDatasets = 4096
-    static let maxTextBytes = 1 << 20
+    static let maxDatasets = 1024
+    static let maxTextBytes = 1 << 17
     static let maxAxisValues = 1 << 20
     /// RosettaSciIO reads these datasets of an EMD group (py4DSTEM and Prismatic write the others).
     static let berkeleyDatasetPrefixes = ["data", "counted_datacube", "datacube", "diffractionslice", "realslice"]
@@ -30,10 +30,11 @@ enum FileSurvey {
         return survey
     }
 
+    /// A top-level object that cannot be opened is no evidence either way; reading the data later says more.
     private static func hasBerkeleyVersion(_ file: HDF5Object) throws(ImageFileError) -> Bool {
         if file.hasAttribute("version_major") { return true }
         for link in try file.hardLinks(limit: maxLinksPerGroup) {
-            if let group = try file.child(link.name), group.isGroup, group.hasAttribute("version_major") { return true }
+            if let group = try? file.child(link.name), group.isGroup, group.hasAttribute("version_major") { return true }
         }
         return false
     }
@@ -47,7 +48,8 @@ enum FileSurvey {
                           let group = try kindGroup.child(item.name), group.isGroup,
                           let dataset = try group.child("Data"), dataset.isDataset
                     else { continue }
-                    let metadata = try group.child("Metadata").flatMap { $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil }
+                    // Without readable metadata the image is still there, uncalibrated.
+                    let metadata = (try? group.child("Metadata")).flatMap { $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil }
                     survey.velox.append(VeloxDataset(kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata))
                 }
             }

@@ -123,3 +123,34 @@ import TestSupport
         return ["scale": scale, "offset": axis["offset"] as? Double ?? 0, "unit": units]
     }
 }
+
+/// A full-size image: the committed file stops where its samples begin, and the test appends them.
+@Suite struct EMDLargeImageTests {
+    @Test func a4096By4096FloatImageOpensAndReadsInWellUnderASecond() throws {
+        let facts = try #require(try EMDReaderTests.expected()["velox_4096_head.emd"] as? [String: Any])
+        let (width, height) = (try #require(facts["width"] as? Int), try #require(facts["height"] as? Int))
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: EMDReaderTests.fixtures + "velox_4096_head.emd")))
+        #expect(bytes.count == facts["samplesStartAt"] as? Int)
+        let value: (Int) -> Float = { Float($0 % 65_521) * 0.25 - 1000 }
+        var samples = (0..<width * height).map(value)
+        samples.withUnsafeBytes { bytes.append(contentsOf: $0) }   // little-endian, as the file declares
+        samples = []
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sonic-emd-large-\(UUID().uuidString).emd").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        bytes = []
+
+        let clock = ContinuousClock()
+        var plane: ImagePlane?
+        let elapsed = try clock.measure {
+            let entries = try EMDReader.contents(path: path).entries
+            plane = try entries.first?.read()
+        }
+        let read = try #require(plane)
+        #expect(read.width == width && read.height == height && read.sampleType == .float32)
+        for index in [0, 1, width - 1, width, width * height / 2 + 17, width * height - 1] {
+            #expect(read.samples[index] == value(index), "sample \(index)")
+        }
+        #expect(elapsed < .seconds(1), "took \(elapsed)")
+    }
+}

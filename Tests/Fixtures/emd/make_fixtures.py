@@ -185,6 +185,20 @@ with h5py.File(os.path.join(HERE, "not_emd.h5"), "w", libver="earliest") as f:
     f.attrs["creator"] = "a test"
 expected["not_emd.h5"] = {"error": "not an EMD file"}
 
+# A 4096 × 4096 float32 Velox image without its samples: the file up to where they start. The
+# samples come last in the file, so a test appends its own to time a full-size read.
+large = os.path.join(HERE, "velox_4096.emd.tmp")
+with velox_file("velox_4096.emd.tmp") as f:
+    group = f.create_group("Data/Image/00112233445566778899aabbccddeeff")
+    dataset = group.create_dataset("Data", shape=(4096, 4096, 1), dtype="<f4")
+    dataset[...] = 0
+    offset = dataset.id.get_offset()
+assert offset + 4096 * 4096 * 4 == os.path.getsize(large), "the samples must end the file"
+with open(large, "rb") as whole, open(os.path.join(HERE, "velox_4096_head.emd"), "wb") as head:
+    head.write(whole.read(offset))
+os.remove(large)
+expected["velox_4096_head.emd"] = {"width": 4096, "height": 4096, "sampleType": "float32", "samplesStartAt": offset}
+
 with open(os.path.join(HERE, "expected.json"), "w") as out:
     json.dump(expected, out, indent=1, ensure_ascii=False)
     out.write("\n")
