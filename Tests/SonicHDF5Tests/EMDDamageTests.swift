@@ -90,6 +90,19 @@ import TestSupport
         }
     }
 
+    /// Files on which libhdf5 1.10.8 crashes and loops forever: an error, in the time allowed.
+    @Test func filesThatBreakTheLibraryGiveAnErrorInTime() {
+        let limits = ChildProcess.Limits(seconds: 2, memoryBytes: 1 << 30)
+        for name in ["hostile_crash.emd", "hostile_loop.emd"] {
+            let start = Date()
+            #expect("\(name)") { try EMDReader.contents(path: Self.fixtures + name, listing: limits, reading: limits) } throws: { error in
+                let message = "\(error)"
+                return error is ImageFileError && message.contains("HDF5") && !message.contains("\n")
+            }
+            #expect(Date().timeIntervalSince(start) < 5, "\(name)")
+        }
+    }
+
     /// Seeded byte flips, overwritten integers, insertions, deletions, truncations and splices of the
     /// fixtures: contents or an error, every plane the size its entry announced.
     @Test func mutatedFilesGiveContentsOrAnError() throws {
