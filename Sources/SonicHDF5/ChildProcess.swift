@@ -58,19 +58,25 @@ enum ChildProcess {
         close(ends[1])
         defer { close(ends[0]) }
         guard child > 0 else { throw systemError("cannot start a process to read the HDF5 file") }
-        let answer = readAnswer(from: ends[0], child: child, seconds: limits.seconds)
-        let status = reap(child, kill: answer == nil)
-        guard let answer else {
+        let answer: [UInt8]
+        switch readAnswer(from: ends[0], seconds: limits.seconds) {
+        case .answered(let bytes):
+            answer = bytes
+        case .timedOut:
+            reap(child, kill: true)
             throw ImageFileError("the HDF5 library took more than \(Int(limits.seconds)) s on this file and was stopped")
+        case .tooLong:
+            reap(child, kill: true)
+            throw ImageFileError("the HDF5 library gave more than \(maxAnswerBytes >> 20) MiB of metadata for this file")
         }
-        if let status, status & 0x7F != 0 {
+        if let status = reap(child, kill: false), status & 0x7F != 0 {
             throw ImageFileError("the HDF5 library crashed on this file (\(signalName(status & 0x7F)))")
         }
         var input = ByteReader(answer)
         guard let succeeded = try? input.bool() else {
             throw ImageFileError("the HDF5 library failed on this file")
         }
-        guard succeeded else { throw ImageFileError(try input.string()) }
+        guard succeeded else { throw ImageFileError(oneLine(try input.string())) }
         let count = try input.count()
         let payload = Array(answer.suffix(count))
         guard answer.count == 1 + 8 + count else { throw ImageFileError("the HDF5 library failed on this file") }
@@ -101,28 +107,33 @@ enum ChildProcess {
         }
     }
 
-    /// Everything the child wrote until it closed the pipe, or nil if it ran out of time.
-    private static func readAnswer(from pipe: Int32, child: pid_t, seconds: Double) -> [UInt8]? {
+    private enum Outcome {
+        case answered([UInt8]), timedOut, tooLong
+    }
+
+    /// Everything the child wrote until it closed the pipe, unless time or room ran out first.
+    private static func readAnswer(from pipe: Int32, seconds: Double) -> Outcome {
         let deadline = now() + seconds
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let remaining = deadline - now()
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else { return .timedOut }
             var waiting = pollfd(fd: pipe, events: Int16(POLLIN), revents: 0)
             let ready = poll(&waiting, 1, Int32(min(remaining * 1000, 60_000)) + 1)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
             let n = chunk.withUnsafeMutableBytes { read(pipe, $0.baseAddress, $0.count) }
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            guard n > 0 else { return answer }
+            guard n > 0 else { return .answered(answer) }
             answer.append(contentsOf: chunk[0..<n])
-            guard answer.count <= maxAnswerBytes else { return [] }
+            guard answer.count <= maxAnswerBytes else { return .tooLong }
         }
     }
 
     /// Waits for the child (killing it first if asked) and returns its wait status, or nil when
     /// the program reaps children itself.
+    @discardableResult
     private static func reap(_ child: pid_t, kill killFirst: Bool) -> Int32? {
         if killFirst { kill(child, SIGKILL) }
         var status: Int32 = 0
@@ -152,6 +163,11 @@ enum ChildProcess {
         let n = text.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0, let pages = Int(String(decoding: text[0..<n].prefix { $0 != 0x20 }, as: UTF8.self)) else { return nil }
         return pages * sysconf(Int32(_SC_PAGESIZE))
+    }
+
+    /// The child's own messages quote names from the file, which may hold any character.
+    private static func oneLine(_ message: String) -> String {
+        String(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }.prefix(400))
     }
 
     private static func now() -> Double {

@@ -86,9 +86,17 @@ final class HDF5Object {
         return Int(value)
     }
 
+    /// Whether a dataset's samples live in other files (external or virtual storage), which could
+    /// name any file, a pipe or a device; nil when the library cannot tell.
+    var keepsDataElsewhere: Bool? {
+        guard let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose) else { return nil }
+        return H5Pget_layout(creation.id) == H5D_VIRTUAL || H5Pget_external_count(creation.id) != 0
+    }
+
     /// A dataset holding one string, as text, or nil.
     func datasetText(maxBytes: Int) -> String? {
-        guard let type = HDF5Object(H5Dget_type(id), close: H5Tclose),
+        guard keepsDataElsewhere == false,
+              let type = HDF5Object(H5Dget_type(id), close: H5Tclose),
               let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
         else { return nil }
         return HDF5Text.read(type: type, space: space, maxBytes: maxBytes) { memoryType, buffer in
@@ -150,13 +158,8 @@ final class HDF5Object {
         default:
             return DatasetLayout(dims: [0], sampleType: nil, unsupported: "an empty dataset")
         }
-        // Data kept in other files (external or virtual storage) could name any file, a pipe or a device.
-        guard let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose) else {
-            throw HDF5Failure.current("cannot read a dataset's storage")
-        }
-        if H5Pget_layout(creation.id) == H5D_VIRTUAL || H5Pget_external_count(creation.id) != 0 {
-            return DatasetLayout(dims: dims, sampleType: nil, unsupported: "data kept in other files")
-        }
+        guard let elsewhere = keepsDataElsewhere else { throw HDF5Failure.current("cannot read a dataset's storage") }
+        if elsewhere { return DatasetLayout(dims: dims, sampleType: nil, unsupported: "data kept in other files") }
         let (sampleType, unsupported) = HDF5Types.describe(type.id)
         return DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
     }

@@ -21,6 +21,15 @@ import TestSupport
         } } throws: { "\($0)" == "the tag tree is truncated at byte 12" }
     }
 
+    @Test func theChildsMessagesStayOnOneLineAndItsAnswersBounded() {
+        #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+            throw ImageFileError("cannot open a\nname\twith\u{0}controls")
+        } } throws: { "\($0)" == "cannot open a name with controls" }
+        #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+            [UInt8](repeating: 1, count: ChildProcess.maxAnswerBytes + 1)
+        } } throws: { "\($0)" == "the HDF5 library gave more than 64 MiB of metadata for this file" }
+    }
+
     @Test func aCrashInTheChildIsAnError() {
         for (signal, name) in [(SIGSEGV, "segmentation fault"), (SIGABRT, "aborted"), (SIGBUS, "bus error")] {
             #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
