@@ -21,29 +21,34 @@ struct PlaneLocation: Sendable, Equatable {
     /// Reads the plane: libhdf5 converts the samples to floats in a child process, straight into
     /// memory shared with it.
     func read(file: String, limits: ChildProcess.Limits) throws(ImageFileError) -> ImagePlane {
+        let (width, height) = (self.width, self.height)
         try ImageLimits.check(width: width, height: height)
         let count = width * height
         let shared = try ChildProcess.SharedMemory(count: count * MemoryLayout<Float>.size)
         _ = try ChildProcess.run(limits: limits) { () throws(ImageFileError) -> [UInt8] in
-            try readInChild(file: file, into: shared.bytes)
+            try readInChild(file: file, count: count, into: shared.bytes)
             return []
         }
-        let stored = shared.bytes.bindMemory(to: Float.self)
-        var samples: [Float]
-        if transposed {
-            samples = [Float](repeating: 0, count: count)
-            samples.withUnsafeMutableBufferPointer { image in
-                for x in 0..<width {
-                    for y in 0..<height { image[y * width + x] = stored[x * height + y] }
+        let stored = UnsafeBufferPointer(shared.bytes.bindMemory(to: Float.self))
+        guard transposed else {
+            return ImagePlane(width: width, height: height, sampleType: sampleType, samples: Array(stored))
+        }
+        // Column by column in the file, row by row in the image: tiles keep both in the cache.
+        let tile = 64
+        let samples = [Float](unsafeUninitializedCapacity: count) { image, initialized in
+            for x0 in stride(from: 0, to: width, by: tile) {
+                for y0 in stride(from: 0, to: height, by: tile) {
+                    for x in x0..<min(x0 + tile, width) {
+                        for y in y0..<min(y0 + tile, height) { image[y * width + x] = stored[x * height + y] }
+                    }
                 }
             }
-        } else {
-            samples = Array(stored)
+            initialized = count
         }
         return ImagePlane(width: width, height: height, sampleType: sampleType, samples: samples)
     }
 
-    private func readInChild(file: String, into buffer: UnsafeMutableRawBufferPointer) throws(ImageFileError) {
+    private func readInChild(file: String, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ImageFileError) {
         var object = try HDF5Object.openFile(file)
         for name in path {
             guard let next = try object.child(name) else { throw ImageFileError("the dataset \(path.joined(separator: "/")) is gone") }
@@ -60,7 +65,7 @@ struct PlaneLocation: Sendable, Equatable {
         }
         guard let space = HDF5Object(H5Dget_space(object.id), close: H5Sclose),
               H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &start, nil, &extent, nil) >= 0,
-              let memory = HDF5Object(H5Screate_simple(1, [hsize_t(width * height)], nil), close: H5Sclose),
+              let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
               H5Dread(object.id, sonic_h5_native_float(), memory.id, space.id, sonic_h5_default(), buffer.baseAddress) >= 0
         else { throw HDF5Failure.current("cannot read the samples of \(path.joined(separator: "/"))") }
     }

@@ -124,12 +124,14 @@ import TestSupport
     }
 }
 
-/// A full-size image: the committed file stops where its samples begin, and the test appends them.
+/// Full-size images: each committed file stops where its samples begin, and the test appends them.
 @Suite struct EMDLargeImageTests {
-    @Test func a4096By4096FloatImageOpensAndReadsInWellUnderASecond() throws {
-        let facts = try #require(try EMDReaderTests.expected()["velox_4096_head.emd"] as? [String: Any])
+    @Test(arguments: ["velox_4096_head.emd", "berkeley_4096_head.emd"])
+    func a4096By4096FloatImageOpensAndReadsInWellUnderASecond(name: String) throws {
+        let facts = try #require(try EMDReaderTests.expected()[name] as? [String: Any])
         let (width, height) = (try #require(facts["width"] as? Int), try #require(facts["height"] as? Int))
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: EMDReaderTests.fixtures + "velox_4096_head.emd")))
+        let columnsFirst = try #require(facts["columnsFirst"] as? Bool)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: EMDReaderTests.fixtures + name)))
         #expect(bytes.count == facts["samplesStartAt"] as? Int)
         let value: (Int) -> Float = { Float($0 % 65_521) * 0.25 - 1000 }
         var samples = (0..<width * height).map(value)
@@ -148,8 +150,10 @@ import TestSupport
         }
         let read = try #require(plane)
         #expect(read.width == width && read.height == height && read.sampleType == .float32)
-        for index in [0, 1, width - 1, width, width * height / 2 + 17, width * height - 1] {
-            #expect(read.samples[index] == value(index), "sample \(index)")
+        for (x, y) in [(0, 0), (1, 0), (width - 1, 0), (0, 1), (17, 2048), (width - 1, height - 1)] {
+            // The file's own order: rows one after another, or columns one after another.
+            let stored = columnsFirst ? x * height + y : y * width + x
+            #expect(read.samples[y * width + x] == value(stored), "pixel (\(x), \(y))")
         }
         #expect(elapsed < .seconds(1), "took \(elapsed)")
     }

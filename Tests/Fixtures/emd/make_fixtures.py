@@ -185,19 +185,38 @@ with h5py.File(os.path.join(HERE, "not_emd.h5"), "w", libver="earliest") as f:
     f.attrs["creator"] = "a test"
 expected["not_emd.h5"] = {"error": "not an EMD file"}
 
-# A 4096 × 4096 float32 Velox image without its samples: the file up to where they start. The
+# 4096 × 4096 float32 images without their samples: each file up to where they start. The
 # samples come last in the file, so a test appends its own to time a full-size read.
-large = os.path.join(HERE, "velox_4096.emd.tmp")
-with velox_file("velox_4096.emd.tmp") as f:
-    group = f.create_group("Data/Image/00112233445566778899aabbccddeeff")
-    dataset = group.create_dataset("Data", shape=(4096, 4096, 1), dtype="<f4")
-    dataset[...] = 0
-    offset = dataset.id.get_offset()
-assert offset + 4096 * 4096 * 4 == os.path.getsize(large), "the samples must end the file"
-with open(large, "rb") as whole, open(os.path.join(HERE, "velox_4096_head.emd"), "wb") as head:
-    head.write(whole.read(offset))
-os.remove(large)
-expected["velox_4096_head.emd"] = {"width": 4096, "height": 4096, "sampleType": "float32", "samplesStartAt": offset}
+def head_only(name, make_dataset):
+    whole = os.path.join(HERE, name + ".tmp")
+    with h5py.File(whole, "w", libver="earliest") as f:
+        dataset = make_dataset(f)
+        dataset[...] = 0
+        offset = dataset.id.get_offset()
+    assert offset + 4096 * 4096 * 4 == os.path.getsize(whole), "the samples must end the file"
+    with open(whole, "rb") as source, open(os.path.join(HERE, name), "wb") as head:
+        head.write(source.read(offset))
+    os.remove(whole)
+    return offset
+
+
+def large_velox(f):
+    string_dataset(f, "Version", json.dumps({"version": "11", "format": "Velox"}))
+    return f.create_group("Data/Image/00112233445566778899aabbccddeeff").create_dataset("Data", shape=(4096, 4096, 1), dtype="<f4")
+
+
+def large_berkeley(f):
+    f.attrs["version_major"] = 0
+    f.attrs["version_minor"] = 2
+    group = f.create_group("data/large")
+    group.attrs["emd_group_type"] = 1
+    return group.create_dataset("data", shape=(4096, 4096), dtype="<f4")
+
+
+# Velox stores rows first; Berkeley (HyperSpy) stores columns first, so the reader transposes.
+for name, make, transposed in [("velox_4096_head.emd", large_velox, False), ("berkeley_4096_head.emd", large_berkeley, True)]:
+    expected[name] = {"width": 4096, "height": 4096, "sampleType": "float32",
+                      "samplesStartAt": head_only(name, make), "columnsFirst": transposed}
 
 with open(os.path.join(HERE, "expected.json"), "w") as out:
     json.dump(expected, out, indent=1, ensure_ascii=False)
