@@ -122,6 +122,7 @@ enum ChildProcess {
             var waiting = pollfd(fd: pipe, events: Int16(POLLIN), revents: 0)
             let ready = poll(&waiting, 1, Int32(min(remaining * 1000, 60_000)) + 1)
             if ready < 0 && errno == EINTR { continue }
+            guard ready >= 0 else { return .answered(answer) }
             guard ready > 0 else { continue }
             let n = chunk.withUnsafeMutableBytes { read(pipe, $0.baseAddress, $0.count) }
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }

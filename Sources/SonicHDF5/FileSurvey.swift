@@ -101,7 +101,6 @@ enum FileSurvey {
                   let first = values.first, let last = values.last
             else { return nil }
             return BerkeleyAxis(first: first, step: (last - first) / Double(values.count - 1),
-                                name: dataset.attributeText("name", maxBytes: 4096) ?? "",
                                 units: dataset.attributeText("units", maxBytes: 4096) ?? "")
         }
     }

@@ -43,11 +43,10 @@ struct BerkeleyDataset: Equatable {
     var path: [String] { group + [name] }
 }
 
-/// A `dimN` dataset: the positions of an axis's pixels, its name and units.
+/// A `dimN` dataset: the positions of an axis's pixels and their units.
 struct BerkeleyAxis: Equatable {
     var first: Double
     var step: Double
-    var name: String
     var units: String
 }
 
@@ -75,7 +74,6 @@ extension Survey {
                 guard let axis else { continue }
                 out.double(axis.first)
                 out.double(axis.step)
-                out.string(axis.name)
                 out.string(axis.units)
             }
         }
@@ -99,8 +97,7 @@ extension Survey {
             var axes: [BerkeleyAxis?] = []
             for _ in 0..<(try input.count()) {
                 axes.append(try input.bool()
-                    ? BerkeleyAxis(first: try input.double(), step: try input.double(),
-                                   name: try input.string(), units: try input.string())
+                    ? BerkeleyAxis(first: try input.double(), step: try input.double(), units: try input.string())
                     : nil)
             }
             berkeley.append(BerkeleyDataset(group: group, name: name, layout: layout,

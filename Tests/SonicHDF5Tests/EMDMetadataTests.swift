@@ -94,7 +94,7 @@ import SonicCore
         survey.velox = [VeloxDataset(kind: "Image", id: "x", layout: DatasetLayout(dims: [3, 4, 2], sampleType: .int16), metadata: "{}")]
         survey.berkeley = [BerkeleyDataset(group: ["a", "b"], name: "data",
                                            layout: DatasetLayout(dims: [5], sampleType: nil, unsupported: "not numeric data"),
-                                           axesFromZero: false, axes: [BerkeleyAxis(first: -1, step: 0.25, name: "x", units: "nm"), nil])]
+                                           axesFromZero: false, axes: [BerkeleyAxis(first: -1, step: 0.25, units: "nm"), nil])]
         survey.operations = ["{}", "µ"]
         #expect(try Survey(decoding: survey.encoded()) == survey)
         let bytes = survey.encoded()
