@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -33,9 +35,10 @@ let package = Package(
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
+        .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
-        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF"]),
+        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF", "SonicHDF5"]),
 
         .executableTarget(
             name: "SonicAtomicApp",
@@ -60,6 +63,7 @@ let package = Package(
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )
