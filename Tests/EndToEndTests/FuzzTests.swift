@@ -21,7 +21,13 @@ extension EndToEnd {
             case "png": return try files(repository + "/images", ["png"])
             case "dm": return try files(repository + "/images", ["dm4"]) + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
-            default: return try files(repository + "/Tests/Fixtures/emd", ["emd", "h5"]) + (try shared.map { try files($0, ["emd"]) } ?? [])
+            default:
+                // Not the files that already break the library (every damage to them hangs it for the
+                // reader's 20 s), nor those cut short for the timing test.
+                let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd", "h5"]).filter {
+                    !$0.contains("/hostile_") && !$0.contains("_head.")
+                }
+                return fixtures + (try shared.map { try files($0, ["emd"]) } ?? [])
             }
         }
 
