@@ -22,3 +22,9 @@ static inline int sonic_pipe_closed_on_exec(int ends[2]) { return (int)syscall(S
 static inline int sonic_close_descriptors(unsigned first, unsigned last) {
     return (int)syscall(SYS_close_range, first, last, 0);
 }
+
+// prctl is variadic, which Swift cannot call: the child asks to be killed when the program dies, so
+// no child working on a hostile file outlives a program that was killed or crashed meanwhile.
+#include <signal.h>
+#include <sys/prctl.h>
+static inline int sonic_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL); }

@@ -39,10 +39,11 @@ enum ChildProcess {
         var ends: [Int32] = [-1, -1]
         guard sonic_pipe_closed_on_exec(&ends) == 0 else { throw systemError("cannot make a pipe") }
         let memoryCap = currentMappedBytes().map { $0 + limits.memoryBytes }
+        let parent = getpid()
         let child = fork()
         if child == 0 {
             close(ends[0])
-            becomeIsolated(keeping: ends[1], memoryCap: memoryCap)
+            becomeIsolated(keeping: ends[1], memoryCap: memoryCap, seconds: limits.seconds, parent: parent)
             var answer = ByteWriter()
             do throws(ImageFileError) {
                 let bytes = try work()
@@ -85,8 +86,14 @@ enum ChildProcess {
 
     /// In the child: no output of its own, no descriptors but the answer's, no core dumps, no crash
     /// reporting (a crash ends it at once), and a cap on memory.
-    private static func becomeIsolated(keeping answer: Int32, memoryCap: Int?) {
-        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE] {
+    private static func becomeIsolated(keeping answer: Int32, memoryCap: Int?, seconds: Double, parent: pid_t) {
+        // Killed with the program; and if the program is already gone, at once. A loop in the library
+        // also ends by itself once it has used its time in CPU, should no one be left to stop it.
+        _ = sonic_die_with_parent()
+        if getppid() != parent { _exit(1) }
+        var cpu = rlimit(rlim_cur: rlim_t(seconds.rounded(.up)) + 1, rlim_max: rlim_t(seconds.rounded(.up)) + 2)
+        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE, SIGXCPU] {
             signal(crash, SIG_DFL)
         }
         var none = sigset_t()

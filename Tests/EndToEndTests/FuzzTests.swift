@@ -23,7 +23,7 @@ extension EndToEnd {
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
             default:
                 // Not the files that already break the library (every damage to them hangs it for the
-                // reader's 20 s), nor those cut short for the timing test.
+                // reader's 20 s), nor those cut short for the full-size test.
                 let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd", "h5"]).filter {
                     !$0.contains("/hostile_") && !$0.contains("_head.")
                 }
