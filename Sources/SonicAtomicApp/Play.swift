@@ -10,12 +10,7 @@ import SonicX11
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show an image full-screen and play it: the pen's nib sounds the intensity under it.",
-        discussion: """
-            Pen: double-click the lower barrel button for the next mode, click it for where am I; the upper \
-            button removes the last tag (tagging mode) or repeats the last announcement. Keys: Tab / Shift+Tab \
-            next / previous mode, 1-4 choose a mode, Space where am I, BackSpace remove the last tag, R repeat, \
-            T cell boundary ticks off / on, F1 key help, Escape or q quit.
-            """)
+        discussion: Bindings.help(spoken: false))
 
     static let sampleRate = 48_000
     /// Room for the longest announcement (the key help) at 48 kHz.
@@ -191,7 +186,7 @@ struct Play: ParsableCommand {
                 case .key(let name):
                     running = perform(controller.handle(key: name, at: monotonicSeconds())) && running
                 case .closeRequested:
-                    running = perform(controller.handle(key: "Escape", at: monotonicSeconds())) && running
+                    running = perform(controller.handle(.windowClosed, at: monotonicSeconds())) && running
                 }
             }
             running = perform(controller.poll(at: monotonicSeconds())) && running

@@ -88,19 +88,8 @@ public final class SessionController {
         unitCell = book.cell.map { cell in columns.map { cell.refined(with: $0) } ?? cell }
     }
 
-    public static let keyHelp = """
-        Keys. Tab: next mode. Shift Tab: previous mode. 1 to \(Mode.allCases.count): choose a mode. \
-        Space: where am I. R: repeat. F1: this help. Escape or Q: quit. \
-        Plus and minus zoom in and out around the pen, 0 shows the whole image, and outside tagging mode \
-        the arrow keys move the view. H shows or hides the status panel for sighted helpers. \
-        For tags: Backspace removes the last tag, L lists the tags, C twice clears them, \
-        O makes the last tag the unit cell's origin. T turns the ticks at the unit cell's boundaries off and on. \
-        In tagging mode the arrow keys step from column to column \
-        and Enter tags the column. \
-        Pen: double click the lower barrel button for the next mode, click it once for where am I. \
-        The upper barrel button removes the last tag in tagging mode, and repeats the last announcement in the others; \
-        held and dragged, it moves the view.
-        """
+    /// The key help, spoken after F1.
+    public static let keyHelp = Bindings.help(spoken: true)
 
     /// The greeting: what is open and how it sounds, any saved tags, then anything the user must
     /// know (`notices`).
@@ -157,7 +146,7 @@ public final class SessionController {
     public func poll(at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         var outputs: [ControllerOutput] = []
-        if lowerBarrel.poll(at: time) == .single { outputs.append(announce(whereAmI)) }
+        if lowerBarrel.poll(at: time) == .single { outputs += noticingCell { run(.lowerBarrelClick) } }
         if let end = cursorSilence, time >= end {
             cursorSilence = nil
             instrument.probe(at: nil)
@@ -178,8 +167,8 @@ public final class SessionController {
         lastButtons = event.buttons
         if pressed.contains(PenButtons.lowerBarrel) {
             switch lowerBarrel.press(at: event.time) {
-            case .double: outputs += changeMode { $0.next() }
-            case .single: outputs.append(announce(whereAmI))
+            case .double: outputs += run(.lowerBarrelDoubleClick)
+            case .single: outputs += run(.lowerBarrelClick)
             case nil: break
             }
         }
@@ -192,43 +181,55 @@ public final class SessionController {
         return outputs
     }
 
-    /// A key by its X keysym name, pressed at `time`.
+    /// A key by its name as the user reads it ("Tab", "Shift+Tab", "+"), pressed at `time`.
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
-        noticingCell { handleKey(key, at: time) }
+        now = max(now, time)
+        let command = Bindings.command(for: .key(key), in: modes.current)
+        // Any other key between the two presses that clear the tags cancels the clearing.
+        if command != .clearTags { clearConfirmation = nil }
+        return command.map { handle($0, at: time) } ?? []
     }
 
-    private func handleKey(_ key: String, at time: Double) -> [ControllerOutput] {
+    /// Carries out `command`, asked for at `time`.
+    public func handle(_ command: Command, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
-        if key != "c" && key != "C" { clearConfirmation = nil }
-        switch key {
-        case "Tab": return changeMode { $0.next() }
-        case "ISO_Left_Tab": return changeMode { $0.previous() }
-        case "space": return [announce(whereAmI)]
-        case "BackSpace": return removeLastTag()
-        case "r", "R": return [repeatLast()]
-        case "l", "L": return [announce(tagList)]
-        case "c", "C": return clearTags()
-        case "o", "O": return markOrigin()
-        case "t", "T": return toggleCellTicks()
-        case "F1": return [announce(Self.keyHelp)]
-        case "h", "H":
-            showsStatus.toggle()
-            return [announce(showsStatus ? "Status panel shown." : "Status panel hidden.")]
-        case "plus", "KP_Add", "equal": return zoom(inward: true)
-        case "minus", "KP_Subtract": return zoom(inward: false)
-        case "0", "KP_0": return zoom(to: 1)
-        case "Escape", "q", "Q": return [announce("Goodbye."), .quit]
-        case "Left", "Right", "Up", "Down":
-            return modes.current == .unitCellTagging ? stepCursor(key) : pan(key)
-        case "Return", "KP_Enter":
-            guard modes.current == .unitCellTagging else { return [] }
-            guard let cursor else { return [announce("Move to a column with the arrow keys first.")] }
-            return place(Placement(point: cursor, snapped: true))
-        default:
-            guard let n = Int(key), (1...9).contains(n) else { return [] }
+        return noticingCell { run(command) }
+    }
+
+    private func run(_ command: Command) -> [ControllerOutput] {
+        switch command {
+        case .nextMode: return changeMode { $0.next() }
+        case .previousMode: return changeMode { $0.previous() }
+        case .chooseMode(let n):
             guard n <= modes.order.count else { return [announce("There is no mode \(n).")] }
             return changeMode { $0.select(number: n) }
+        case .whereAmI: return [announce(whereAmI)]
+        case .removeLastTag: return removeLastTag()
+        case .repeatLast: return [repeatLast()]
+        case .listTags: return [announce(tagList)]
+        case .clearTags: return clearTags()
+        case .markOrigin: return markOrigin()
+        case .toggleCellTicks: return toggleCellTicks()
+        case .keyHelp: return [announce(Self.keyHelp)]
+        case .toggleStatusPanel:
+            showsStatus.toggle()
+            return [announce(showsStatus ? "Status panel shown." : "Status panel hidden.")]
+        case .zoomIn: return zoom(inward: true)
+        case .zoomOut: return zoom(inward: false)
+        case .zoomWhole: return zoom(to: 1)
+        case .quit, .windowClosed: return [announce("Goodbye."), .quit]
+        case .pan(let direction): return pan(direction)
+        case .dragView: return []
+        case .stepCursor(let direction): return stepCursor(direction)
+        case .tagCursorColumn:
+            guard let cursor else { return [announce("Move to a column with the arrow keys first.")] }
+            return place(Placement(point: cursor, snapped: true))
         }
+    }
+
+    /// The command a pen gesture gives in the current mode.
+    private func run(_ gesture: PenGesture) -> [ControllerOutput] {
+        Bindings.command(for: .pen(gesture), in: modes.current).map(run) ?? []
     }
 
     // MARK: - Zoom and pan
@@ -244,7 +245,7 @@ public final class SessionController {
         guard held else {
             barrelDrag = nil
             if drag.panned { return [announce(viewDescription)] }
-            return modes.current == .unitCellTagging ? removeLastTag() : [repeatLast()]
+            return run(.upperBarrelPress)
         }
         let dx = event.rootX - drag.x, dy = event.rootY - drag.y
         guard drag.panned || (dx * dx + dy * dy).squareRoot() > Self.dragThreshold, view != nil else { return [] }
@@ -281,17 +282,16 @@ public final class SessionController {
 
     /// A quarter of the window per arrow press, the way the arrow points (the view moves, the image
     /// slides the other way).
-    private func pan(_ key: String) -> [ControllerOutput] {
+    private func pan(_ direction: Direction) -> [ControllerOutput] {
         guard var view else { return [] }
         let step = 0.25 * Double(min(view.window.width, view.window.height))
-        let (dx, dy): (Double, Double) = switch key {
-        case "Left": (step, 0)
-        case "Right": (-step, 0)
-        case "Up": (0, step)
-        default: (0, -step)
+        let name = switch direction {
+        case .left: "left"
+        case .right: "right"
+        case .up: "top"
+        case .down: "bottom"
         }
-        let name = ["Left": "left", "Right": "right", "Up": "top", "Down": "bottom"][key]!
-        guard view.pan(dx: dx, dy: dy) else {
+        guard view.pan(dx: -step * direction.step.x, dy: -step * direction.step.y) else {
             return [announce(view.zoom == 1 ? "The whole image is in view." : "At the \(name) edge.")]
         }
         self.view = view
@@ -515,15 +515,10 @@ public final class SessionController {
     // MARK: - Column cursor
 
     /// Moves the cursor to the nearest column in the arrow's direction (within 45° of it).
-    private func stepCursor(_ key: String) -> [ControllerOutput] {
+    private func stepCursor(_ way: Direction) -> [ControllerOutput] {
         guard let columns else { return [announce("Still finding the atom columns.")] }
         guard !columns.isEmpty else { return [announce("No atom columns were found in this image.")] }
-        let direction: (x: Double, y: Double) = switch key {
-        case "Left": (-1, 0)
-        case "Right": (1, 0)
-        case "Up": (0, -1)
-        default: (0, 1)
-        }
+        let direction = way.step
         let next: ImagePoint?
         if let from = cursor {
             next = columns.filter { c in
@@ -540,8 +535,7 @@ public final class SessionController {
             next = columns.min { distanceSquared($0, start) < distanceSquared($1, start) }
         }
         guard let next else {
-            let name = ["Left": "left", "Right": "right", "Up": "up", "Down": "down"][key]!
-            return [announce("No column further \(name).")]
+            return [announce("No column further \(way).")]
         }
         cursor = next
         instrument.probe(at: next)
