@@ -169,9 +169,9 @@ struct Play: ParsableCommand {
         }
 
         installQuitSignals()
-        let noTablet = frontend.hasPenTablet ? nil : "No pen tablet found: the mouse plays, as a pen pressed fully."
-        let notices = [voice?.warning.map { "Note: \($0)." }, Self.nonFiniteNotice(picture), storeNotice, saved.notice,
-                       Self.placedNotice(placedNow), noTablet].compactMap { $0 }
+        let noTablet = frontend.hasPenTablet ? nil : Phrases.noPenTablet
+        let notices = [voice?.warning.map(Phrases.voiceNote), Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice,
+                       saved.notice, Phrases.placedNow(placedNow), noTablet].compactMap { $0 }
         var running = perform(controller.start(notices: notices))
         var dropoutsLogged = 0
         while running && !quitSignalled.load(ordering: .relaxed) {
@@ -214,20 +214,6 @@ struct Play: ParsableCommand {
         if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
         usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
         log?.flush()
-    }
-
-    /// Says how many pixels hold no number (NaN or infinity in a float file), and how they sound.
-    static func nonFiniteNotice(_ image: GrayImage) -> String? {
-        guard image.nonFiniteCount > 0 else { return nil }
-        let which = image.nonFiniteCount == 1 ? "1 pixel holds" : "\(image.nonFiniteCount) pixels hold"
-        return "\(which) no number, and \(image.nonFiniteCount == 1 ? "plays" : "play") as the lowest value."
-    }
-
-    /// Says which saved tags were placed only now, their taps having been snapped when the program stopped.
-    static func placedNotice(_ placed: [Tag]) -> String? {
-        guard let first = placed.first, let last = placed.last else { return nil }
-        let which = placed.count == 1 ? "Tag \(first.id) was" : "Tags \(first.id) to \(last.id) were"
-        return "\(which) still being placed when the program stopped, and \(placed.count == 1 ? "is" : "are") placed now."
     }
 
     /// The voice, or nil with one line on stderr if there is none: the instrument works without it.

@@ -72,7 +72,7 @@ struct TagStore {
         let safeName = url.path.map { $0 == "/" ? "%" : $0 }
         let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + suffix
         return (TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
-                "The image's folder is not writable, so tags are saved in \(data)/sonic-atomic/tags.")
+                Phrases.tagsSavedElsewhere(in: data + "/sonic-atomic/tags"))
     }
 
     /// The saved tags, if any. A file for a different image size is set aside (renamed), not lost.
@@ -88,7 +88,7 @@ struct TagStore {
         guard file.width == width, file.height == height else {
             let aside = path + ".\(file.width)x\(file.height).bak"
             _ = rename(path, aside)
-            return Saved(notice: "Saved tags for a \(file.width) by \(file.height) image were set aside.")
+            return Saved(notice: Phrases.tagsSetAside(width: file.width, height: file.height))
         }
         let tags = file.tags.map { Tag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) }
         return Saved(book: TagBook(tags: tags, cellMarks: file.cell),

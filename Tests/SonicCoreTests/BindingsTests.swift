@@ -53,7 +53,7 @@ import Testing
                 }
             }
         }
-        #expect(SessionController.keyHelp == Bindings.help(spoken: true))
+        #expect(Phrases.keyHelp == Bindings.help(spoken: true))
     }
 
     /// The inputs a cell of a manual table names: `keys` in backquotes (`1` … `4` a run of them),

@@ -47,8 +47,8 @@ import Testing
 
     @Test func spokenInPixelsOrPicometres() throws {
         let cell = try #require(UnitCell(origin: ImagePoint(x: 0, y: 0), a: ImagePoint(x: 24.12, y: 0), b: ImagePoint(x: 0.5, y: 24.3)))
-        #expect(cell.spoken(pixelSize: nil) == "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 88.8 degrees.")
-        #expect(cell.spoken(pixelSize: PixelSize("9.33pm")) == "Unit cell: a 225.0 picometres, b 226.8 picometres, gamma 88.8 degrees.")
+        #expect(Phrases.unitCell(cell, pixelSize: nil) == "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 88.8 degrees.")
+        #expect(Phrases.unitCell(cell, pixelSize: PixelSize("9.33pm")) == "Unit cell: a 225.0 picometres, b 226.8 picometres, gamma 88.8 degrees.")
     }
 
     @Test func pixelSizesReadAnyCommonUnit() {

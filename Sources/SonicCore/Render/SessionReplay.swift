@@ -64,7 +64,7 @@ public final class SessionReplay {
         case .pen(let pen): instrument.handle(penEvent(replaying: pen))
         case .mode(_, let mode): instrument.set(mode: mode)
         case .cursor(_, let point): instrument.probe(at: point)
-        case .cell(_, let cell, let ticks): instrument.setTickingCell(ticks ? cell : nil)
+        case .cell(_, let cell, let ticks): instrument.set(cell: cell, ticks: ticks)
         case .speech(_, let text):
             guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
             // A new announcement interrupts the last, as live.
