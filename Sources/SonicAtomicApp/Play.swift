@@ -122,22 +122,10 @@ struct Play: ParsableCommand {
             pixelSize: pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
                 ?? settings.gestures.pixelSize,
             columnSpacing: finder.spacing)
-        var saveFailed = false
-        /// Saves the tags (and the CSV copy); says so once if it cannot.
-        func saveTags() -> [ControllerOutput] {
-            do {
-                try store.save(controller.book, unplaced: controller.unplacedTags, pixelSize: controller.pixelSize)
-                if let exportTags { try TagStore.writeAtomically(Data(TagStore.csv(controller.book).utf8), to: exportTags) }
-                saveFailed = false
-                return []
-            } catch {
-                guard !saveFailed else { return [] }
-                saveFailed = true
-                warn(error.description)
-                return [.speak("Warning: the tags could not be saved.")]
-            }
+        let saver = TagSaver(store: store, csvPath: exportTags)
+        if pixelSize != nil || exportTags != nil || !placedNow.isEmpty, let failure = saver.save(controller.tagSnapshot) {
+            warn(failure)
         }
-        if pixelSize != nil || exportTags != nil || !placedNow.isEmpty { _ = saveTags() }
 
         /// Carries out what the controller asks; false when it asks to quit.
         func perform(_ outputs: [ControllerOutput]) -> Bool {
@@ -152,9 +140,10 @@ struct Play: ParsableCommand {
                     log?.write(.speech(t: now, text: text))
                 case .tagAdded(let tag): log?.write(.tag(t: now, tag))
                 case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
-                case .tagsChanged:
-                    for warning in saveTags() {
-                        if case .speak(let text) = warning { voice?.say(text); log?.write(.speech(t: now, text: text)) }
+                case .save(let tags):
+                    if let failure = saver.save(tags) {
+                        warn(failure)
+                        keepGoing = perform(controller.saveFailed()) && keepGoing
                     }
                 case .snap(let request): snaps.submit(request)
                 case .cursor(let point): log?.write(.cursor(t: now, point))

@@ -281,4 +281,8 @@ import Testing
         #expect(c.handle(key: "Escape", at: 0).last == .quit)
         #expect(c.handle(key: "x", at: 0).isEmpty)
     }
+
+    @Test func closingTheWindowQuitsAsTheQuitKeyDoes() {
+        #expect(make().handle(.windowClosed, at: 0) == [.speak("Goodbye."), .quit])
+    }
 }

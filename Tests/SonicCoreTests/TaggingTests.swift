@@ -131,7 +131,7 @@ import Testing
         // 12 px from any column: beyond 0.6 × 20.
         let far = tap(c, x: 40, y: 60, at: 2)
         #expect(speech(far) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
-        #expect(far.contains(.tagsChanged))
+        #expect(far.contains(.save(c.tagSnapshot)))
         _ = c.handle(key: "BackSpace", at: 3)
         _ = tap(c, x: 49, y: 52, at: 4)
         let third = tap(c, x: 31, y: 71, at: 5)
@@ -153,7 +153,7 @@ import Testing
         #expect(requests.map(\.point) == [ImagePoint(x: 33, y: 48)] && requests.map(\.radius) == [12])
         #expect(c.book.tags.isEmpty)
         let done = c.snapped(requests[0], to: ImagePoint(x: 30.2, y: 49.9))
-        #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.tagsChanged))
+        #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.save(c.tagSnapshot)))
         #expect(c.snapped(requests[0], to: nil).isEmpty, "each snap is answered once")
         let second = try #require(tapAwaitingSnap(c, x: 40, y: 60, at: 2).first)
         #expect(speech(c.snapped(second, to: nil)) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
@@ -173,7 +173,7 @@ import Testing
         _ = c.setColumns((0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
         _ = c.handle(key: "Right", at: 3.1)
         let cursor = try #require(c.cursor)
-        #expect(c.handle(key: "Enter", at: 3.2) == [.tagsChanged] && c.book.tags.count == 1)
+        #expect(c.handle(key: "Enter", at: 3.2) == [.save(c.tagSnapshot)] && c.book.tags.count == 1)
         #expect(speech(c.handle(key: "O", at: 3.3)) == ["The tag being placed will be the unit cell's origin."])
         #expect(speech(c.handle(key: "L", at: 3.4)).first?.hasSuffix("2 tags still being placed.") == true)
         let placed = c.snapped(waiting, to: ImagePoint(x: 50.2, y: 49.9))
@@ -193,17 +193,23 @@ import Testing
     @Test func tagsBeingPlacedAreSavedWithEveryChange() throws {
         let c = make()
         let tapped = penTap(c, x: 33, y: 48, at: 1)
-        #expect(tapped.contains(.tagsChanged), "a tap being snapped is saved at once")
+        #expect(tapped.contains(.save(c.tagSnapshot)), "a tap being snapped is saved at once")
         let request = try #require(tapped.compactMap { if case .snap(let r) = $0 { r } else { nil } }.first)
         _ = c.setColumns([ImagePoint(x: 50.2, y: 49.9)])
         _ = c.handle(key: "Right", at: 1.1)
-        #expect(c.handle(key: "Enter", at: 1.2).contains(.tagsChanged))
-        #expect(c.handle(key: "O", at: 1.3).contains(.tagsChanged))
+        #expect(c.handle(key: "Enter", at: 1.2).contains(.save(c.tagSnapshot)))
+        #expect(c.handle(key: "O", at: 1.3).contains(.save(c.tagSnapshot)))
         #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48)),
                                    UnplacedTag(point: ImagePoint(x: 50.2, y: 49.9), makesOrigin: true)])
-        #expect(c.handle(key: "BackSpace", at: 1.4).contains(.tagsChanged))
+        #expect(c.handle(key: "BackSpace", at: 1.4).contains(.save(c.tagSnapshot)))
         #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48))])
-        #expect(c.snapped(request, to: ImagePoint(x: 30.2, y: 49.9)).contains(.tagsChanged) && c.unplacedTags.isEmpty)
+        #expect(c.snapped(request, to: ImagePoint(x: 30.2, y: 49.9)).contains(.save(c.tagSnapshot)) && c.unplacedTags.isEmpty)
+    }
+
+    @Test func aFailedSaveIsAnnouncedAndCanBeHeardAgain() {
+        let c = make()
+        #expect(speech(c.saveFailed()) == ["Warning: the tags could not be saved."])
+        #expect(speech(c.handle(key: "R", at: 1)) == ["Warning: the tags could not be saved."])
     }
 
     @Test func tagsSavedUnplacedAreSnappedInTheirOrder() {

@@ -8,8 +8,9 @@ public enum ControllerOutput: Sendable, Equatable {
     case speak(String)
     case tagAdded(Tag)
     case tagRemoved(Tag)
-    /// The tags (placed or still being placed) or the cell's corners changed: time to save them.
-    case tagsChanged
+    /// The tags (placed or still being placed) or the cell's corners changed: save them as they are
+    /// now; report a failure to `saveFailed()`.
+    case save(TagSnapshot)
     /// Snap this tap to a column, away from the event loop, and hand the answer to `snapped(_:to:)`.
     case snap(SnapRequest)
     /// The column cursor sounds this point; nil: it fell silent.
@@ -20,4 +21,18 @@ public enum ControllerOutput: Sendable, Equatable {
     case cell(UnitCell?, ticks: Bool)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
+}
+
+/// What is saved of the tags: the tags with the cell's corners, those still being placed, and the
+/// pixel size their lengths are spoken in.
+public struct TagSnapshot: Sendable, Equatable {
+    public var book: TagBook
+    public var unplaced: [UnplacedTag]
+    public var pixelSize: PixelSize?
+
+    public init(book: TagBook, unplaced: [UnplacedTag] = [], pixelSize: PixelSize? = nil) {
+        self.book = book
+        self.unplaced = unplaced
+        self.pixelSize = pixelSize
+    }
 }

@@ -36,6 +36,8 @@ public final class SessionController {
     public var book: TagBook { tags.book }
     /// The tags asked for and not yet placed, oldest first: saved with the tags.
     public var unplacedTags: [UnplacedTag] { tags.unplaced }
+    /// The tags as they are to be saved.
+    public var tagSnapshot: TagSnapshot { TagSnapshot(book: tags.book, unplaced: tags.unplaced, pixelSize: pixelSize) }
     /// Every atom column found in the image, once the search is done (nil until then).
     public var columns: [ImagePoint]? { columnCursor.columns }
     /// The column the arrow keys last moved to.
@@ -151,6 +153,11 @@ public final class SessionController {
         completing { announce(tags.snapped(request, to: column)) }
     }
 
+    /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
+    public func saveFailed() -> [ControllerOutput] {
+        completing { [.speak(Phrases.tagsNotSaved)] }
+    }
+
     /// Every way in ends here: the unit cell follows the tags, a change to the tags or the cell is
     /// passed on, and the last thing said is kept for repeating.
     private func completing(_ body: () -> [ControllerOutput]) -> [ControllerOutput] {
@@ -158,7 +165,7 @@ public final class SessionController {
         var outputs = body()
         if tags.revision != before.revision {
             if tags.book != before.book { refreshCell() }
-            outputs.append(.tagsChanged)
+            outputs.append(.save(tagSnapshot))
         }
         if instrument.cell != before.cell || instrument.cellTicks != before.ticks {
             outputs.append(.cell(instrument.cell, ticks: instrument.cellTicks))
