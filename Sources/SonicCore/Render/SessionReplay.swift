@@ -37,13 +37,10 @@ public final class SessionReplay {
         self.sampleRate = sampleRate
         self.speech = speech
         startTime = start.t
-        let controls = SynthControls()
-        let engine = SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls)
-        voice = SpeechBuffer(capacity: Int(Self.maximumTail * Double(sampleRate)))
-        renderer = VoicedRenderer(engine: engine, speech: voice, duckDecibels: profile.speech.duckDecibels,
-                                  volume: profile.speech.volume)
-        instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
-                                viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+        let sound = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
+        voice = sound.speech
+        renderer = sound.renderer
+        instrument = sound.instrument(playing: image)
         chunk = .allocate(capacity: Self.chunkFrames * 2)
         chunk.initialize(repeating: 0)
     }
