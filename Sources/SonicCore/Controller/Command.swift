@@ -21,7 +21,7 @@ public enum Command: Sendable, Hashable {
     /// Undoes the latest tag asked for, placed or still being placed.
     case removeLastTag
     case listTags
-    /// Asks first; the same command again within `SessionController.confirmationTime` clears.
+    /// Asks first; the same command again within `Tagging.confirmationTime` clears.
     case clearTags
     case markOrigin
     case toggleCellTicks

@@ -1,43 +1,34 @@
-/// The session's one router: pen events, keys and commands go to the part that handles them — the
-/// instrument, the tag queue, the column cursor, zoom and pan, the status panel — and what they
-/// want done comes back as `ControllerOutput`s, spoken in `Phrases`. Knows nothing of X, sound
-/// servers or voices.
+/// The session's router: pen events, keys (through `Bindings`) and commands go to the part that
+/// handles them — the instrument, the tags, the column cursor, zoom and pan, the status panel — and
+/// what is to be done comes back as `ControllerOutput`s, in the words of `Phrases`. Knows nothing
+/// of X, sound servers or voices.
 public final class SessionController {
     public let instrument: Instrument
-    public var pixelSize: PixelSize?
     private let opened: OpenedImage
-    /// The nearest-neighbour column spacing, if the image shows a lattice: taps snap within a share of it.
-    private let columnSpacing: Double?
-    private var tags: TagQueue
+    private let tagging: Tagging
     private var columnCursor = ColumnCursor()
     private let navigation: Navigation
     private var statusPanel = StatusPanel()
     private var penGestures: PenGestures
     private var lastAnnouncement = ""
-    /// Until when a second clear command clears the tags.
-    private var clearConfirmation: Double?
     /// The time of the latest event or command.
     private var now = 0.0
-
-    public static let confirmationTime = 5.0
 
     public init(instrument: Instrument, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
                 columnSpacing: Double? = nil) {
         self.instrument = instrument
         self.opened = opened
-        self.tags = TagQueue(book: tags)
-        self.pixelSize = pixelSize
-        self.columnSpacing = columnSpacing
+        tagging = Tagging(instrument: instrument, book: tags, pixelSize: pixelSize, columnSpacing: columnSpacing)
         navigation = Navigation(instrument: instrument)
         penGestures = PenGestures(instrument.profile.gestures)
-        refreshCell()
     }
 
-    public var book: TagBook { tags.book }
+    public var book: TagBook { tagging.queue.book }
     /// The tags asked for and not yet placed, oldest first: saved with the tags.
-    public var unplacedTags: [UnplacedTag] { tags.unplaced }
+    public var unplacedTags: [UnplacedTag] { tagging.queue.unplaced }
     /// The tags as they are to be saved.
-    public var tagSnapshot: TagSnapshot { TagSnapshot(book: tags.book, unplaced: tags.unplaced, pixelSize: pixelSize) }
+    public var tagSnapshot: TagSnapshot { tagging.snapshot }
+    public var pixelSize: PixelSize? { tagging.pixelSize }
     /// Every atom column found in the image, once the search is done (nil until then).
     public var columns: [ImagePoint]? { columnCursor.columns }
     /// The column the arrow keys last moved to.
@@ -48,9 +39,9 @@ public final class SessionController {
     /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
     /// and the status panel when shown.
     public var overlay: Overlay {
-        var overlay = Overlay(tags: tags.book, cell: unitCell, cursor: cursor)
+        var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
         overlay.status = statusPanel.lines(modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
-                                           zoom: navigation.view?.zoom ?? 1, tagCount: tags.book.tags.count)
+                                           zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
         return overlay
     }
 
@@ -69,9 +60,9 @@ public final class SessionController {
         completing {
             var parts = [Phrases.greeting(opened, instrument.image, pixelSize: pixelSize, modeNumber: modes.number,
                                           mode: instrument.mode)]
-            if !tags.book.tags.isEmpty {
-                parts.append(Phrases.savedTagsLoaded(tags.book.tags.count))
-                if let cell = cellDescription { parts.append(cell) }
+            if !book.tags.isEmpty {
+                parts.append(Phrases.savedTagsLoaded(book.tags.count))
+                if let cell = tagging.cellDescription { parts.append(cell) }
             }
             return (unitCell == nil ? [] : [.cell(unitCell, ticks: instrument.cellTicks)])
                 + [.speak((parts + notices).joined(separator: " "))]
@@ -87,14 +78,14 @@ public final class SessionController {
     public func setColumns(_ found: [ImagePoint]) -> [ControllerOutput] {
         completing {
             columnCursor.setColumns(found)
-            refreshCell()
+            tagging.setColumns(found)
             return []
         }
     }
 
     /// When `poll` next has something to do, if ever.
     public var deadline: Double? {
-        [penGestures.deadline, columnCursor.toneEnd, clearConfirmation].compactMap { $0 }.min()
+        [penGestures.deadline, columnCursor.toneEnd, tagging.clearingEnd].compactMap { $0 }.min()
     }
 
     /// Acts on anything whose time has come by `time`.
@@ -107,7 +98,7 @@ public final class SessionController {
                 instrument.probe(at: nil)
                 outputs.append(.cursor(nil))
             }
-            if let end = clearConfirmation, time >= end { clearConfirmation = nil }
+            tagging.expireClearing(by: time)
             return outputs
         }
     }
@@ -123,7 +114,7 @@ public final class SessionController {
                 case .dragEnd: outputs += navigation.endDrag()
                 case .tap(let x, let y):
                     guard instrument.mode == .unitCellTagging else { continue }
-                    outputs += tag(at: instrument.viewport.imagePoint(rootX: x, rootY: y))
+                    outputs += tagging.tap(at: instrument.viewport.imagePoint(rootX: x, rootY: y))
                 }
             }
             return outputs
@@ -134,7 +125,7 @@ public final class SessionController {
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
         let command = Bindings.command(for: .key(key), in: instrument.mode)
         // Any other key between the two presses that clear the tags cancels the clearing.
-        if command != .clearTags { clearConfirmation = nil }
+        if command != .clearTags { tagging.cancelClearing() }
         guard let command else {
             now = max(now, time)
             return []
@@ -150,7 +141,7 @@ public final class SessionController {
 
     /// A tap's snap, done: the tags waiting for it are placed, and announced in one sentence.
     public func snapped(_ request: SnapRequest, to column: ImagePoint?) -> [ControllerOutput] {
-        completing { announce(tags.snapped(request, to: column)) }
+        completing { tagging.snapped(request, to: column) }
     }
 
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
@@ -161,11 +152,11 @@ public final class SessionController {
     /// Every way in ends here: the unit cell follows the tags, a change to the tags or the cell is
     /// passed on, and the last thing said is kept for repeating.
     private func completing(_ body: () -> [ControllerOutput]) -> [ControllerOutput] {
-        let before = (revision: tags.revision, book: tags.book, cell: instrument.cell, ticks: instrument.cellTicks)
+        let before = (revision: tagging.queue.revision, book: book, cell: instrument.cell, ticks: instrument.cellTicks)
         var outputs = body()
-        if tags.revision != before.revision {
-            if tags.book != before.book { refreshCell() }
-            outputs.append(.save(tagSnapshot))
+        if tagging.queue.revision != before.revision {
+            if book != before.book { tagging.refreshCell() }
+            outputs.append(.save(tagging.snapshot))
         }
         if instrument.cell != before.cell || instrument.cellTicks != before.ticks {
             outputs.append(.cell(instrument.cell, ticks: instrument.cellTicks))
@@ -200,19 +191,17 @@ public final class SessionController {
         case .dragView:
             navigation.startDrag()
             return []
-        case .removeLastTag: return removeLastTag()
-        case .listTags:
-            let listed = tags.book.tags.map { (id: $0.id, point: describe($0.point, precise: $0.snapped)) }
-            return [.speak(Phrases.tagList(listed, waiting: tags.waitingCount, cell: cellDescription))]
-        case .clearTags: return clearTags()
-        case .markOrigin: return markOrigin()
+        case .removeLastTag: return tagging.removeLast()
+        case .listTags: return [.speak(tagging.list)]
+        case .clearTags: return tagging.clear(at: now)
+        case .markOrigin: return tagging.markOrigin()
         case .toggleCellTicks:
             instrument.set(cell: instrument.cell, ticks: !instrument.cellTicks)
             return [.speak(Phrases.cellTicks(on: instrument.cellTicks, hasCell: instrument.cell != nil))]
         case .stepCursor(let direction): return stepCursor(direction)
         case .tagCursorColumn:
             guard let cursor else { return [.speak(Phrases.moveToAColumnFirst)] }
-            return announce(tags.tag(at: cursor, snapped: true).map { [$0] } ?? [])
+            return tagging.tagColumn(at: cursor)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }
@@ -253,62 +242,4 @@ public final class SessionController {
             return [.cursor(point), .speak(Phrases.column(at: describe(point, precise: true)))]
         }
     }
-
-    // MARK: - Tags and the unit cell
-
-    /// A tap in tagging mode: snapped to the nearest atom column if the image shows a lattice.
-    private func tag(at point: ImagePoint) -> [ControllerOutput] {
-        guard instrument.level(at: point) != nil else { return [.speak(Phrases.notTaggedOutside)] }
-        guard let spacing = columnSpacing else { return announce(tags.tag(at: point, snapped: false).map { [$0] } ?? []) }
-        return [.snap(tags.awaitSnap(at: point, radius: instrument.profile.gestures.snapRadius * spacing))]
-    }
-
-    /// Tags just placed, for the log, and said in one announcement so that no part cuts off another.
-    private func announce(_ placed: [TagQueue.Placed]) -> [ControllerOutput] {
-        guard !placed.isEmpty else { return [] }
-        let texts = placed.map { placed in
-            var text = Phrases.tagPlaced(placed.tag.id, at: describe(placed.tag.point, precise: placed.tag.snapped),
-                                         missedColumn: placed.missedColumn)
-            if let cell = placed.completedCell { text += " " + Phrases.unitCell(refined(cell), pixelSize: pixelSize) }
-            return placed.becameOrigin ? text + " " + Phrases.origin(placed.tag.id) : text
-        }
-        return placed.map { .tagAdded($0.tag) } + [.speak(texts.joined(separator: " "))]
-    }
-
-    private func removeLastTag() -> [ControllerOutput] {
-        switch tags.removeLast() {
-        case .waitingTag: [.speak(Phrases.removedWaitingTag)]
-        case .tag(let tag): [.tagRemoved(tag), .speak(Phrases.removedTag(tag.id))]
-        case .nothing: [.speak(Phrases.noTagsToRemove)]
-        }
-    }
-
-    /// Asks first; clears on the second asking within `confirmationTime`.
-    private func clearTags() -> [ControllerOutput] {
-        let total = tags.book.tags.count + tags.waitingCount
-        guard total > 0 else { return [.speak(Phrases.noTagsToClear)] }
-        guard clearConfirmation != nil else {
-            clearConfirmation = now + Self.confirmationTime
-            return [.speak(Phrases.confirmClearing(total))]
-        }
-        clearConfirmation = nil
-        return tags.clear().reversed().map(ControllerOutput.tagRemoved) + [.speak(Phrases.cleared(total))]
-    }
-
-    private func markOrigin() -> [ControllerOutput] {
-        switch tags.markOrigin() {
-        case .waitingTag: [.speak(Phrases.waitingTagWillBeOrigin)]
-        case .tag(let tag): [.speak(Phrases.origin(tag.id))]
-        case .nothing: [.speak(Phrases.noTagForOrigin)]
-        }
-    }
-
-    private var cellDescription: String? { unitCell.map { Phrases.unitCell($0, pixelSize: pixelSize) } }
-
-    /// The instrument's cell follows the tags, refined by every column on its lattice once known.
-    private func refreshCell() {
-        instrument.set(cell: tags.book.cell.map(refined), ticks: instrument.cellTicks)
-    }
-
-    private func refined(_ cell: UnitCell) -> UnitCell { columnCursor.columns.map { cell.refined(with: $0) } ?? cell }
 }
