@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )
