@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import SonicAudio
 import SonicCore
 import SonicImageFiles
-import SonicPulse
 import SonicSpeech
 import SonicX11
 
@@ -35,6 +35,9 @@ struct Play: ParsableCommand {
 
     @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
     var latency = 10.0
+
+    @Option(help: "The sound server: pipewire (native), pulse (PulseAudio, or PipeWire's PulseAudio service), or auto: PipeWire when it runs, else PulseAudio.")
+    var audio = AudioChoice.auto
 
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
     var voice: String?
@@ -98,13 +101,7 @@ struct Play: ParsableCommand {
         let renderer = VoicedRenderer(
             engine: SynthEngine(chain: settings.chain, sampleRate: Double(Self.sampleRate), controls: controls),
             speech: speechBuffer, duckDecibels: settings.speech.duckDecibels, volume: settings.speech.volume)
-        let output: PulseOutput
-        do {
-            output = try PulseOutput(renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
-                                     streamName: imageName)
-        } catch {
-            throw fail(error.description, status: ExitStatus.noSound)
-        }
+        let output = try openAudio(renderer: renderer, streamName: imageName)
         let voice = startVoice(settings.speech, buffer: speechBuffer)
         defer { voice?.stop() }
 
