@@ -61,6 +61,11 @@ let package = Package(
             name: "engine-benchmark",
             dependencies: ["SonicCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
+        // Plays the engine live through native PipeWire and counts the allocations on its data thread.
+        .executableTarget(
+            name: "pipewire-allocations",
+            dependencies: ["SonicCore", "SonicPipeWire", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+        ),
         // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
         .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).
@@ -74,6 +79,6 @@ let package = Package(
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
         .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )
