@@ -9,9 +9,9 @@ import Synchronization
 public final class PipeWireOutput: AudioOutput {
     public static let channels = 2
     /// How long a PipeWire daemon has to answer before it counts as not running.
-    public static let answerTimeout = 1.0
+    private static let answerTimeout = 1.0
     /// How long the session manager has to link the stream to a sink.
-    public static let linkTimeout = 5.0
+    private static let linkTimeout = 5.0
     public let sampleRate: Int
     private let loop: OpaquePointer
     private let context: OpaquePointer

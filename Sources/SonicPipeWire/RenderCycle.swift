@@ -42,14 +42,15 @@ final class RenderCycle {
             }
         }
         pw_stream_queue_buffer(stream, buffer)
+        guard frames > 0 else { return }
+        shared.periodFrames.store(frames, ordering: .relaxed)
 
         var time = pw_time()
-        guard frames > 0, pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
+        guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
               time.rate.num > 0, time.rate.denom > 0 else { return }
         // The graph counts in its own frames, which differ from the stream's when it runs at another rate.
         let length = UInt64(frames) * UInt64(time.rate.denom) / (UInt64(time.rate.num) * UInt64(sampleRate))
         if watch.missedCycles(position: time.ticks, length: length) { shared.dropouts.add(1, ordering: .relaxed) }
-        shared.periodFrames.store(frames, ordering: .relaxed)
     }
 }
 
