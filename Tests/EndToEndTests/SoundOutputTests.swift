@@ -23,10 +23,11 @@ extension EndToEnd {
 
         /// Plays with `--audio option` until shown, and returns how the stream connected, what the
         /// program said on stderr, and whether a touch was heard.
-        static func play(_ option: String, on sound: SoundServer, display: TestDisplay,
-                         folder: String) throws -> (connection: String?, stderr: String, heard: Bool) {
+        static func play(_ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
+                         environment: [String: String] = [:]) throws -> (connection: String?, stderr: String, heard: Bool) {
             let session = try PlaySession(image: Fixtures.repository + "/images/shapes.png", display: display,
-                                          sound: sound, folder: folder, arguments: ["--audio", option])
+                                          sound: sound, folder: folder, arguments: ["--audio", option],
+                                          environment: environment)
             defer { session.stop() }
             try session.waitUntilShown()
             let connection = try connection(on: sound)
@@ -60,6 +61,18 @@ extension EndToEnd {
                 let played = try Self.play("pipewire", on: sound, display: display, folder: folder)
                 #expect(played.connection == "pulse")
                 #expect(played.stderr == "sonic-atomic: PipeWire: not running; playing through PulseAudio instead\n")
+                #expect(played.heard)
+            }
+        }
+
+        @Test func pulseWithoutAPulseAudioServerFallsBackToPipeWireInOneLine() throws {
+            try withServers("audio-fallback-pw", sound: .pipewireNative) { display, sound, folder in
+                let played = try Self.play("pulse", on: sound, display: display, folder: folder,
+                                           environment: ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"])
+                #expect(played.connection == "native")
+                #expect(played.stderr.hasPrefix("sonic-atomic: PulseAudio: cannot connect ("), "\(played.stderr)")
+                #expect(played.stderr.hasSuffix("); playing through PipeWire instead\n"), "\(played.stderr)")
+                #expect(played.stderr.split(separator: "\n").count == 1, "\(played.stderr)")
                 #expect(played.heard)
             }
         }
