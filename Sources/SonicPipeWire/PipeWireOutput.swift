@@ -96,7 +96,9 @@ public final class PipeWireOutput: AudioOutput {
         _ = sonic_pw_core_add_listener(core, coreListener.hook, coreListener.events, setup.pointer)
         setup.syncSequence = sonic_pw_core_sync(core)
         guard wait(seconds: Self.answerTimeout, until: { setup.answered || setup.failure != nil }), setup.answered else {
-            throw AudioError(message: setup.failure.map { "refused the connection (\($0))" } ?? "does not answer", noServer: true)
+            // A daemon that refuses has answered: only silence counts as no server.
+            if let failure = setup.failure { throw AudioError(message: "refused the connection (\(failure))") }
+            throw AudioError(message: "does not answer", noServer: true)
         }
     }
 
