@@ -1,4 +1,5 @@
 import ArgumentParser
+import SonicAudio
 import SonicCore
 
 struct Play: ParsableCommand {
@@ -24,6 +25,9 @@ struct Play: ParsableCommand {
 
     @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
     var latency = 10.0
+
+    @Option(help: "The sound server: pipewire (native), pulse (PulseAudio, or PipeWire's PulseAudio service), or auto: PipeWire when it runs, else PulseAudio.")
+    var audio = AudioChoice.auto
 
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
     var voice: String?

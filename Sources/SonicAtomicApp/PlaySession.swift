@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import SonicCore
 import SonicImageFiles
-import SonicPulse
 import SonicSpeech
 import SonicX11
 
@@ -12,7 +11,7 @@ import SonicX11
 final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
-    private let output: PulseOutput
+    private let output: any AudioOutput
     private let voice: LiveVoice?
     private let log: SessionLog?
     private let saver: TagSaver
@@ -41,10 +40,7 @@ final class PlaySession {
             frontend = try X11Frontend(title: "SonicAtomic — \(opened.fileName)", image: picture,
                                        stretch: instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
-        do {
-            output = try PulseOutput(renderer: sound.renderer, sampleRate: Play.sampleRate, latency: options.latency / 1000,
-                                     streamName: opened.fileName)
-        } catch { throw fail(error.description, status: ExitStatus.noSound) }
+        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
         voice = Self.startVoice(settings.speech, buffer: sound.speech)
         log?.write(.start(StartRecord(
             t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path, imageNumber: opened.number,
