@@ -28,3 +28,22 @@ static inline int sonic_close_descriptors(unsigned first, unsigned last) {
 #include <signal.h>
 #include <sys/prctl.h>
 static inline int sonic_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL); }
+
+// The child caps its address space at what it inherited plus `extra` bytes. It reads its own size
+// with nothing but system calls: in a child forked from a threaded program only those are safe, and
+// only the child knows what it inherited (the program's other threads map and unmap meanwhile).
+#include <sys/resource.h>
+static inline int sonic_cap_address_space(unsigned long extra) {
+    char text[64];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    long n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    unsigned long pages = 0;
+    for (long i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (unsigned long)(text[i] - '0');
+    if (pages == 0) return -1;
+    unsigned long cap = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra;
+    struct rlimit memory = { cap, cap };
+    return setrlimit(RLIMIT_AS, &memory);
+}

@@ -38,12 +38,11 @@ enum ChildProcess {
     static func run(limits: Limits, work: () throws(ImageFileError) -> [UInt8]) throws(ImageFileError) -> [UInt8] {
         var ends: [Int32] = [-1, -1]
         guard sonic_pipe_closed_on_exec(&ends) == 0 else { throw systemError("cannot make a pipe") }
-        let memoryCap = currentMappedBytes().map { $0 + limits.memoryBytes }
         let parent = getpid()
         let child = fork()
         if child == 0 {
             close(ends[0])
-            becomeIsolated(keeping: ends[1], memoryCap: memoryCap, seconds: limits.seconds, parent: parent)
+            becomeIsolated(keeping: ends[1], extraMemory: limits.memoryBytes, seconds: limits.seconds, parent: parent)
             var answer = ByteWriter()
             do throws(ImageFileError) {
                 let bytes = try work()
@@ -86,7 +85,7 @@ enum ChildProcess {
 
     /// In the child: no output of its own, no descriptors but the answer's, no core dumps, no crash
     /// reporting (a crash ends it at once), and a cap on memory.
-    private static func becomeIsolated(keeping answer: Int32, memoryCap: Int?, seconds: Double, parent: pid_t) {
+    private static func becomeIsolated(keeping answer: Int32, extraMemory: Int, seconds: Double, parent: pid_t) {
         // Killed with the program; and if the program is already gone, at once. A loop in the library
         // also ends by itself once it has used its time in CPU, should no one be left to stop it.
         _ = sonic_die_with_parent()
@@ -108,10 +107,7 @@ enum ChildProcess {
         _ = sonic_close_descriptors(UInt32(answer + 1), UInt32.max)
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
-        if let memoryCap {
-            var memory = rlimit(rlim_cur: rlim_t(memoryCap), rlim_max: rlim_t(memoryCap))
-            setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &memory)
-        }
+        _ = sonic_cap_address_space(UInt(extraMemory))
     }
 
     private enum Outcome {
@@ -160,17 +156,6 @@ enum ChildProcess {
             written += n
         }
         return true
-    }
-
-    /// The program's mapped memory now, from /proc/self/statm.
-    private static func currentMappedBytes() -> Int? {
-        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var text = [UInt8](repeating: 0, count: 128)
-        let n = text.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0, let pages = Int(String(decoding: text[0..<n].prefix { $0 != 0x20 }, as: UTF8.self)) else { return nil }
-        return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
     /// The child's own messages quote names from the file, which may hold any character.
