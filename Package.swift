@@ -18,8 +18,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // No pkgConfig: libpulse's .pc adds flags SwiftPM refuses; the modulemap links it.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig either, for the same reason: SonicPipeWire gives the include folders.
+        .systemLibrary(name: "CPipeWire", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -31,16 +35,24 @@ let package = Package(
         .target(name: "SonicPNG", dependencies: ["SonicCore", "CPNG"]),
         .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
+        // Debian's include folders for libpipewire and SPA, which its pkg-config file would give.
+        .target(name: "SonicPipeWire", dependencies: ["SonicCore", "CPipeWire"], swiftSettings: [
+            .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"]),
+        ]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
+        .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
-        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF"]),
+        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF", "SonicHDF5"]),
+
+        // The live sound output: native PipeWire or PulseAudio, one falling back to the other.
+        .target(name: "SonicAudio", dependencies: ["SonicCore", "SonicPulse", "SonicPipeWire"]),
 
         .executableTarget(
             name: "SonicAtomicApp",
             dependencies: [
-                "SonicCore", "SonicImageFiles", "SonicX11", "SonicPulse", "SonicSpeech",
+                "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -48,6 +60,11 @@ let package = Package(
         .executableTarget(
             name: "engine-benchmark",
             dependencies: ["SonicCore", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+        ),
+        // Plays the engine live through native PipeWire and counts the allocations on its data thread.
+        .executableTarget(
+            name: "pipewire-allocations",
+            dependencies: ["SonicCore", "SonicPipeWire", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
         ),
         // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
         .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
@@ -60,6 +77,9 @@ let package = Package(
         .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "fuzz", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
+        .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport"]),
     ]
 )

@@ -72,7 +72,7 @@ struct TagStore {
         let safeName = url.path.map { $0 == "/" ? "%" : $0 }
         let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + suffix
         return (TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
-                "The image's folder is not writable, so tags are saved in \(data)/sonic-atomic/tags.")
+                Phrases.tagsSavedElsewhere(in: data + "/sonic-atomic/tags"))
     }
 
     /// The saved tags, if any. A file for a different image size is set aside (renamed), not lost.
@@ -88,7 +88,7 @@ struct TagStore {
         guard file.width == width, file.height == height else {
             let aside = path + ".\(file.width)x\(file.height).bak"
             _ = rename(path, aside)
-            return Saved(notice: "Saved tags for a \(file.width) by \(file.height) image were set aside.")
+            return Saved(notice: Phrases.tagsSetAside(width: file.width, height: file.height))
         }
         let tags = file.tags.map { Tag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) }
         return Saved(book: TagBook(tags: tags, cellMarks: file.cell),
@@ -96,11 +96,11 @@ struct TagStore {
                      pixelSize: file.pixelSize.flatMap { PixelSize(picometres: $0) })
     }
 
-    func save(_ book: TagBook, unplaced: [UnplacedTag], pixelSize: PixelSize?) throws(Failure) {
-        let file = File(image: imageName, width: width, height: height, pixelSize: pixelSize?.picometres,
-                        cell: book.cellMarks,
-                        tags: book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) },
-                        unplaced: unplaced.isEmpty ? nil : unplaced.map {
+    func save(_ tags: TagSnapshot) throws(Failure) {
+        let file = File(image: imageName, width: width, height: height, pixelSize: tags.pixelSize?.picometres,
+                        cell: tags.book.cellMarks,
+                        tags: tags.book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) },
+                        unplaced: tags.unplaced.isEmpty ? nil : tags.unplaced.map {
                             StoredUnplacedTag(x: $0.point.x, y: $0.point.y, origin: $0.makesOrigin ? true : nil)
                         })
         let encoder = JSONEncoder()
@@ -140,6 +140,32 @@ struct TagStore {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "bad \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
         default: "not JSON"
+        }
+    }
+}
+
+/// Saves the tags after every change: the sidecar, and the CSV copy when asked for. A failure is
+/// reported once, and not again until a save has worked.
+final class TagSaver {
+    private let store: TagStore
+    private let csvPath: String?
+    private var failing = false
+
+    init(store: TagStore, csvPath: String?) {
+        self.store = store
+        self.csvPath = csvPath
+    }
+
+    /// Saves `tags`; returns why not when saving has just begun to fail.
+    func save(_ tags: TagSnapshot) -> String? {
+        do {
+            try store.save(tags)
+            if let csvPath { try TagStore.writeAtomically(Data(TagStore.csv(tags.book).utf8), to: csvPath) }
+            failing = false
+            return nil
+        } catch {
+            defer { failing = true }
+            return failing ? nil : error.description
         }
     }
 }

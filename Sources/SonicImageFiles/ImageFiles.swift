@@ -3,6 +3,7 @@ import Glibc
 import SonicCore
 import SonicPNG
 import SonicTIFF
+import SonicHDF5
 
 /// Opens image files of every format the program reads, recognised by their first bytes (never by
 /// their names), and picks the image to play from those a file holds.
@@ -35,7 +36,7 @@ public enum ImageFiles {
         case .png: return try PNGDecoder.contents(of: readBytes(path))
         case .dm3, .dm4: return try DigitalMicrograph.contents(of: readBytes(path))
         case .tiff: return try TIFFReader.contents(path: path)
-        case .emd: throw ImageFileError("\(format.rawValue) files are not read yet")
+        case .emd: return try EMDReader.contents(path: path)
         }
     }
 

@@ -3,23 +3,9 @@ import Glibc
 import SonicCore
 import Synchronization
 
-public struct AudioError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-}
-
-/// Something the audio thread can call to fill interleaved float frames. It must not allocate,
-/// lock or do I/O.
-public protocol AudioRenderer: AnyObject {
-    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int)
-}
-
-extension SynthEngine: AudioRenderer {}
-extension VoicedRenderer: AudioRenderer {}
-
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.
-public final class PulseOutput {
+public final class PulseOutput: AudioOutput {
     public static let channels = 2
     public let sampleRate: Int
     private let mainloop: OpaquePointer
@@ -53,7 +39,7 @@ public final class PulseOutput {
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
               waitUntil({ pa_context_get_state(context) == PA_CONTEXT_READY },
                         failed: { PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 }) else {
-            throw AudioError(message: "no sound server: \(errorText) (is PulseAudio or PipeWire running?)")
+            throw AudioError(message: "cannot connect (\(errorText))", noServer: true)
         }
 
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(Self.channels))
@@ -92,7 +78,7 @@ public final class PulseOutput {
         pa_threaded_mainloop_free(mainloop)
     }
 
-    /// The buffer the server actually granted, in seconds (it may round the request).
+    /// The buffer the server actually granted, in seconds.
     public var grantedLatency: Double {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -100,8 +86,7 @@ public final class PulseOutput {
         return Double(attributes.pointee.tlength) / Double(sampleRate * Self.channels * MemoryLayout<Float>.size)
     }
 
-    /// How many times the server's buffer has run dry so far: each a few milliseconds of silence,
-    /// heard as a crackle. The cure is a larger buffer.
+    /// How many times the server's buffer has run dry so far.
     public var dropoutCount: Int { dropouts.count.load(ordering: .relaxed) }
 
     private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }

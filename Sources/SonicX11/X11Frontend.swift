@@ -7,7 +7,7 @@ import SonicCore
 public enum FrontendEvent: Sendable, Equatable {
     /// A pen or mouse report.
     case pen(PenEvent)
-    /// A key, by its X keysym name ("Escape", "q", "Tab", "ISO_Left_Tab", ...).
+    /// A key, by its name as the user reads it ("Escape", "Q", "Tab", "Shift+Tab", "+", ...).
     case key(String)
     /// The window now covers this part of the root window (first mapping, move or resize).
     case placed(ScreenRect)
@@ -185,7 +185,9 @@ public final class X11Frontend {
             var keysym: KeySym = 0
             var text = [CChar](repeating: 0, count: 8)
             XLookupString(&event.xkey, &text, Int32(text.count), &keysym, nil)
-            if keysym != 0, let name = XKeysymToString(keysym) { events.append(.key(String(cString: name))) }
+            if keysym != 0, let name = XKeysymToString(keysym) {
+                events.append(.key(KeyNames.name(ofKeysym: String(cString: name))))
+            }
         case ClientMessage where Atom(event.xclient.data.l.0) == deleteWindowAtom:
             events.append(.closeRequested)
         default:

@@ -31,10 +31,8 @@ do { profile = try Profile(name: "bench", file: profilePath, text: text) } catch
 
 let sampleRate = 48_000.0
 let frames = SynthEngine.blockSize
-let controls = SynthControls()
-let speech = SpeechBuffer(capacity: Int(sampleRate))
-let renderer = VoicedRenderer(engine: SynthEngine(chain: profile.chain, sampleRate: sampleRate, controls: controls),
-                              speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
+let sound = SoundStack(profile: profile, sampleRate: Int(sampleRate), speechSeconds: 1)
+let controls = sound.controls, speech = sound.speech, renderer = sound.renderer
 /// Half a second of "voice" (a gliding tone), queued every five seconds of audio.
 let utterance = (0..<Int(sampleRate / 2)).map { Float(0.5 * sin(Double($0) * (0.05 + Double($0) * 1e-7))) }
 let blocks = Int(seconds * sampleRate) / frames

@@ -1,6 +1,6 @@
 // Regenerates the sample images in images/. Deterministic: the same bytes on every run.
 //   swift run make-images [OUTPUT-FOLDER]          (default: images)
-//   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks (PATH.png or PATH.dm4)
+//   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks (PATH.png, .dm4 or .tif)
 //   swift run make-images --overlapping-lattice SIZE PATH   the same with strongly overlapping columns
 import Foundation
 import Glibc
@@ -26,6 +26,11 @@ func lattice(size: Int, overlapping: Bool = false) -> LatticeImage {
 
 func write(_ image: GrayImage, _ path: String) {
     if path.hasSuffix(".dm4") { return write(microscopeFile([(image, "HAADF", 1)]), path) }
+    if path.hasSuffix(".tif") {
+        let page = TestTIFF.Page(width: image.width, height: image.height, kind: .unsigned(bits: image.bitDepth),
+                                 values: image.samples.map(Double.init))
+        return write(TestTIFF(pages: [page]).bytes, path)
+    }
     do {
         try PNGEncoder.write(image, to: path)
         print("wrote \(path)")

@@ -1,4 +1,5 @@
 import Foundation
+import SonicCore
 import Testing
 import TestSupport
 
@@ -15,6 +16,13 @@ extension EndToEnd {
             #expect(result.output.hasPrefix("sonic-atomic: "), "\(result.output)", sourceLocation: sourceLocation)
             #expect(result.output.contains(text), "\(result.output)", sourceLocation: sourceLocation)
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)", sourceLocation: sourceLocation)
+        }
+
+        @Test func playHelpListsEveryKeyAndPenButton() throws {
+            let result = try Subprocess.run(Fixtures.binary, ["play", "--help"])
+            func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            #expect(result.status == 0)
+            #expect(words(result.output).contains(words(Bindings.help(spoken: false))), "\(result.output)")
         }
 
         @Test func badImagesExitWithStatusTwo() throws {

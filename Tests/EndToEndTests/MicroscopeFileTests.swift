@@ -41,29 +41,29 @@ extension EndToEnd {
                         + "Mode 1, intensity pitch." + noTablet)
                 let start = try #require(try first.records(ofType: "start").first)
                 #expect(start["imageNumber"] as? Int == 1 && start["sampleType"] as? String == "uint16")
-                // A touch reads the pixel under it: its value as the file holds it.
-                let viewport = try #require(try first.records(ofType: "viewport").last)
-                let (originX, originY, scale) = (viewport["originX"] as! Double, viewport["originY"] as! Double, viewport["scale"] as! Double)
-                try display.tap(originX + 12.5 * scale, originY + 7.5 * scale, ms: 200)
-                try waitFor("a touch on pixel (12, 7)", timeout: 10) {
-                    (try? first.records(ofType: "pen"))?.contains { ($0["buttons"] as? [Int])?.contains(1) == true } == true
+                /// Touches the centre of pixel (x, y) and returns the pen record the touch logged.
+                func touch(_ session: PlaySession, _ x: Int, _ y: Int) throws -> [String: Any] {
+                    let viewport = try #require(try session.records(ofType: "viewport").last)
+                    let scale = viewport["scale"] as! Double
+                    try display.tap(viewport["originX"] as! Double + (Double(x) + 0.5) * scale,
+                                    viewport["originY"] as! Double + (Double(y) + 0.5) * scale, ms: 200)
+                    func touching() -> [String: Any]? {
+                        (try? session.records(ofType: "pen"))?.first { ($0["buttons"] as? [Int])?.contains(1) == true }
+                    }
+                    try waitFor("a touch on pixel (\(x), \(y))", timeout: 10) { touching() != nil }
+                    return try #require(touching())
                 }
-                let touch = try #require(try first.records(ofType: "pen").first { ($0["buttons"] as? [Int])?.contains(1) == true })
-                #expect(touch["sample"] as? Double == scan.haadf[7 * 40 + 12], "\(touch)")
+                // A touch reads the pixel under it: its value as the file holds it.
+                let record = try touch(first, 12, 7)
+                #expect(record["sample"] as? Double == scan.haadf[7 * 40 + 12], "\(record)")
                 #expect(try first.quitWithKey() == 0)
 
                 // The second image: float samples, fractional and negative, as they are in the file.
                 let (second, secondText) = try greeting(["--image", "2"], in: "second")
                 #expect(secondText.hasPrefix("SonicAtomic. scan.dm4, BF, image 2 of 2, 20 by 15 pixels, 32 bit float, "
                                              + "35.6 picometres per pixel."), "\(secondText)")
-                let secondViewport = try #require(try second.records(ofType: "viewport").last)
-                let (x2, y2, s2) = (secondViewport["originX"] as! Double, secondViewport["originY"] as! Double, secondViewport["scale"] as! Double)
-                try display.tap(x2 + 3.5 * s2, y2 + 2.5 * s2, ms: 200)
-                try waitFor("a touch on pixel (3, 2)", timeout: 10) {
-                    (try? second.records(ofType: "pen"))?.contains { ($0["buttons"] as? [Int])?.contains(1) == true } == true
-                }
-                let secondTouch = try #require(try second.records(ofType: "pen").first { ($0["buttons"] as? [Int])?.contains(1) == true })
-                #expect(secondTouch["sample"] as? Double == scan.bf[2 * 20 + 3], "\(secondTouch)")
+                let secondRecord = try touch(second, 3, 2)
+                #expect(secondRecord["sample"] as? Double == scan.bf[2 * 20 + 3], "\(secondRecord)")
                 #expect(try second.quitWithKey() == 0)
 
                 // The user's pixel size overrides the file's.

@@ -307,9 +307,11 @@ extension EndToEnd {
             let image = Fixtures.repository + "/images/atomic-lattice.png"
             let result = try Subprocess.run(Fixtures.binary, ["play", image],
                                             environment: display.environment.merging(
-                                                ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"]) { $1 })
+                                                ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native",
+                                                 "PIPEWIRE_REMOTE": "/tmp/no-such-sound-server/pipewire-0"]) { $1 })
             #expect(result.status == 4)
-            #expect(result.output.hasPrefix("sonic-atomic: no sound server"))
+            // Both servers were tried, and the line says why each could not play.
+            #expect(result.output.hasPrefix("sonic-atomic: no sound server: PipeWire: not running; PulseAudio: cannot connect"))
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
         }
     }

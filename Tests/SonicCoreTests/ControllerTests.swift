@@ -40,6 +40,41 @@ import Testing
         #expect(run([(false, 5.0, 100, 100)]) == nil)                                             // never down
     }
 
+    @Test func aPressInPlaceOrADrag() {
+        var d = DragDetector(threshold: 4)
+        #expect(d.update(down: true, x: 100, y: 100).isEmpty)
+        #expect(d.update(down: true, x: 103, y: 102).isEmpty, "within the threshold")
+        #expect(d.update(down: false, x: 103, y: 102) == [.press])
+        #expect(d.update(down: true, x: 100, y: 100).isEmpty)
+        // Past the threshold: a drag, the first step from where the button went down.
+        #expect(d.update(down: true, x: 105, y: 100) == [.dragStart, .drag(dx: 5, dy: 0)])
+        #expect(d.update(down: true, x: 106, y: 98) == [.drag(dx: 1, dy: -2)])
+        #expect(d.update(down: false, x: 106, y: 98) == [.dragEnd])
+        #expect(d.update(down: false, x: 106, y: 98).isEmpty)
+    }
+
+    @Test func penGesturesFromButtonsAndNib() {
+        var g = PenGestures(Profile.builtIn.gestures)
+        func event(_ t: Double, _ buttons: [Int], x: Double = 10, pressure: Double = 0) -> PenEvent {
+            var b = PenButtons()
+            for n in buttons { b.insert(n) }
+            return PenEvent(time: t, rootX: x, rootY: 10, pressure: pressure, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
+        }
+        #expect(g.update(event(1, [2])).isEmpty && g.deadline != nil)
+        _ = g.update(event(1.05, []))
+        #expect(g.update(event(1.1, [2])) == [.gesture(.lowerBarrelDoubleClick)])
+        _ = g.update(event(1.2, []))
+        _ = g.update(event(3, [2]))
+        #expect(g.poll(at: 3.1) == nil && g.poll(at: 3 + Profile.builtIn.gestures.doubleClickTime + 0.01) == .lowerBarrelClick)
+        _ = g.update(event(4, [3]))
+        #expect(g.update(event(4.1, [])) == [.gesture(.upperBarrelPress)])
+        _ = g.update(event(5, [3]))
+        #expect(g.update(event(5.1, [3], x: 20)) == [.gesture(.upperBarrelDrag), .drag(dx: 10, dy: 0)])
+        #expect(g.update(event(5.2, [], x: 20)) == [.dragEnd])
+        _ = g.update(event(6, [1], pressure: 0.5))
+        #expect(g.update(event(6.05, [])) == [.tap(x: 10, y: 10)])
+    }
+
     @Test func pressureCurveIsABezierThroughTheCorners() {
         let linear = PressureCurve.linear
         for x in stride(from: 0.0, through: 1, by: 0.1) { #expect(abs(linear(x) - x) < 1e-9) }
@@ -203,7 +238,7 @@ import Testing
 
     @Test func upperBarrelRepeatsOrRemovesATag() {
         let c = make()
-        _ = c.handle(key: "space", at: 0)
+        _ = c.handle(key: "Space", at: 0)
         _ = c.handle(pen(1, buttons: []))
         // The upper button acts on release (held and dragged, it would move the view instead).
         #expect(speech(c.handle(pen(1.1, buttons: [3]))).isEmpty)
@@ -233,17 +268,21 @@ import Testing
     @Test func keysDoEverything() {
         let c = make()
         #expect(c.handle(key: "Tab", at: 0).contains(.mode(.pressureAmplitude)))
-        #expect(c.handle(key: "ISO_Left_Tab", at: 0).contains(.mode(.intensityPitch)))
-        #expect(c.handle(key: "ISO_Left_Tab", at: 0).contains(.mode(.unitCellTagging)))
+        #expect(c.handle(key: "Shift+Tab", at: 0).contains(.mode(.intensityPitch)))
+        #expect(c.handle(key: "Shift+Tab", at: 0).contains(.mode(.unitCellTagging)))
         #expect(c.handle(key: "3", at: 0).contains(.mode(.tiltFilter)))
         #expect(speech(c.handle(key: "7", at: 0)) == ["There is no mode 7."])
         _ = c.handle(pen(1, x: 95, y: 95))
-        #expect(speech(c.handle(key: "space", at: 0)) == ["x 9, y 9, intensity 100 percent"])
-        #expect(speech(c.handle(key: "r", at: 0)) == ["x 9, y 9, intensity 100 percent"])
+        #expect(speech(c.handle(key: "Space", at: 0)) == ["x 9, y 9, intensity 100 percent"])
+        #expect(speech(c.handle(key: "R", at: 0)) == ["x 9, y 9, intensity 100 percent"])
         #expect(speech(c.handle(key: "BackSpace", at: 0)) == ["No tags to remove."])
-        #expect(speech(c.handle(key: "F1", at: 0)) == [SessionController.keyHelp])
-        #expect(c.handle(key: "q", at: 0) == [.speak("Goodbye."), .quit])
+        #expect(speech(c.handle(key: "F1", at: 0)) == [Phrases.keyHelp])
+        #expect(c.handle(key: "Q", at: 0) == [.speak("Goodbye."), .quit])
         #expect(c.handle(key: "Escape", at: 0).last == .quit)
         #expect(c.handle(key: "x", at: 0).isEmpty)
+    }
+
+    @Test func closingTheWindowQuitsAsTheQuitKeyDoes() {
+        #expect(make().handle(.windowClosed, at: 0) == [.speak("Goodbye."), .quit])
     }
 }

@@ -47,8 +47,8 @@ import Testing
 
     @Test func spokenInPixelsOrPicometres() throws {
         let cell = try #require(UnitCell(origin: ImagePoint(x: 0, y: 0), a: ImagePoint(x: 24.12, y: 0), b: ImagePoint(x: 0.5, y: 24.3)))
-        #expect(cell.spoken(pixelSize: nil) == "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 88.8 degrees.")
-        #expect(cell.spoken(pixelSize: PixelSize("9.33pm")) == "Unit cell: a 225.0 picometres, b 226.8 picometres, gamma 88.8 degrees.")
+        #expect(Phrases.unitCell(cell, pixelSize: nil) == "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 88.8 degrees.")
+        #expect(Phrases.unitCell(cell, pixelSize: PixelSize("9.33pm")) == "Unit cell: a 225.0 picometres, b 226.8 picometres, gamma 88.8 degrees.")
     }
 
     @Test func pixelSizesReadAnyCommonUnit() {
@@ -131,7 +131,7 @@ import Testing
         // 12 px from any column: beyond 0.6 × 20.
         let far = tap(c, x: 40, y: 60, at: 2)
         #expect(speech(far) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
-        #expect(far.contains(.tagsChanged))
+        #expect(far.contains(.save(c.tagSnapshot)))
         _ = c.handle(key: "BackSpace", at: 3)
         _ = tap(c, x: 49, y: 52, at: 4)
         let third = tap(c, x: 31, y: 71, at: 5)
@@ -153,7 +153,7 @@ import Testing
         #expect(requests.map(\.point) == [ImagePoint(x: 33, y: 48)] && requests.map(\.radius) == [12])
         #expect(c.book.tags.isEmpty)
         let done = c.snapped(requests[0], to: ImagePoint(x: 30.2, y: 49.9))
-        #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.tagsChanged))
+        #expect(speech(done) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."] && done.contains(.save(c.tagSnapshot)))
         #expect(c.snapped(requests[0], to: nil).isEmpty, "each snap is answered once")
         let second = try #require(tapAwaitingSnap(c, x: 40, y: 60, at: 2).first)
         #expect(speech(c.snapped(second, to: nil)) == ["Tag 2 at x 40, y 60, intensity 40 percent, not snapped: no atom column nearby."])
@@ -173,9 +173,9 @@ import Testing
         _ = c.setColumns((0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
         _ = c.handle(key: "Right", at: 3.1)
         let cursor = try #require(c.cursor)
-        #expect(c.handle(key: "Return", at: 3.2) == [.tagsChanged] && c.book.tags.count == 1)
-        #expect(speech(c.handle(key: "o", at: 3.3)) == ["The tag being placed will be the unit cell's origin."])
-        #expect(speech(c.handle(key: "l", at: 3.4)).first?.hasSuffix("2 tags still being placed.") == true)
+        #expect(c.handle(key: "Enter", at: 3.2) == [.save(c.tagSnapshot)] && c.book.tags.count == 1)
+        #expect(speech(c.handle(key: "O", at: 3.3)) == ["The tag being placed will be the unit cell's origin."])
+        #expect(speech(c.handle(key: "L", at: 3.4)).first?.hasSuffix("2 tags still being placed.") == true)
         let placed = c.snapped(waiting, to: ImagePoint(x: 50.2, y: 49.9))
         #expect(c.book.tags.map(\.point) == [ImagePoint(x: 30.2, y: 49.9), ImagePoint(x: 50.2, y: 49.9), cursor])
         #expect(c.book.cellMarks == [3])
@@ -185,25 +185,31 @@ import Testing
 
         // Clearing takes the waiting taps too.
         let cleared = try #require(tapAwaitingSnap(c, x: 30, y: 70, at: 4).first)
-        #expect(speech(c.handle(key: "c", at: 4.1)) == ["Clear all 4 tags? Press C again to confirm."])
-        _ = c.handle(key: "c", at: 4.2)
+        #expect(speech(c.handle(key: "C", at: 4.1)) == ["Clear all 4 tags? Press C again to confirm."])
+        _ = c.handle(key: "C", at: 4.2)
         #expect(c.snapped(cleared, to: ImagePoint(x: 30.2, y: 69.9)).isEmpty && c.book.tags.isEmpty)
     }
 
     @Test func tagsBeingPlacedAreSavedWithEveryChange() throws {
         let c = make()
         let tapped = penTap(c, x: 33, y: 48, at: 1)
-        #expect(tapped.contains(.tagsChanged), "a tap being snapped is saved at once")
+        #expect(tapped.contains(.save(c.tagSnapshot)), "a tap being snapped is saved at once")
         let request = try #require(tapped.compactMap { if case .snap(let r) = $0 { r } else { nil } }.first)
         _ = c.setColumns([ImagePoint(x: 50.2, y: 49.9)])
         _ = c.handle(key: "Right", at: 1.1)
-        #expect(c.handle(key: "Return", at: 1.2).contains(.tagsChanged))
-        #expect(c.handle(key: "o", at: 1.3).contains(.tagsChanged))
+        #expect(c.handle(key: "Enter", at: 1.2).contains(.save(c.tagSnapshot)))
+        #expect(c.handle(key: "O", at: 1.3).contains(.save(c.tagSnapshot)))
         #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48)),
                                    UnplacedTag(point: ImagePoint(x: 50.2, y: 49.9), makesOrigin: true)])
-        #expect(c.handle(key: "BackSpace", at: 1.4).contains(.tagsChanged))
+        #expect(c.handle(key: "BackSpace", at: 1.4).contains(.save(c.tagSnapshot)))
         #expect(c.unplacedTags == [UnplacedTag(point: ImagePoint(x: 33, y: 48))])
-        #expect(c.snapped(request, to: ImagePoint(x: 30.2, y: 49.9)).contains(.tagsChanged) && c.unplacedTags.isEmpty)
+        #expect(c.snapped(request, to: ImagePoint(x: 30.2, y: 49.9)).contains(.save(c.tagSnapshot)) && c.unplacedTags.isEmpty)
+    }
+
+    @Test func aFailedSaveIsAnnouncedAndCanBeHeardAgain() {
+        let c = make()
+        #expect(speech(c.saveFailed()) == ["Warning: the tags could not be saved."])
+        #expect(speech(c.handle(key: "R", at: 1)) == ["Warning: the tags could not be saved."])
     }
 
     @Test func tagsSavedUnplacedAreSnappedInTheirOrder() {
@@ -217,19 +223,19 @@ import Testing
 
     @Test func listClearAndMarkOrigin() {
         let c = make()
-        #expect(speech(c.handle(key: "l", at: 0)) == ["No tags."])
+        #expect(speech(c.handle(key: "L", at: 0)) == ["No tags."])
         _ = tap(c, x: 30, y: 50, at: 1)
         _ = tap(c, x: 50, y: 50, at: 2)
         #expect(speech(c.handle(key: "L", at: 3)) == ["2 tags. Tag 1 at x 30.2, y 49.9, intensity 30 percent. Tag 2 at x 50.2, y 49.9, intensity 51 percent."])
-        #expect(speech(c.handle(key: "o", at: 4)) == ["Tag 2 is the unit cell's origin. Tag its two neighbours next."])
+        #expect(speech(c.handle(key: "O", at: 4)) == ["Tag 2 is the unit cell's origin. Tag its two neighbours next."])
         // C asks first; a second C within five seconds clears; a late one asks again.
-        #expect(speech(c.handle(key: "c", at: 5)) == ["Clear all 2 tags? Press C again to confirm."])
+        #expect(speech(c.handle(key: "C", at: 5)) == ["Clear all 2 tags? Press C again to confirm."])
         _ = c.poll(at: 11)
-        #expect(speech(c.handle(key: "c", at: 11)) == ["Clear all 2 tags? Press C again to confirm."])
+        #expect(speech(c.handle(key: "C", at: 11)) == ["Clear all 2 tags? Press C again to confirm."])
         let cleared = c.handle(key: "C", at: 12)
         #expect(speech(cleared) == ["Cleared 2 tags."] && c.book.tags.isEmpty)
         #expect(cleared.filter { if case .tagRemoved = $0 { true } else { false } }.count == 2)
-        #expect(speech(c.handle(key: "c", at: 13)) == ["No tags to clear."])
+        #expect(speech(c.handle(key: "C", at: 13)) == ["No tags to clear."])
     }
 
     @Test func savedTagsAreAnnouncedAtStart() {
@@ -253,7 +259,7 @@ import Testing
         #expect(speech(c.handle(key: "Up", at: 1.4)) == ["No column further up."])
         #expect(c.poll(at: 1.5).isEmpty)
         #expect(c.poll(at: 1.9) == [.cursor(nil)])      // the tone stops half a second after the last step
-        let tagged = c.handle(key: "Return", at: 2)
+        let tagged = c.handle(key: "Enter", at: 2)
         #expect(speech(tagged) == ["Tag 1 at x 70.2, y 9.9, intensity 71 percent."])
         #expect(c.book.tags.first?.snapped == true)
     }
@@ -276,7 +282,7 @@ import Testing
         #expect(third.contains(.cell(cell, ticks: true)))
         // Where am I names the cell too: counted from the origin's (x 30.2, y 49.9), 20 pixels a side.
         _ = pen(c, 75, 20, touching: false, at: 3.5)
-        #expect(speech(c.handle(key: "space", at: 3.6)) == ["x 75, y 20, intensity 76 percent, cell 2 along a, minus 2 along b"])
+        #expect(speech(c.handle(key: "Space", at: 3.6)) == ["x 75, y 20, intensity 76 percent, cell 2 along a, minus 2 along b"])
         // A stroke from x 35 to 95 along y 60 crosses the boundaries at x 50.2, 70.2 and 90.2.
         var t = 4.0
         func stroke(_ xs: some Sequence<Double>, y: Double = 60, touching: Bool = true) {
@@ -303,15 +309,15 @@ import Testing
     @Test func keyTTurnsTheTicksOffAndOn() throws {
         let controls = SynthControls()
         let c = make(controls: controls)
-        #expect(speech(c.handle(key: "t", at: 0.5)) == ["Cell boundary ticks off."])
+        #expect(speech(c.handle(key: "T", at: 0.5)) == ["Cell boundary ticks off."])
         #expect(speech(c.handle(key: "T", at: 0.6)) == ["Cell boundary ticks on, once the unit cell is tagged."])
         for (k, point) in [(30.0, 50.0), (50, 50), (30, 70)].enumerated() { _ = tap(c, x: point.0, y: point.1, at: Double(k + 1)) }
         let cell = try #require(c.unitCell)
-        let off = c.handle(key: "t", at: 4)
+        let off = c.handle(key: "T", at: 4)
         #expect(speech(off) == ["Cell boundary ticks off."] && off.contains(.cell(cell, ticks: false)))
         for (k, x) in stride(from: 35.0, through: 95, by: 1).enumerated() { _ = pen(c, x, 60, touching: true, at: 5 + Double(k) * 0.01) }
         #expect(controls.tickCount == 0)
-        let on = c.handle(key: "t", at: 6)
+        let on = c.handle(key: "T", at: 6)
         #expect(speech(on) == ["Cell boundary ticks on."] && on.contains(.cell(cell, ticks: true)))
         for (k, x) in stride(from: 95.0, through: 35, by: -1).enumerated() { _ = pen(c, x, 60, touching: true, at: 7 + Double(k) * 0.01) }
         #expect(controls.tickCount == 3)

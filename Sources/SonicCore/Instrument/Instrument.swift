@@ -8,7 +8,12 @@ public final class Instrument {
     public let stretch: LevelStretch
     public let pitch: PitchMap
     public private(set) var viewport: Viewport
+    /// The mode the pen plays in: the one place it is kept.
     public private(set) var mode: Mode
+    /// The lattice's unit cell, once tagged, and whether the touching pen ticks as it crosses its
+    /// boundaries: the one place they are kept.
+    public private(set) var cell: UnitCell?
+    public private(set) var cellTicks: Bool
     /// The last event handled, for "where am I".
     public private(set) var lastRecord: PenRecord?
     /// The pen's last report, to sound afresh when the image moves under a still pen.
@@ -17,8 +22,6 @@ public final class Instrument {
     /// With note articulation: the band the last note played, and how many notes so far.
     private var noteBand: Int?
     private var notes = 0
-    /// The unit cell whose boundaries tick as the touching pen crosses them; nil: no ticks.
-    private var tickingCell: UnitCell?
     /// The cell (in lattice steps from the origin) the touching pen is in; nil while it is not touching.
     private var cellUnderPen: (n: Int, m: Int)?
     /// How far (in cell units) the pen must pass a boundary before it counts as crossed, so a pen
@@ -32,6 +35,7 @@ public final class Instrument {
         self.pitch = profile.pitch
         self.viewport = viewport
         self.mode = profile.modes[0]
+        cellTicks = profile.gestures.cellTicks
         self.controls = controls
     }
 
@@ -72,15 +76,17 @@ public final class Instrument {
         return handle(event)
     }
 
-    /// Sets the cell whose boundaries tick under the pen (nil: none).
-    public func setTickingCell(_ cell: UnitCell?) {
-        tickingCell = cell
+    /// Sets the unit cell and whether its boundaries tick under the pen; the pen starts afresh in
+    /// whichever cell it is in.
+    public func set(cell: UnitCell?, ticks: Bool) {
+        self.cell = cell
+        cellTicks = ticks
         cellUnderPen = nil
     }
 
-    /// Ticks when the pen, touching, moves into another cell of the ticking cell's lattice.
+    /// Ticks when the pen, touching, moves into another cell of the unit cell's lattice.
     private func followCell(to point: ImagePoint?) {
-        guard let cell = tickingCell, let point else {
+        guard cellTicks, let cell, let point else {
             cellUnderPen = nil
             return
         }

@@ -37,13 +37,10 @@ public final class SessionReplay {
         self.sampleRate = sampleRate
         self.speech = speech
         startTime = start.t
-        let controls = SynthControls()
-        let engine = SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls)
-        voice = SpeechBuffer(capacity: Int(Self.maximumTail * Double(sampleRate)))
-        renderer = VoicedRenderer(engine: engine, speech: voice, duckDecibels: profile.speech.duckDecibels,
-                                  volume: profile.speech.volume)
-        instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
-                                viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+        let sound = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
+        voice = sound.speech
+        renderer = sound.renderer
+        instrument = sound.instrument(playing: image)
         chunk = .allocate(capacity: Self.chunkFrames * 2)
         chunk.initialize(repeating: 0)
     }
@@ -64,7 +61,7 @@ public final class SessionReplay {
         case .pen(let pen): instrument.handle(penEvent(replaying: pen))
         case .mode(_, let mode): instrument.set(mode: mode)
         case .cursor(_, let point): instrument.probe(at: point)
-        case .cell(_, let cell, let ticks): instrument.setTickingCell(ticks ? cell : nil)
+        case .cell(_, let cell, let ticks): instrument.set(cell: cell, ticks: ticks)
         case .speech(_, let text):
             guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
             // A new announcement interrupts the last, as live.

@@ -102,15 +102,6 @@ public struct UnitCell: Sendable, Equatable {
         }
     }
 
-    /// "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 90.2 degrees", or in picometres.
-    public func spoken(pixelSize: PixelSize?) -> String {
-        func length(_ pixels: Double) -> String {
-            guard let pixelSize else { return "\(Self.oneDecimal(pixels)) pixels" }
-            return "\(Self.oneDecimal(pixels * pixelSize.picometres)) picometres"
-        }
-        return "Unit cell: a \(length(lengthA)), b \(length(lengthB)), gamma \(Self.oneDecimal(gamma)) degrees."
-    }
-
     static func oneDecimal(_ v: Double) -> String {
         let tenths = (v * 10).rounded()
         let whole = Int(tenths / 10)

@@ -19,7 +19,8 @@ final class PlaySession {
         startMark = sound.recordedSampleCount()
         var args = ["play"]
         if let image { args.append(image) }
-        args += ["--events", logPath] + arguments
+        // The kind's way to play, unless the test chooses.
+        args += ["--events", logPath] + (arguments.contains("--audio") ? [] : sound.kind.audioArguments) + arguments
         process = try Subprocess(Fixtures.binary, args,
                                  environment: display.environment.merging(sound.clientEnvironment) { $1 }
                                     .merging(environment) { $1 },

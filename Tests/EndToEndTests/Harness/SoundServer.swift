@@ -11,9 +11,24 @@ import TestSupport
 /// The servers are shared by the tests of a run (the tests run one at a time): starting one for each
 /// test, and waiting out a new null sink's first two-second block, took a third of the run.
 final class SoundServer {
+    /// The daemons, as scripts/sound-server names them.
+    enum Daemons: String { case pulseaudio, pipewire }
+
+    /// A way to play: a server, and the program's output to it.
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case pulseaudio, pipewire
+        /// PulseAudio, through `--audio pulse`.
+        case pulseaudio
+        /// PipeWire through its PulseAudio service (`--audio pulse`).
+        case pipewire
+        /// PipeWire natively (`--audio pipewire`).
+        case pipewireNative = "pipewire-native"
+
         var testDescription: String { rawValue }
+
+        var daemons: Daemons { self == .pulseaudio ? .pulseaudio : .pipewire }
+
+        /// The program's option that plays this way.
+        var audioArguments: [String] { ["--audio", self == .pipewireNative ? "pipewire" : "pulse"] }
     }
 
     static let sampleRate = 48_000.0
@@ -29,7 +44,7 @@ final class SoundServer {
     /// The shared server of this kind (started if need be), recorded from now on into `folder`.
     init(folder: String, kind: Kind = .pulseaudio) throws {
         self.kind = kind
-        daemons = try SoundDaemons.shared(kind)
+        daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
         // Stereo, so that both servers' monitors give the same samples (their stereo-to-mono downmixes differ).
         recorder = try Subprocess(daemons.parec, [
@@ -61,16 +76,16 @@ final class SoundServer {
 /// One private sound server (scripts/sound-server: the servers' settings are there, shared with
 /// the benchmarks), with a reader on its monitor for as long as it runs.
 private final class SoundDaemons: @unchecked Sendable {
-    let kind: SoundServer.Kind
+    let kind: SoundServer.Daemons
     let runFolder: String
     let parec: String
     let clientEnvironment: [String: String]
     private let started = Date()
 
-    private static let running = Mutex<[SoundServer.Kind: SoundDaemons]>([:])
+    private static let running = Mutex<[SoundServer.Daemons: SoundDaemons]>([:])
 
     /// The running server of this kind, or a new one if there is none or it died.
-    static func shared(_ kind: SoundServer.Kind) throws -> SoundDaemons {
+    static func shared(_ kind: SoundServer.Daemons) throws -> SoundDaemons {
         try running.withLock { servers in
             if let server = servers[kind], server.isRunning { return server }
             servers[kind]?.stop()
@@ -90,7 +105,7 @@ private final class SoundDaemons: @unchecked Sendable {
 
     private static var script: String { Fixtures.repository + "/scripts/sound-server" }
 
-    private init(kind: SoundServer.Kind) throws {
+    private init(kind: SoundServer.Daemons) throws {
         self.kind = kind
         // The socket path must stay under 108 bytes: keep the run folder short, in /tmp.
         runFolder = "/tmp/sa-\(kind == .pulseaudio ? "pa" : "pw")-\(getpid())-\(UUID().uuidString.prefix(6))"

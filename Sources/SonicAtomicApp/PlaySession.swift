@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+import SonicCore
+import SonicImageFiles
+import SonicSpeech
+import SonicX11
+
+/// One run of `play`: set up the image, the saved tags, the window, the sound and the voice around a
+/// session controller; run the event loop, carrying out what the controller asks; shut down so the
+/// last tags are saved and the goodbye is heard.
+final class PlaySession {
+    private let controller: SessionController
+    private let frontend: X11Frontend
+    private let output: any AudioOutput
+    private let voice: LiveVoice?
+    private let log: SessionLog?
+    private let saver: TagSaver
+    private let snaps: SnapQueue
+    private let columnSearch: ColumnSearch
+    /// What the greeting ends with: what the user must know before starting.
+    private let notices: [String]
+    private var quitAsked = false
+    private var dropoutsLogged = 0
+
+    /// Everything the session needs, in the order that lets a failure say what is missing: the
+    /// profile, the image, the log and the saved tags, then the window, the sound and the voice.
+    init(_ options: Play) throws {
+        let settings = try Self.profile(options)
+        let (imagePath, opened) = try Self.image(options)
+        let picture = opened.image
+        do { log = try options.eventsPath.map { try SessionLog(path: $0) } } catch let error as SessionLogError {
+            throw fail(error.message, status: ExitStatus.badInput)
+        }
+        // The user's tags: loaded before anything can overwrite them.
+        let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
+
+        let sound = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
+        let instrument = sound.instrument(playing: picture)
+        do {
+            frontend = try X11Frontend(title: "SonicAtomic — \(opened.fileName)", image: picture,
+                                       stretch: instrument.stretch, clock: monotonicSeconds)
+        } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
+        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
+        voice = Self.startVoice(settings.speech, buffer: sound.speech)
+        log?.write(.start(StartRecord(
+            t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path, imageNumber: opened.number,
+            width: picture.width, height: picture.height, bitDepth: picture.bitDepth, sampleType: picture.sampleType.rawValue,
+            profile: settings.name, sampleRate: Play.sampleRate, voice: settings.speech.voice, rate: settings.speech.rate)))
+
+        // The column spacing is estimated at once (taps snap from the start); finding every column —
+        // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
+        let finder = ColumnFinder(image: picture)
+        columnSearch = ColumnSearch(finder)
+        snaps = SnapQueue(finder)
+        // Taps still being snapped when the program last stopped are snapped and tagged now.
+        var tags = saved.book
+        let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
+        controller = SessionController(
+            instrument: instrument, opened: opened.description, tags: tags,
+            // The user's word first (now, then saved with the tags), then the file's calibration.
+            pixelSize: options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
+                ?? settings.gestures.pixelSize,
+            columnSpacing: finder.spacing)
+        saver = TagSaver(store: store, csvPath: options.exportTags)
+        if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
+           let failure = saver.save(controller.tagSnapshot) {
+            warn(failure)
+        }
+        notices = [voice?.warning.map(Phrases.voiceNote), Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice,
+                   saved.notice, Phrases.placedNow(placedNow), frontend.hasPenTablet ? nil : Phrases.noPenTablet]
+            .compactMap { $0 }
+    }
+
+    /// The event loop: until the user quits or a signal asks to.
+    func run() {
+        installQuitSignals()
+        perform(controller.start(notices: notices))
+        while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
+            // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
+            let untilDeadline = snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
+            for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
+                switch event {
+                case .pen(let pen): perform(controller.handle(pen))
+                case .placed(let window): perform(controller.place(window: window))
+                case .key(let name): perform(controller.handle(key: name, at: monotonicSeconds()))
+                case .closeRequested: perform(controller.handle(.windowClosed, at: monotonicSeconds()))
+                }
+            }
+            perform(controller.poll(at: monotonicSeconds()))
+            for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
+            if controller.columns == nil, let found = columnSearch.result { perform(controller.setColumns(found)) }
+            frontend.draw(controller.overlay)
+            let dropouts = output.dropoutCount
+            if dropouts > dropoutsLogged {
+                log?.write(.dropout(t: monotonicSeconds(), count: dropouts))
+                dropoutsLogged = dropouts
+            }
+            log?.flush()
+        }
+    }
+
+    /// A tap just before quitting is still tagged and saved (the goodbye has been said); the goodbye is
+    /// heard (a signal skips it), and the tone fades rather than cuts off.
+    func shutDown() {
+        for snap in snaps.drain() {
+            perform(controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } })
+        }
+        controller.instrument.silence()
+        if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
+        usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
+        log?.flush()
+        voice?.stop()
+    }
+
+    /// Carries out what the controller asks.
+    private func perform(_ outputs: [ControllerOutput]) {
+        for output in outputs {
+            let now = monotonicSeconds()
+            switch output {
+            case .pen(let record): log?.write(.pen(record))
+            case .mode(let mode): log?.write(.mode(t: now, mode))
+            case .speak(let text):
+                voice?.say(text)
+                log?.write(.speech(t: now, text: text))
+            case .tagAdded(let tag): log?.write(.tag(t: now, tag))
+            case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
+            case .save(let tags):
+                guard let failure = saver.save(tags) else { break }
+                warn(failure)
+                perform(controller.saveFailed())
+            case .snap(let request): snaps.submit(request)
+            case .cursor(let point): log?.write(.cursor(t: now, point))
+            case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
+            case .viewport(let viewport):
+                log?.write(.viewport(t: now, viewport))
+                frontend.show(viewport)
+            case .quit: quitAsked = true
+            }
+        }
+    }
+
+    /// The profile, with the voice and rate the options give.
+    private static func profile(_ options: Play) throws -> Profile {
+        var settings: Profile
+        do { settings = try Installation.loadProfile(options.profile) } catch let error as ProfileError {
+            throw fail(error.description, status: ExitStatus.badInput)
+        }
+        if let voice = options.voice { settings.speech.voice = voice }
+        if let rate = options.rate { settings.speech.rate = rate }
+        return settings
+    }
+
+    /// The image file given, or the bundled lattice, opened at the image asked for.
+    private static func image(_ options: Play) throws -> (path: String, opened: ImageFiles.Opened) {
+        guard let path = options.image ?? Installation.defaultImage else {
+            throw fail("no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
+                       status: ExitStatus.badInput)
+        }
+        do { return (path, try ImageFiles.open(path, number: options.imageNumber)) } catch {
+            throw fail("cannot read image \(path): \(error)", status: ExitStatus.badInput)
+        }
+    }
+
+    /// The image's tags store, what to say about where it is, and the tags saved in it.
+    private static func savedTags(_ imagePath: String, _ opened: ImageFiles.Opened) throws
+        -> (store: TagStore, notice: String?, saved: TagStore.Saved) {
+        let (store, notice) = TagStore.forImage(imagePath, number: opened.imageCount > 1 ? opened.number : nil,
+                                                width: opened.image.width, height: opened.image.height)
+        do { return (store, notice, try store.load()) } catch { throw fail(error.description, status: ExitStatus.badInput) }
+    }
+
+    /// The voice, or nil with one line on stderr if there is none: the instrument works without it.
+    private static func startVoice(_ settings: Profile.SpeechSettings, buffer: SpeechBuffer) -> LiveVoice? {
+        do {
+            let voice = try LiveVoice(settings: settings, buffer: buffer, outputRate: Double(Play.sampleRate))
+            if let warning = voice.warning { warn(warning) }
+            return voice
+        } catch {
+            warn("\(error); continuing without a voice")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// The help, written from the binding table: spoken after F1, printed by `play --help`.
+extension Bindings {
+    /// The listed bindings grouped by what they do, in the table's order: one line of the help each.
+    public static var groups: [(action: String, bindings: [Binding])] {
+        var actions: [String] = []
+        var members: [String: [Binding]] = [:]
+        for binding in table where binding.listed {
+            if members[binding.action] == nil { actions.append(binding.action) }
+            members[binding.action, default: []].append(binding)
+        }
+        return actions.map { ($0, members[$0, default: []]) }
+    }
+
+    /// "Keys. Tab: next mode. … Pen. Double click the lower barrel button: next mode. …", with the
+    /// keys named as a voice says them or as they are written.
+    public static func help(spoken: Bool) -> String {
+        var keyLines: [String] = []
+        var penLines: [String] = []
+        for (action, bindings) in groups {
+            let keys = bindings.filter(\.isKey)
+            if let first = keys.first {
+                let names = keys.compactMap(\.keyName)
+                keyLines.append("\(label(names, spoken: spoken))\(first.modes.qualifier): \(action).")
+            }
+        }
+        for binding in table where binding.listed {
+            guard case .pen(let gesture) = binding.input else { continue }
+            penLines.append("\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action).")
+        }
+        return (["Keys."] + keyLines + ["Pen."] + penLines).joined(separator: " ")
+    }
+
+    /// How keys doing the same are named together: "Escape or Q", "Arrow keys", "1 to 4" ("1-4" written).
+    public static func label(_ keys: [String], spoken: Bool) -> String {
+        if keys == arrowKeys { return "Arrow keys" }
+        let digits = keys.compactMap { Int($0) }
+        if digits.count == keys.count, digits.count > 2, let first = digits.first, let last = digits.last,
+           digits == Array(first...last) {
+            return "\(first)\(spoken ? " to " : "-")\(last)"
+        }
+        return keys.map { spoken ? spokenNames[$0] ?? $0 : $0 }.joined(separator: " or ")
+    }
+
+    /// Keys whose written names a voice would misread or skip.
+    static let spokenNames = ["Shift+Tab": "Shift Tab", "BackSpace": "Backspace", "+": "Plus", "=": "equals", "-": "Minus"]
+}
+
+extension Binding {
+    public var isKey: Bool { keyName != nil }
+
+    /// The key's name, for a key binding.
+    public var keyName: String? {
+        if case .key(let name) = input { name } else { nil }
+    }
+}

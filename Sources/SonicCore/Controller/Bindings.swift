@@ -1,0 +1,118 @@
+/// The pen's barrel buttons, as the gestures the controller tells apart.
+public enum PenGesture: Sendable, Hashable, CaseIterable {
+    case lowerBarrelDoubleClick
+    /// Known once the double-click time has passed without a second press.
+    case lowerBarrelClick
+    /// Pressed and released without moving.
+    case upperBarrelPress
+    /// Held and moved more than a few screen pixels.
+    case upperBarrelDrag
+
+    /// How the help and the manual name it.
+    public var name: String {
+        switch self {
+        case .lowerBarrelDoubleClick: "double click the lower barrel button"
+        case .lowerBarrelClick: "click the lower barrel button"
+        case .upperBarrelPress: "the upper barrel button"
+        case .upperBarrelDrag: "hold the upper barrel button and drag"
+        }
+    }
+}
+
+/// The modes a binding works in.
+public enum ModeScope: Sendable, Hashable {
+    case all, tagging, others
+
+    public func includes(_ mode: Mode) -> Bool {
+        switch self {
+        case .all: true
+        case .tagging: mode == .unitCellTagging
+        case .others: mode != .unitCellTagging
+        }
+    }
+
+    /// As the help adds it after the key: ", in tagging mode".
+    public var qualifier: String {
+        switch self {
+        case .all: ""
+        case .tagging: ", in tagging mode"
+        case .others: ", outside tagging mode"
+        }
+    }
+}
+
+/// One key or pen gesture, the command it gives in which modes, and what the help says it does.
+public struct Binding: Sendable {
+    public enum Input: Sendable, Hashable {
+        /// A key as the user reads it: "Tab", "Shift+Tab", "BackSpace", "+", "Q".
+        case key(String)
+        case pen(PenGesture)
+    }
+
+    public let input: Input
+    public let modes: ModeScope
+    public let command: Command
+    /// What it does, as the help says it; the bindings with the same words are one line of the help.
+    public let action: String
+    /// Whether the help names it (the digits past the last mode are bound only to say there is none).
+    public let listed: Bool
+}
+
+/// The one table of what every key and pen button does. The controller dispatches through it, and
+/// the spoken key help and `play --help` are written from it; a test holds the manual to it.
+public enum Bindings {
+    public static let table: [Binding] =
+        keys(["Tab"], .nextMode, "next mode")
+        + keys(["Shift+Tab"], .previousMode, "previous mode")
+        + (1...9).map { key("\($0)", .chooseMode($0), "choose a mode", listed: $0 <= Mode.allCases.count) }
+        + keys(["Space"], .whereAmI, "where am I")
+        + keys(["R"], .repeatLast, "repeat the last announcement")
+        + keys(["F1"], .keyHelp, "speak the keys")
+        + keys(["Escape", "Q"], .quit, "quit")
+        + keys(["+", "="], .zoomIn, "zoom in around the pen")
+        + keys(["-"], .zoomOut, "zoom out")
+        + keys(["0"], .zoomWhole, "show the whole image")
+        + arrows(.others, Command.pan, "move the view")
+        + keys(["H"], .toggleStatusPanel, "show or hide the status panel for sighted helpers")
+        + keys(["BackSpace"], .removeLastTag, "remove the last tag")
+        + keys(["L"], .listTags, "list the tags")
+        + keys(["C"], .clearTags, "clear the tags, pressed twice")
+        + keys(["O"], .markOrigin, "make the last tag the unit cell's origin")
+        + keys(["T"], .toggleCellTicks, "turn the ticks at the unit cell's boundaries off and on")
+        + arrows(.tagging, Command.stepCursor, "step from column to column")
+        + keys(["Enter"], .tagCursorColumn, "tag the column", in: .tagging)
+        + [
+            pen(.lowerBarrelDoubleClick, .nextMode, "next mode"),
+            pen(.lowerBarrelClick, .whereAmI, "where am I"),
+            pen(.upperBarrelPress, .removeLastTag, "remove the last tag", in: .tagging),
+            pen(.upperBarrelPress, .repeatLast, "repeat the last announcement", in: .others),
+            pen(.upperBarrelDrag, .dragView, "move the view"),
+        ]
+
+    /// The command `input` gives in `mode`, if any.
+    public static func command(for input: Binding.Input, in mode: Mode) -> Command? {
+        table.first { $0.input == input && $0.modes.includes(mode) }?.command
+    }
+
+    /// The arrow keys, as the user reads them, in `Direction.allCases` order.
+    public static let arrowKeys = ["Left", "Right", "Up", "Down"]
+
+    private static func key(_ name: String, _ command: Command, _ action: String, in modes: ModeScope = .all,
+                            listed: Bool = true) -> Binding {
+        Binding(input: .key(name), modes: modes, command: command, action: action, listed: listed)
+    }
+
+    private static func keys(_ names: [String], _ command: Command, _ action: String,
+                             in modes: ModeScope = .all) -> [Binding] {
+        names.map { key($0, command, action, in: modes) }
+    }
+
+    private static func arrows(_ modes: ModeScope, _ command: (Direction) -> Command, _ action: String) -> [Binding] {
+        zip(arrowKeys, Direction.allCases).map { key($0, command($1), action, in: modes) }
+    }
+
+    private static func pen(_ gesture: PenGesture, _ command: Command, _ action: String,
+                            in modes: ModeScope = .all) -> Binding {
+        Binding(input: .pen(gesture), modes: modes, command: command, action: action, listed: true)
+    }
+}

@@ -1,0 +1,64 @@
+/// The column cursor: in tagging mode the arrow keys walk it from atom column to atom column, for a
+/// user without a tablet or who wants exact steps, and the tone sounds each column it reaches.
+struct ColumnCursor: Sendable {
+    /// How long the tone sounds a column the cursor reached.
+    static let toneTime = 0.5
+
+    enum Step: Sendable, Equatable {
+        /// The column search is still running.
+        case searching
+        case noColumns
+        case noneFurther
+        case moved(to: ImagePoint)
+    }
+
+    /// Every atom column found in the image, once the search is done (nil until then).
+    private(set) var columns: [ImagePoint]?
+    /// The column the cursor is on.
+    private(set) var position: ImagePoint?
+    /// When the tone sounding the cursor's column stops.
+    private(set) var toneEnd: Double?
+
+    mutating func setColumns(_ found: [ImagePoint]) { columns = found }
+
+    /// Moves to the nearest column within 45° of `direction`, favouring those straight ahead; the
+    /// first step goes to the column nearest `start` (the pen, or the image's centre).
+    mutating func step(_ direction: Direction, from start: ImagePoint, at time: Double) -> Step {
+        guard let columns else { return .searching }
+        guard !columns.isEmpty else { return .noColumns }
+        let next: ImagePoint?
+        if let from = position {
+            let way = direction.step
+            next = columns.filter { c in
+                let dx = c.x - from.x, dy = c.y - from.y
+                let distance = (dx * dx + dy * dy).squareRoot()
+                return distance > 0.5 && (dx * way.x + dy * way.y) / distance >= 0.7071
+            }.min { Self.score($0, from: from, way) < Self.score($1, from: from, way) }
+        } else {
+            next = columns.min { Self.distanceSquared($0, start) < Self.distanceSquared($1, start) }
+        }
+        guard let next else { return .noneFurther }
+        position = next
+        toneEnd = time + Self.toneTime
+        return .moved(to: next)
+    }
+
+    /// Whether the tone's time is up by `time`; it is then over.
+    mutating func toneEnds(by time: Double) -> Bool {
+        guard let end = toneEnd, time >= end else { return false }
+        toneEnd = nil
+        return true
+    }
+
+    private static func distanceSquared(_ a: ImagePoint, _ b: ImagePoint) -> Double {
+        (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)
+    }
+
+    /// Lower is better: the distance ahead, and twice the distance aside.
+    private static func score(_ c: ImagePoint, from: ImagePoint, _ way: (x: Double, y: Double)) -> Double {
+        let dx = c.x - from.x, dy = c.y - from.y
+        let along = dx * way.x + dy * way.y
+        let across = abs(dx * way.y - dy * way.x)
+        return along + 2 * across
+    }
+}

@@ -1,0 +1,49 @@
+/// Everything the user can ask of a session, whatever the key or pen button that asks it
+/// (`Bindings.table` says which does what).
+public enum Command: Sendable, Hashable {
+    case nextMode
+    case previousMode
+    /// The n-th mode of the profile's cycle, counted from 1.
+    case chooseMode(Int)
+    /// The position and intensity under the pen, and the unit cell it is in.
+    case whereAmI
+    case repeatLast
+    /// Speaks every binding.
+    case keyHelp
+    case toggleStatusPanel
+    case zoomIn
+    case zoomOut
+    case zoomWhole
+    /// Moves the view a quarter of the window that way.
+    case pan(Direction)
+    /// The image follows the pen while the upper barrel button stays held.
+    case dragView
+    /// Undoes the latest tag asked for, placed or still being placed.
+    case removeLastTag
+    case listTags
+    /// Asks first; the same command again within `Tagging.confirmationTime` clears.
+    case clearTags
+    case markOrigin
+    case toggleCellTicks
+    /// Moves the column cursor to the nearest atom column that way.
+    case stepCursor(Direction)
+    case tagCursorColumn
+    case quit
+    /// The window manager asked the window to close: the same as `quit`.
+    case windowClosed
+}
+
+/// Which way an arrow key points.
+public enum Direction: Sendable, Hashable, CaseIterable {
+    case left, right, up, down
+
+    /// As a unit step in image coordinates (y grows downwards).
+    public var step: (x: Double, y: Double) {
+        switch self {
+        case .left: (-1, 0)
+        case .right: (1, 0)
+        case .up: (0, -1)
+        case .down: (0, 1)
+        }
+    }
+}

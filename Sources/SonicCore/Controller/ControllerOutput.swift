@@ -1,0 +1,38 @@
+/// What the controller wants done, besides the sound it sets directly.
+public enum ControllerOutput: Sendable, Equatable {
+    /// A handled pen event, for the session log.
+    case pen(PenRecord)
+    /// The mode changed.
+    case mode(Mode)
+    /// Say this (it interrupts whatever is being said).
+    case speak(String)
+    case tagAdded(Tag)
+    case tagRemoved(Tag)
+    /// The tags (placed or still being placed) or the cell's corners changed: save them as they are
+    /// now; report a failure to `saveFailed()`.
+    case save(TagSnapshot)
+    /// Snap this tap to a column, away from the event loop, and hand the answer to `snapped(_:to:)`.
+    case snap(SnapRequest)
+    /// The column cursor sounds this point; nil: it fell silent.
+    case cursor(ImagePoint?)
+    /// The image's placement changed (window placed, zoomed or panned): show it and log it.
+    case viewport(Viewport)
+    /// The unit cell changed (nil: none), or its boundary ticks were turned on or off.
+    case cell(UnitCell?, ticks: Bool)
+    /// The user asked to quit (the goodbye has been asked to be spoken first).
+    case quit
+}
+
+/// What is saved of the tags: the tags with the cell's corners, those still being placed, and the
+/// pixel size their lengths are spoken in.
+public struct TagSnapshot: Sendable, Equatable {
+    public var book: TagBook
+    public var unplaced: [UnplacedTag]
+    public var pixelSize: PixelSize?
+
+    public init(book: TagBook, unplaced: [UnplacedTag] = [], pixelSize: PixelSize? = nil) {
+        self.book = book
+        self.unplaced = unplaced
+        self.pixelSize = pixelSize
+    }
+}

@@ -1,0 +1,181 @@
+/// Every sentence the program speaks, in one place. Callers hand over numbers and names; the
+/// words, their order and their punctuation are decided here.
+public enum Phrases {
+    // MARK: - The session
+
+    /// "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch."
+    public static func greeting(_ opened: OpenedImage, _ image: GrayImage, pixelSize: PixelSize?, modeNumber: Int,
+                                mode: Mode) -> String {
+        let scale = opened.spokenScale(pixelSize: pixelSize).map { ", \($0)" } ?? ""
+        return "SonicAtomic. \(opened.spokenName), \(image.width) by \(image.height) pixels, "
+            + "\(image.sampleType.spoken)\(scale). " + self.mode(modeNumber, mode)
+    }
+
+    public static func savedTagsLoaded(_ count: Int) -> String { "\(counted(count, "saved tag")) loaded." }
+
+    /// "Mode 2, pressure amplitude."
+    public static func mode(_ number: Int, _ mode: Mode) -> String { "Mode \(number), \(mode.spokenName)." }
+
+    public static func noMode(_ number: Int) -> String { "There is no mode \(number)." }
+
+    public static let keyHelp = Bindings.help(spoken: true)
+    public static let nothingToRepeat = "Nothing to repeat."
+    public static let goodbye = "Goodbye."
+    public static let tagsNotSaved = "Warning: the tags could not be saved."
+
+    public static func statusPanel(shown: Bool) -> String { shown ? "Status panel shown." : "Status panel hidden." }
+
+    // MARK: - Where things are
+
+    public static let penNotOnTablet = "The pen is not on the tablet."
+    public static let outsideImage = "Outside the image."
+
+    /// "x 512, y 300, intensity 82 percent": whole pixels, or to a tenth for refined column centres.
+    public static func point(_ p: ImagePoint, level: Double, precise: Bool) -> String {
+        let position = precise
+            ? "x \(UnitCell.oneDecimal(p.x)), y \(UnitCell.oneDecimal(p.y))"
+            : "x \(p.nearestPixel.x), y \(p.nearestPixel.y)"
+        return "\(position), intensity \(percent(level)) percent"
+    }
+
+    /// "cell 3 along a, minus 1 along b": which cell of the lattice, counted from the origin's.
+    public static func cellPosition(_ n: Int, _ m: Int) -> String {
+        func spoken(_ k: Int) -> String { k < 0 ? "minus \(-k)" : "\(k)" }
+        return "cell \(spoken(n)) along a, \(spoken(m)) along b"
+    }
+
+    /// "Unit cell: a 24.1 pixels, b 24.3 pixels, gamma 90.2 degrees.", or in picometres.
+    public static func unitCell(_ cell: UnitCell, pixelSize: PixelSize?) -> String {
+        func length(_ pixels: Double) -> String {
+            guard let pixelSize else { return "\(UnitCell.oneDecimal(pixels)) pixels" }
+            return "\(UnitCell.oneDecimal(pixels * pixelSize.picometres)) picometres"
+        }
+        return "Unit cell: a \(length(cell.lengthA)), b \(length(cell.lengthB)), gamma \(UnitCell.oneDecimal(cell.gamma)) degrees."
+    }
+
+    // MARK: - Zoom and pan
+
+    /// "Zoom 4 times."
+    public static func zoom(_ level: Double) -> String { "Zoom \(times(level))." }
+
+    public static func zoomLimit(inward: Bool) -> String {
+        inward ? "Zoom 16 times: as far in as it goes." : "Zoom 1 time: the whole image."
+    }
+
+    public static let wholeImageInView = "The whole image is in view."
+
+    /// "At the left edge.", "At the top edge."
+    public static func atEdge(_ direction: Direction) -> String {
+        let edge = switch direction {
+        case .left: "left"
+        case .right: "right"
+        case .up: "top"
+        case .down: "bottom"
+        }
+        return "At the \(edge) edge."
+    }
+
+    /// "Showing x 120 to 311, y 40 to 147."
+    public static func showing(x: (from: Int, to: Int), y: (from: Int, to: Int)) -> String {
+        "Showing x \(x.from) to \(x.to), y \(y.from) to \(y.to)."
+    }
+
+    /// "4 times", "1.5 times", "1 time".
+    public static func times(_ zoom: Double) -> String {
+        let number = zoom == zoom.rounded() ? String(Int(zoom)) : String(zoom)
+        return zoom == 1 ? "1 time" : "\(number) times"
+    }
+
+    // MARK: - Tags
+
+    public static let notTaggedOutside = "Not tagged: outside the image."
+
+    /// "Tag 3 at x 512.3, y 300.1, intensity 82 percent." — with a note when a tap found no column.
+    public static func tagPlaced(_ id: Int, at point: String, missedColumn: Bool) -> String {
+        "Tag \(id) at \(point)\(missedColumn ? ", not snapped: no atom column nearby" : "")."
+    }
+
+    public static let removedWaitingTag = "Removed the tag being placed."
+    public static let noTagsToRemove = "No tags to remove."
+    public static func removedTag(_ id: Int) -> String { "Removed tag \(id)." }
+
+    public static let noTagsToClear = "No tags to clear."
+    public static func confirmClearing(_ count: Int) -> String { "Clear all \(counted(count, "tag"))? Press C again to confirm." }
+    public static func cleared(_ count: Int) -> String { "Cleared \(counted(count, "tag"))." }
+
+    public static let waitingTagWillBeOrigin = "The tag being placed will be the unit cell's origin."
+    public static let noTagForOrigin = "No tags yet: tag the cell's origin first."
+    public static func origin(_ id: Int) -> String { "Tag \(id) is the unit cell's origin. Tag its two neighbours next." }
+
+    /// "2 tags. Tag 1 at …. Tag 2 at …. 1 tag still being placed. Unit cell: …"
+    public static func tagList(_ tags: [(id: Int, point: String)], waiting: Int, cell: String?) -> String {
+        guard !tags.isEmpty || waiting > 0 else { return "No tags." }
+        var parts = tags.isEmpty ? [] : ["\(counted(tags.count, "tag"))."]
+        parts += tags.map { "Tag \($0.id) at \($0.point)." }
+        if waiting > 0 { parts.append("\(counted(waiting, "tag")) still being placed.") }
+        if let cell { parts.append(cell) }
+        return parts.joined(separator: " ")
+    }
+
+    public static func cellTicks(on: Bool, hasCell: Bool) -> String {
+        guard on else { return "Cell boundary ticks off." }
+        return hasCell ? "Cell boundary ticks on." : "Cell boundary ticks on, once the unit cell is tagged."
+    }
+
+    // MARK: - The column cursor
+
+    public static let stillFindingColumns = "Still finding the atom columns."
+    public static let noColumnsFound = "No atom columns were found in this image."
+    public static let moveToAColumnFirst = "Move to a column with the arrow keys first."
+
+    public static func noColumnFurther(_ direction: Direction) -> String {
+        let way = switch direction {
+        case .left: "left"
+        case .right: "right"
+        case .up: "up"
+        case .down: "down"
+        }
+        return "No column further \(way)."
+    }
+
+    /// "Column at x 70.2, y 49.9, intensity 71 percent."
+    public static func column(at point: String) -> String { "Column at \(point)." }
+
+    // MARK: - Notices after the greeting
+
+    public static let noPenTablet = "No pen tablet found: the mouse plays, as a pen pressed fully."
+
+    /// A warning from the voice itself, such as a missing voice replaced by English.
+    public static func voiceNote(_ warning: String) -> String { "Note: \(warning)." }
+
+    /// How many pixels hold no number (NaN or infinity in a float file), and how they sound; nil for none.
+    public static func nonFinitePixels(_ count: Int) -> String? {
+        guard count > 0 else { return nil }
+        let which = count == 1 ? "1 pixel holds" : "\(count) pixels hold"
+        return "\(which) no number, and \(count == 1 ? "plays" : "play") as the lowest value."
+    }
+
+    /// Which saved tags were placed only now, their taps having been snapped when the program
+    /// stopped; nil for none.
+    public static func placedNow(_ placed: [Tag]) -> String? {
+        guard let first = placed.first, let last = placed.last else { return nil }
+        let which = placed.count == 1 ? "Tag \(first.id) was" : "Tags \(first.id) to \(last.id) were"
+        return "\(which) still being placed when the program stopped, and \(placed.count == 1 ? "is" : "are") placed now."
+    }
+
+    public static func tagsSavedElsewhere(in folder: String) -> String {
+        "The image's folder is not writable, so tags are saved in \(folder)."
+    }
+
+    public static func tagsSetAside(width: Int, height: Int) -> String {
+        "Saved tags for a \(width) by \(height) image were set aside."
+    }
+
+    // MARK: - Words
+
+    /// "1 tag", "3 tags".
+    static func counted(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+
+    /// A level 0…1 as whole percent.
+    static func percent(_ level: Double) -> String { String(Int((level * 100).rounded())) }
+}

@@ -1,0 +1,22 @@
+/// The panel a sighted colleague can show over the image: what the listener hears, and the view.
+struct StatusPanel: Sendable {
+    var shown = false
+
+    /// When shown: "Mode 1: intensity pitch", the pitch and note, the level and position, pressure
+    /// and tilt (once the pen has reported), the zoom and the number of tags.
+    func lines(modeNumber: Int, mode: Mode, pen: PenRecord?, zoom: Double, tagCount: Int) -> [String] {
+        guard shown else { return [] }
+        var lines = ["Mode \(modeNumber): \(mode.spokenName)"]
+        if let r = pen {
+            lines.append(r.frequency > 0
+                         ? "Pitch \(UnitCell.oneDecimal(r.frequency)) Hz" + (NoteName.of(r.frequency).map { " (\($0))" } ?? "")
+                         : "Silent")
+            lines.append(r.inImage
+                         ? "Level \(Phrases.percent(r.level)) %   x \(UnitCell.oneDecimal(r.imageX)), y \(UnitCell.oneDecimal(r.imageY))"
+                         : "Outside the image")
+            lines.append("Pressure \(Phrases.percent(r.pressure)) %   Tilt \(Int(r.tiltX.rounded()))°, \(Int(r.tiltY.rounded()))°")
+        }
+        lines.append("Zoom \(Phrases.times(zoom))   Tags \(tagCount)")
+        return lines
+    }
+}

@@ -1,0 +1,24 @@
+/// Everything that makes the sound, wired the one way `play`, `render` and the engine benchmark all
+/// share: the synth targets, the engine playing the profile's chain from them, the speech buffer the
+/// voice fills, and the renderer the audio thread calls, which ducks the engine under the voice.
+public struct SoundStack {
+    public let profile: Profile
+    public let controls = SynthControls()
+    public let speech: SpeechBuffer
+    public let renderer: VoicedRenderer
+
+    /// - Parameter speechSeconds: how much speech the buffer holds ahead of the audio thread.
+    public init(profile: Profile, sampleRate: Int, speechSeconds: Double) {
+        self.profile = profile
+        speech = SpeechBuffer(capacity: Int(speechSeconds * Double(sampleRate)))
+        renderer = VoicedRenderer(engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
+                                  speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
+    }
+
+    /// An instrument that plays `image` through this stack, one screen pixel a pixel until the
+    /// window is placed.
+    public func instrument(playing image: GrayImage) -> Instrument {
+        Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
+                   viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+    }
+}

@@ -1,0 +1,107 @@
+import CHDF5
+import SonicCore
+
+/// Walks an HDF5 file for what Velox and Berkeley EMD keep (runs in the child process).
+///
+/// Everything is bounded, whatever the file claims: links per group, groups visited, depth, bytes
+/// of text; the Berkeley walk remembers where it has been, so hard-link cycles end it.
+enum FileSurvey {
+    static let maxLinksPerGroup = 4096
+    static let maxGroupsVisited = 4096
+    static let maxDepth = 16
+    static let maxDatasets = 1024
+    static let maxTextBytes = 1 << 17
+    static let maxAxisValues = 1 << 20
+    /// RosettaSciIO reads these datasets of an EMD group (py4DSTEM and Prismatic write the others).
+    static let berkeleyDatasetPrefixes = ["data", "counted_datacube", "datacube", "diffractionslice", "realslice"]
+
+    static func survey(path: String) throws(ImageFileError) -> Survey {
+        let file = try HDF5Object.openFile(path)
+        var survey = Survey()
+        survey.veloxVersion = try file.child("Version").flatMap { $0.isDataset ? $0.datasetText(maxBytes: maxTextBytes) : nil }
+        survey.hasBerkeleyVersion = try hasBerkeleyVersion(file)
+        if survey.veloxVersion != nil {
+            try surveyVelox(file, into: &survey)
+        }
+        if survey.hasBerkeleyVersion {
+            var walk = BerkeleyWalk()
+            try walk.visit(file, path: [], depth: 0, into: &survey)
+        }
+        return survey
+    }
+
+    /// A top-level object that cannot be opened is no evidence either way; reading the data later says more.
+    private static func hasBerkeleyVersion(_ file: HDF5Object) throws(ImageFileError) -> Bool {
+        if file.hasAttribute("version_major") { return true }
+        for link in try file.hardLinks(limit: maxLinksPerGroup) {
+            if let group = try? file.child(link.name), group.isGroup, group.hasAttribute("version_major") { return true }
+        }
+        return false
+    }
+
+    private static func surveyVelox(_ file: HDF5Object, into survey: inout Survey) throws(ImageFileError) {
+        if let data = try file.child("Data"), data.isGroup {
+            for kind in try data.hardLinks(limit: maxLinksPerGroup) {
+                guard let kindGroup = try data.child(kind.name), kindGroup.isGroup else { continue }
+                for item in try kindGroup.hardLinks(limit: maxLinksPerGroup) {
+                    guard survey.velox.count < maxDatasets,
+                          let group = try kindGroup.child(item.name), group.isGroup,
+                          let dataset = try group.child("Data"), dataset.isDataset
+                    else { continue }
+                    // Without readable metadata the image is still there, uncalibrated.
+                    let metadata = (try? group.child("Metadata")).flatMap { $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil }
+                    survey.velox.append(VeloxDataset(kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata))
+                }
+            }
+        }
+        // Optional: names of the detectors behind images. A damaged record leaves the name to the metadata.
+        guard let operations = try? file.child("Operations"), operations.isGroup else { return }
+        for kind in ["CameraInputOperation", "StemInputOperation"] {
+            guard let group = try? operations.child(kind), group.isGroup,
+                  let links = try? group.hardLinks(limit: maxLinksPerGroup) else { continue }
+            for link in links {
+                if let record = try? group.child(link.name), record.isDataset, let text = record.datasetText(maxBytes: maxTextBytes) {
+                    survey.operations.append(text)
+                }
+            }
+        }
+    }
+
+    private struct BerkeleyWalk {
+        var visited: Set<haddr_t> = []
+
+        mutating func visit(_ group: HDF5Object, path: [String], depth: Int, into survey: inout Survey) throws(ImageFileError) {
+            let links = try group.hardLinks(limit: maxLinksPerGroup)
+            if group.attributeInteger("emd_group_type") == 1 {
+                let names = Set(links.map(\.name))
+                for link in links where berkeleyDatasetPrefixes.contains(where: link.name.hasPrefix) {
+                    guard survey.berkeley.count < maxDatasets, let dataset = try group.child(link.name), dataset.isDataset else { continue }
+                    let layout = try dataset.layout()
+                    let axesFromZero = names.contains("dim0")
+                    let axes = (0..<layout.dims.count).map { index in
+                        axis(group, named: "dim\(axesFromZero ? index : index + 1)")
+                    }
+                    survey.berkeley.append(BerkeleyDataset(group: path, name: link.name, layout: layout,
+                                                           axesFromZero: axesFromZero, axes: axes))
+                }
+            }
+            guard depth < maxDepth else { return }
+            for link in links where !visited.contains(link.address) {
+                guard visited.count < maxGroupsVisited else { return }
+                visited.insert(link.address)
+                guard let child = try group.child(link.name), child.isGroup else { continue }
+                try visit(child, path: path + [link.name], depth: depth + 1, into: &survey)
+            }
+        }
+
+        /// A `dimN` dataset's first position and mean step, as RosettaSciIO takes them.
+        private func axis(_ group: HDF5Object, named name: String) -> BerkeleyAxis? {
+            guard let dataset = try? group.child(name), dataset.isDataset,
+                  let values = dataset.doubles(maxCount: maxAxisValues), values.count >= 2,
+                  let first = values.first, let last = values.last
+            else { return nil }
+            return BerkeleyAxis(first: first, step: (last - first) / Double(values.count - 1),
+                                units: dataset.attributeText("units", maxBytes: 4096) ?? "")
+        }
+    }
+}

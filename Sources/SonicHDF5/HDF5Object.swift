@@ -1,0 +1,188 @@
+import CHDF5
+import Glibc
+import SonicCore
+
+/// An open HDF5 identifier (file, group, dataset, attribute, type, space), closed when released.
+///
+/// Only the child process of `ChildProcess` opens these: libhdf5 never runs in the program itself.
+final class HDF5Object {
+    let id: hid_t
+    private let close: (hid_t) -> herr_t
+
+    /// Nil when libhdf5 returned an error instead of an identifier.
+    init?(_ id: hid_t, close: @escaping (hid_t) -> herr_t) {
+        guard id >= 0 else { return nil }
+        self.id = id
+        self.close = close
+    }
+
+    deinit { _ = close(id) }
+
+    static func openFile(_ path: String) throws(ImageFileError) -> HDF5Object {
+        H5Eset_auto2(sonic_h5_error_stack(), nil, nil)
+        // Filters from plugins would load code named by the file.
+        H5PLset_loading_state(0)
+        guard let file = HDF5Object(H5Fopen(path, sonic_h5_read_only(), sonic_h5_default()), close: H5Fclose) else {
+            throw HDF5Failure.openingFile(path: path)
+        }
+        return file
+    }
+
+    var isGroup: Bool { H5Iget_type(id) == H5I_GROUP }
+    var isDataset: Bool { H5Iget_type(id) == H5I_DATASET }
+
+    /// The names of this group's hard links, in creation order where the file keeps it, else by
+    /// name; soft and external links are left out so that nothing leads outside the file.
+    func hardLinks(limit: Int) throws(ImageFileError) -> [HardLink] {
+        var collector = LinkCollector(limit: limit)
+        for order in [H5_INDEX_CRT_ORDER, H5_INDEX_NAME] {
+            collector.links.removeAll()
+            var next: hsize_t = 0
+            let status = withUnsafeMutablePointer(to: &collector) {
+                H5Literate(id, order, H5_ITER_INC, &next, collectHardLink, $0)
+            }
+            if status >= 0 { return collector.links }
+        }
+        throw HDF5Failure.current("cannot list a group")
+    }
+
+    /// The object a hard link of this group leads to, or nil when there is none by that name.
+    func child(_ name: String) throws(ImageFileError) -> HDF5Object? {
+        guard !name.isEmpty, name != ".", !name.contains("/") else { return nil }
+        let exists = H5Lexists(id, name, sonic_h5_default())
+        guard exists >= 0 else { throw HDF5Failure.current("cannot look up \(name)") }
+        guard exists > 0 else { return nil }
+        var info = H5L_info_t()
+        guard H5Lget_info(id, name, &info, sonic_h5_default()) >= 0 else { throw HDF5Failure.current("cannot look up \(name)") }
+        guard info.type == H5L_TYPE_HARD else { return nil }
+        guard let object = HDF5Object(H5Oopen(id, name, sonic_h5_default()), close: H5Oclose) else {
+            throw HDF5Failure.current("cannot open \(name)")
+        }
+        return object
+    }
+
+    func hasAttribute(_ name: String) -> Bool { H5Aexists(id, name) > 0 }
+
+    /// A one-element attribute as text (string types) or nil.
+    func attributeText(_ name: String, maxBytes: Int) -> String? {
+        guard hasAttribute(name),
+              let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
+              let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
+              let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose)
+        else { return nil }
+        return HDF5Text.read(type: type, space: space, maxBytes: maxBytes) { H5Aread(attribute.id, $0, $1) }
+    }
+
+    /// A one-element integer attribute, or nil.
+    func attributeInteger(_ name: String) -> Int? {
+        guard hasAttribute(name),
+              let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
+              let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
+              let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose),
+              H5Tget_class(type.id) == H5T_INTEGER, H5Sget_simple_extent_npoints(space.id) == 1
+        else { return nil }
+        var value: Int64 = 0
+        guard H5Aread(attribute.id, sonic_h5_native_llong(), &value) >= 0 else { return nil }
+        return Int(value)
+    }
+
+    /// Whether a dataset's samples live in other files (external or virtual storage), which could
+    /// name any file, a pipe or a device; nil when the library cannot tell.
+    var keepsDataElsewhere: Bool? {
+        guard let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose) else { return nil }
+        return H5Pget_layout(creation.id) == H5D_VIRTUAL || H5Pget_external_count(creation.id) != 0
+    }
+
+    /// A dataset holding one string, as text, or nil.
+    func datasetText(maxBytes: Int) -> String? {
+        guard keepsDataElsewhere == false,
+              let type = HDF5Object(H5Dget_type(id), close: H5Tclose),
+              let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
+        else { return nil }
+        return HDF5Text.read(type: type, space: space, maxBytes: maxBytes) { memoryType, buffer in
+            H5Dread(id, memoryType, sonic_h5_all(), sonic_h5_all(), sonic_h5_default(), buffer)
+        }
+    }
+
+    /// The first column of a 2-D byte dataset (Velox's metadata: one column per frame), up to the
+    /// first NUL, as text.
+    func firstColumnText(maxBytes: Int) -> String? {
+        guard let layout = try? layout(), layout.sampleType == .uint8, (1...2).contains(layout.dims.count),
+              let length = layout.dims.first, length > 0, layout.dims.allSatisfy({ $0 > 0 }),
+              let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
+        else { return nil }
+        let count = min(length, maxBytes)
+        var start = [hsize_t](repeating: 0, count: layout.dims.count)
+        var extent = [hsize_t](repeating: 1, count: layout.dims.count)
+        extent[0] = hsize_t(count)
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &start, nil, &extent, nil) >= 0,
+              let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
+              bytes.withUnsafeMutableBytes({ H5Dread(id, sonic_h5_native_uchar(), memory.id, space.id, sonic_h5_default(), $0.baseAddress) }) >= 0
+        else { return nil }
+        let text = bytes.prefix { $0 != 0 }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Every value of a small 1-D numeric dataset, or nil.
+    func doubles(maxCount: Int) -> [Double]? {
+        guard let layout = try? layout(), layout.sampleType != nil, layout.dims.count == 1,
+              let count = layout.dims.first, (1...maxCount).contains(count)
+        else { return nil }
+        var values = [Double](repeating: 0, count: count)
+        let status = values.withUnsafeMutableBytes {
+            H5Dread(id, sonic_h5_native_double(), sonic_h5_all(), sonic_h5_all(), sonic_h5_default(), $0.baseAddress)
+        }
+        return status >= 0 ? values : nil
+    }
+
+    /// The dataset's extent and element type.
+    func layout() throws(ImageFileError) -> DatasetLayout {
+        guard let space = HDF5Object(H5Dget_space(id), close: H5Sclose),
+              let type = HDF5Object(H5Dget_type(id), close: H5Tclose)
+        else { throw HDF5Failure.current("cannot read a dataset's description") }
+        let dims: [Int]
+        switch H5Sget_simple_extent_type(space.id) {
+        case H5S_SCALAR: dims = []
+        case H5S_SIMPLE:
+            let rank = H5Sget_simple_extent_ndims(space.id)
+            guard rank >= 0, rank <= 32 else { throw HDF5Failure.current("cannot read a dataset's rank") }
+            var extent = [hsize_t](repeating: 0, count: Int(rank))
+            guard H5Sget_simple_extent_dims(space.id, &extent, nil) == rank else {
+                throw HDF5Failure.current("cannot read a dataset's dimensions")
+            }
+            guard extent.allSatisfy({ $0 <= hsize_t(Int32.max) }) else {
+                throw ImageFileError("a dataset's dimension is out of range")
+            }
+            dims = extent.map { Int($0) }
+        default:
+            return DatasetLayout(dims: [0], sampleType: nil, unsupported: "an empty dataset")
+        }
+        guard let elsewhere = keepsDataElsewhere else { throw HDF5Failure.current("cannot read a dataset's storage") }
+        if elsewhere { return DatasetLayout(dims: dims, sampleType: nil, unsupported: "data kept in other files") }
+        let (sampleType, unsupported) = HDF5Types.describe(type.id)
+        return DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
+    }
+}
+
+struct HardLink {
+    var name: String
+    /// Where the link leads in the file: the same address twice means a cycle or a shared object.
+    var address: haddr_t
+}
+
+private struct LinkCollector {
+    var limit: Int
+    var links: [HardLink] = []
+}
+
+/// A C callback, so a global function (see the platform notes).
+private func collectHardLink(_ group: hid_t, _ name: UnsafePointer<CChar>?, _ info: UnsafePointer<H5L_info_t>?,
+                             _ context: UnsafeMutableRawPointer?) -> herr_t {
+    guard let name, let info, let context else { return -1 }
+    let collector = context.assumingMemoryBound(to: LinkCollector.self)
+    if info.pointee.type == H5L_TYPE_HARD, strlen(name) <= 1024, let text = String(validatingCString: name) {
+        collector.pointee.links.append(HardLink(name: text, address: info.pointee.u.address))
+    }
+    return collector.pointee.links.count >= collector.pointee.limit ? 1 : 0
+}

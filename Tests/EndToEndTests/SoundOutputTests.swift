@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    /// `--audio` chooses how the program plays: natively to PipeWire, or as a PulseAudio client (of
+    /// PulseAudio, or of PipeWire's PulseAudio service); `auto` takes what runs, and a server that
+    /// cannot play gives way to the other in one line.
+    @Suite struct SoundOutputTests {
+        /// How the program's stream reached the server, from the server's own list of streams:
+        /// "native" for a PipeWire client, "pulse" for a PulseAudio one; nil when it has none.
+        static func connection(on sound: SoundServer) throws -> String? {
+            let pactl = try #require(Subprocess.which("pactl"), "pactl is needed (scripts/install-deps test)")
+            let listed = try Subprocess.run(pactl, ["list", "sink-inputs"], environment: sound.clientEnvironment)
+            // One block per stream, each starting "Sink Input #N".
+            let ours = listed.output.components(separatedBy: "Sink Input #").first {
+                $0.contains("application.name = \"SonicAtomic\"")
+            }
+            guard let ours else { return nil }
+            // PipeWire's pulse service marks its clients; PulseAudio has nothing but PulseAudio clients.
+            return sound.kind.daemons == .pulseaudio || ours.contains("client.api = \"pipewire-pulse\"") ? "pulse" : "native"
+        }
+
+        /// Plays with `--audio option` until shown, and returns how the stream connected, what the
+        /// program said on stderr, and whether a touch was heard.
+        static func play(_ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
+                         environment: [String: String] = [:]) throws -> (connection: String?, stderr: String, heard: Bool) {
+            let session = try PlaySession(image: Fixtures.repository + "/images/shapes.png", display: display,
+                                          sound: sound, folder: folder, arguments: ["--audio", option],
+                                          environment: environment)
+            defer { session.stop() }
+            try session.waitUntilShown()
+            let connection = try connection(on: sound)
+            try session.waitForGreeting()
+            let mark = sound.recordedSampleCount()
+            // The white disc (centre (70, 120) of 320 × 240): a loud, steady tone.
+            let scale = min(Double(display.width) / 320, Double(display.height) / 240)
+            try display.tap((Double(display.width) - 320 * scale) / 2 + 70 * scale,
+                            (Double(display.height) - 240 * scale) / 2 + 120 * scale, ms: 300)
+            usleep(300_000)
+            let heard = SignalAnalysis.peak(try sound.recording()[mark...]) > 0.3
+            #expect(try session.quitWithKey() == 0)
+            return (connection, session.process.stderr, heard)
+        }
+
+        @Test(arguments: [
+            (SoundServer.Kind.pulseaudio, "auto", "pulse"), (.pipewire, "auto", "native"),
+            (.pipewire, "pipewire", "native"), (.pipewire, "pulse", "pulse"), (.pulseaudio, "pulse", "pulse"),
+        ])
+        func theOutputIsTheOneAskedForOrWhatRuns(kind: SoundServer.Kind, option: String, expected: String) throws {
+            try withServers("audio-\(option)", sound: kind) { display, sound, folder in
+                let played = try Self.play(option, on: sound, display: display, folder: folder)
+                #expect(played.connection == expected, "--audio \(option) on \(kind.daemons.rawValue)")
+                #expect(played.stderr.isEmpty, "\(played.stderr)")
+                #expect(played.heard)
+            }
+        }
+
+        @Test func pipeWireWithoutADaemonFallsBackToPulseAudioInOneLine() throws {
+            try withServers("audio-fallback", sound: .pulseaudio) { display, sound, folder in
+                let played = try Self.play("pipewire", on: sound, display: display, folder: folder)
+                #expect(played.connection == "pulse")
+                #expect(played.stderr == "sonic-atomic: PipeWire: not running; playing through PulseAudio instead\n")
+                #expect(played.heard)
+            }
+        }
+
+        @Test func pulseWithoutAPulseAudioServerFallsBackToPipeWireInOneLine() throws {
+            try withServers("audio-fallback-pw", sound: .pipewireNative) { display, sound, folder in
+                let played = try Self.play("pulse", on: sound, display: display, folder: folder,
+                                           environment: ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"])
+                #expect(played.connection == "native")
+                #expect(played.stderr.hasPrefix("sonic-atomic: PulseAudio: cannot connect ("), "\(played.stderr)")
+                #expect(played.stderr.hasSuffix("); playing through PipeWire instead\n"), "\(played.stderr)")
+                #expect(played.stderr.split(separator: "\n").count == 1, "\(played.stderr)")
+                #expect(played.heard)
+            }
+        }
+    }
+}
