@@ -4,12 +4,12 @@ import PackageDescription
 let package = Package(
     name: "SonicAtomic",
     products: [
-        .executable(name: "sonic-atomic", targets: ["SonicAtomicApp"]),
+        .executable(name: "sonic-atomic", targets: ["SonicAtomicApp"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
-        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.0")
     ],
     targets: [
         // C libraries from Debian, used directly.
@@ -36,9 +36,11 @@ let package = Package(
         .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         // Debian's include folders for libpipewire and SPA, which its pkg-config file would give.
-        .target(name: "SonicPipeWire", dependencies: ["SonicCore", "CPipeWire"], swiftSettings: [
-            .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"]),
-        ]),
+        .target(
+            name: "SonicPipeWire", dependencies: ["SonicCore", "CPipeWire"],
+            swiftSettings: [
+                .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"])
+            ]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
         .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
@@ -53,7 +55,7 @@ let package = Package(
             name: "SonicAtomicApp",
             dependencies: [
                 "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // Renders the sound engine offline and reports speed, block times, memory and allocations.
@@ -64,7 +66,9 @@ let package = Package(
         // Plays the engine live through native PipeWire and counts the allocations on its data thread.
         .executableTarget(
             name: "pipewire-allocations",
-            dependencies: ["SonicCore", "SonicPipeWire", .product(name: "MallocInterposerSwift", package: "malloc-interposer")]
+            dependencies: [
+                "SonicCore", "SonicPipeWire", .product(name: "MallocInterposerSwift", package: "malloc-interposer")
+            ]
         ),
         // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
         .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
@@ -80,6 +84,10 @@ let package = Package(
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
         .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport"
+            ])
     ]
 )

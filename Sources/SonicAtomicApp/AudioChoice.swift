@@ -9,8 +9,9 @@ extension Play {
     /// cannot play; status 4 when neither can.
     func openAudio(renderer: AudioRenderer, streamName: String) throws -> any AudioOutput {
         do {
-            return try AudioOutputs.open(audio, renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
-                                         streamName: streamName, notice: warn)
+            return try AudioOutputs.open(
+                audio, renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
+                streamName: streamName, notice: warn)
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)
         }

@@ -16,7 +16,8 @@ struct Columns: ParsableCommand {
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
     var image: String
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
+    @Option(
+        name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
     var imageNumber: Int?
 
     @Flag(help: "Print JSON instead of a table.")
@@ -52,23 +53,32 @@ struct Columns: ParsableCommand {
             rows = finder.findAll().map { (nil, $0) }
         } else {
             let radius = Profile.builtIn.gestures.snapRadius * (finder.spacing ?? 0)
-            rows = near.compactMap(Self.point).map { p in (p, finder.spacing == nil ? nil : finder.snap(x: p.x, y: p.y, radius: radius)) }
+            rows = near.compactMap(Self.point).map { p in
+                (p, finder.spacing == nil ? nil : finder.snap(x: p.x, y: p.y, radius: radius))
+            }
         }
         print(format(rows, spacing: finder.spacing, width: picture.width, height: picture.height), terminator: "")
     }
 
-    private func format(_ rows: [(near: ImagePoint?, column: AtomColumn?)], spacing: Double?, width: Int, height: Int) -> String {
+    private func format(_ rows: [(near: ImagePoint?, column: AtomColumn?)], spacing: Double?, width: Int, height: Int)
+        -> String
+    {
         let snapping = !near.isEmpty
         if json {
             // Built by hand: key order as documented, numbers to full precision.
-            var out = "{\"image\":\(JSONLine.quoted(URL(fileURLWithPath: image).lastPathComponent)),\"width\":\(width),"
+            var out =
+                "{\"image\":\(JSONLine.quoted(URL(fileURLWithPath: image).lastPathComponent)),\"width\":\(width),"
                 + "\"height\":\(height),\"spacing\":\(spacing.map(JSONLine.number) ?? "null"),\"columns\":["
             out += rows.map { row in
                 var fields: [String] = []
-                if let near = row.near { fields += ["\"nearX\":\(JSONLine.number(near.x))", "\"nearY\":\(JSONLine.number(near.y))"] }
+                if let near = row.near {
+                    fields += ["\"nearX\":\(JSONLine.number(near.x))", "\"nearY\":\(JSONLine.number(near.y))"]
+                }
                 if let c = row.column {
-                    fields += ["\"x\":\(JSONLine.number(c.x))", "\"y\":\(JSONLine.number(c.y))",
-                               "\"peak\":\(JSONLine.number(c.peak))", "\"quality\":\(JSONLine.number(c.quality))"]
+                    fields += [
+                        "\"x\":\(JSONLine.number(c.x))", "\"y\":\(JSONLine.number(c.y))",
+                        "\"peak\":\(JSONLine.number(c.peak))", "\"quality\":\(JSONLine.number(c.quality))"
+                    ]
                 } else {
                     fields += ["\"x\":null", "\"y\":null", "\"peak\":null", "\"quality\":null"]
                 }
@@ -85,7 +95,8 @@ struct Columns: ParsableCommand {
             lines.append(cells.joined(separator: separator))
         }
         if !csv && !json {
-            let summary = spacing.map { "# \(rows.count) rows; column spacing \(String(format: "%.2f", $0)) pixels" }
+            let summary =
+                spacing.map { "# \(rows.count) rows; column spacing \(String(format: "%.2f", $0)) pixels" }
                 ?? "# no lattice found"
             lines.insert(summary, at: 0)
         }

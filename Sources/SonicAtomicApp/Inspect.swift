@@ -5,7 +5,8 @@ import SonicImageFiles
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe an image file before playing it: its images, size, type, calibration, range, percentiles, a histogram, the lattice.",
+        abstract:
+            "Describe an image file before playing it: its images, size, type, calibration, range, percentiles, a histogram, the lattice.",
         discussion: """
             Each line reads well on a screen reader; the histogram's bars come last on their lines. With \
             --json, one JSON object for scripts.
@@ -14,7 +15,9 @@ struct Inspect: ParsableCommand {
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
     var image: String
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest, as play opens.")
+    @Option(
+        name: .customLong("image"),
+        help: "Which image of a file holding several (1, 2, ...). Default: the largest, as play opens.")
     var imageNumber: Int?
 
     @Option(help: "The profile whose stretch to report (name or path).")
@@ -49,21 +52,26 @@ struct Inspect: ParsableCommand {
         let stats = SampleStatistics(picture)
         func value(_ v: Double) -> String { type.isFloat ? String(format: "%.6g", v) : String(Int(v)) }
         var lines: [String] = []
-        let kind = type.isFloat ? "\(type.bits)-bit float" : "\(type.bits)-bit\(type.rawValue.hasPrefix("int") ? " signed" : "")"
-        lines.append("\(opened.description.spokenName): \(picture.width) by \(picture.height) pixels, \(kind) gray, "
-                     + "\(stats.count) samples.")
+        let kind =
+            type.isFloat
+            ? "\(type.bits)-bit float" : "\(type.bits)-bit\(type.rawValue.hasPrefix("int") ? " signed" : "")"
+        lines.append(
+            "\(opened.description.spokenName): \(picture.width) by \(picture.height) pixels, \(kind) gray, "
+                + "\(stats.count) samples.")
         let images = opened.contents.entries.filter(\.isImage)
         if images.count > 1 {
             for (index, entry) in images.enumerated() {
                 let played = index + 1 == opened.number ? ", played" : ""
-                lines.append("Image \(index + 1): \(entry.title.isEmpty ? "untitled" : entry.title), \(entry.width) by "
-                             + "\(entry.height) pixels, \(entry.sampleType?.rawValue ?? "?")\(played).")
+                lines.append(
+                    "Image \(index + 1): \(entry.title.isEmpty ? "untitled" : entry.title), \(entry.width) by "
+                        + "\(entry.height) pixels, \(entry.sampleType?.rawValue ?? "?")\(played).")
             }
         }
         for entry in opened.contents.entries where !entry.isImage {
             let name = entry.title.isEmpty ? "A dataset" : "\"\(entry.title)\""
-            lines.append("\(name) (\(entry.shape.map(String.init).joined(separator: " by "))) is skipped: "
-                         + "\(entry.unsupported ?? "not an image").")
+            lines.append(
+                "\(name) (\(entry.shape.map(String.init).joined(separator: " by "))) is skipped: "
+                    + "\(entry.unsupported ?? "not an image").")
         }
         let calibration = opened.entry.calibration
         if let size = calibration.pixelSize {
@@ -74,17 +82,22 @@ struct Inspect: ParsableCommand {
             lines.append("Calibration from the file: \(value: axis.scale) \(axis.unit) per pixel.")
         }
         if picture.nonFiniteCount > 0 {
-            lines.append("\(picture.nonFiniteCount) samples hold no number (NaN or infinity) and count as the lowest value.")
+            lines.append(
+                "\(picture.nonFiniteCount) samples hold no number (NaN or infinity) and count as the lowest value.")
         }
         let range = type.smallIntegerRange.map { " (of \($0.lowerBound) to \($0.upperBound))" } ?? ""
-        lines.append("Minimum \(value(stats.minimum)), maximum \(value(stats.maximum)), mean "
-                     + "\(String(format: type.isFloat ? "%.6g" : "%.1f", stats.mean))\(range).")
+        lines.append(
+            "Minimum \(value(stats.minimum)), maximum \(value(stats.maximum)), mean "
+                + "\(String(format: type.isFloat ? "%.6g" : "%.1f", stats.mean))\(range).")
         let percentiles: [Double] = [0.5, 1, 5, 25, 50, 75, 95, 99, 99.5]
-        lines.append("Percentiles: " + percentiles.map { "\($0.compactText) percent \(value(stats.percentile($0)))" }
-            .joined(separator: ", ") + ".")
+        lines.append(
+            "Percentiles: "
+                + percentiles.map { "\($0.compactText) percent \(value(stats.percentile($0)))" }
+                .joined(separator: ", ") + ".")
         let stretch = profile.level.stretch(stats)
-        lines.append("The \(profile.name) profile plays \(value(stretch.low)) and below at its lowest pitch "
-                     + "and \(value(stretch.high)) and above at its highest.")
+        lines.append(
+            "The \(profile.name) profile plays \(value(stretch.low)) and below at its lowest pitch "
+                + "and \(value(stretch.high)) and above at its highest.")
         if let spacing = ColumnFinder(image: picture).spacing {
             lines.append("Lattice: atom columns about \(String(format: "%.1f", spacing)) pixels apart.")
         } else {
@@ -118,22 +131,24 @@ struct Inspect: ParsableCommand {
                 + "\"reason\":\(JSONLine.quoted(entry.unsupported ?? "not an image"))}"
         }
         let fields = [
-            "\"file\":\(JSONLine.quoted(opened.path))", "\"format\":\(JSONLine.quoted(opened.contents.format.rawValue))",
+            "\"file\":\(JSONLine.quoted(opened.path))",
+            "\"format\":\(JSONLine.quoted(opened.contents.format.rawValue))",
             "\"image\":\(opened.number)", "\"width\":\(opened.image.width)", "\"height\":\(opened.image.height)",
             "\"sampleType\":\(JSONLine.quoted(opened.image.sampleType.rawValue))",
-            "\"pixelSizePm\":\(pixelSize(opened.entry))", "\"min\":\(number(stats.minimum))", "\"max\":\(number(stats.maximum))",
+            "\"pixelSizePm\":\(pixelSize(opened.entry))", "\"min\":\(number(stats.minimum))",
+            "\"max\":\(number(stats.maximum))",
             "\"mean\":\(number(stats.mean))", "\"nonFinite\":\(opened.image.nonFiniteCount)",
-            "\"images\":[\(images.joined(separator: ","))]", "\"skipped\":[\(skipped.joined(separator: ","))]",
+            "\"images\":[\(images.joined(separator: ","))]", "\"skipped\":[\(skipped.joined(separator: ","))]"
         ]
         return "{" + fields.joined(separator: ",") + "}\n"
     }
 }
 
-private extension Double {
+extension Double {
     /// 0.5, 1, 99.5 — no trailing ".0".
-    var compactText: String { self == rounded() ? String(Int(self)) : String(self) }
+    fileprivate var compactText: String { self == rounded() ? String(Int(self)) : String(self) }
 }
 
-private extension DefaultStringInterpolation {
-    mutating func appendInterpolation(value: Double) { appendInterpolation(String(format: "%.6g", value)) }
+extension DefaultStringInterpolation {
+    fileprivate mutating func appendInterpolation(value: Double) { appendInterpolation(String(format: "%.6g", value)) }
 }

@@ -29,7 +29,8 @@ enum Installation {
 
     static var userProfileDirectory: String {
         let environment = ProcessInfo.processInfo.environment
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
         return config + "/sonic-atomic/profiles"
     }
@@ -44,10 +45,13 @@ enum Installation {
             name = URL(fileURLWithPath: nameOrPath).deletingPathExtension().lastPathComponent
         } else {
             let candidates = [userProfileDirectory] + (dataDirectory.map { [$0 + "/profiles"] } ?? [])
-            guard let found = candidates.map({ "\($0)/\(nameOrPath).toml" })
-                .first(where: FileManager.default.fileExists) else {
-                throw ProfileError(file: nameOrPath, line: nil, key: nil,
-                                   message: "no such profile (looked in \(candidates.joined(separator: " and ")))")
+            guard
+                let found = candidates.map({ "\($0)/\(nameOrPath).toml" })
+                    .first(where: FileManager.default.fileExists)
+            else {
+                throw ProfileError(
+                    file: nameOrPath, line: nil, key: nil,
+                    message: "no such profile (looked in \(candidates.joined(separator: " and ")))")
             }
             path = found
             name = nameOrPath

@@ -11,10 +11,15 @@ struct Play: ParsableCommand {
     /// Room for the longest announcement (the key help) at 48 kHz.
     static let speechSeconds = 60.0
 
-    @Argument(help: "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF or EMD (known by its content, not its name). Default: the bundled atomic lattice.")
+    @Argument(
+        help:
+            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF or EMD (known by its content, not its name). Default: the bundled atomic lattice."
+    )
     var image: String?
 
-    @Option(name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest.")
+    @Option(
+        name: .customLong("image"),
+        help: "Which image of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest.")
     var imageNumber: Int?
 
     @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")
@@ -26,7 +31,10 @@ struct Play: ParsableCommand {
     @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
     var latency = 10.0
 
-    @Option(help: "The sound server: pipewire (native), pulse (PulseAudio, or PipeWire's PulseAudio service), or auto: PipeWire when it runs, else PulseAudio.")
+    @Option(
+        help:
+            "The sound server: pipewire (native), pulse (PulseAudio, or PipeWire's PulseAudio service), or auto: PipeWire when it runs, else PulseAudio."
+    )
     var audio = AudioChoice.auto
 
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
@@ -35,10 +43,16 @@ struct Play: ParsableCommand {
     @Option(help: "Speech rate in words per minute (80-450); overrides the profile's.")
     var rate: Int?
 
-    @Option(name: .customLong("pixel-size"), help: "The size of a pixel (e.g. 9.33pm, 0.933nm): lattice parameters are then spoken in picometres. Saved with the tags.")
+    @Option(
+        name: .customLong("pixel-size"),
+        help:
+            "The size of a pixel (e.g. 9.33pm, 0.933nm): lattice parameters are then spoken in picometres. Saved with the tags."
+    )
     var pixelSize: String?
 
-    @Option(name: .customLong("export-tags"), help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
+    @Option(
+        name: .customLong("export-tags"),
+        help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
     var exportTags: String?
 
     func validate() throws {

@@ -37,15 +37,21 @@ final class PlaySession {
         let sound = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
         let instrument = sound.instrument(playing: picture)
         do {
-            frontend = try X11Frontend(title: "SonicAtomic — \(opened.fileName)", image: picture,
-                                       stretch: instrument.stretch, clock: monotonicSeconds)
+            frontend = try X11Frontend(
+                title: "SonicAtomic — \(opened.fileName)", image: picture,
+                stretch: instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
         voice = Self.startVoice(settings.speech, buffer: sound.speech)
-        log?.write(.start(StartRecord(
-            t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path, imageNumber: opened.number,
-            width: picture.width, height: picture.height, bitDepth: picture.bitDepth, sampleType: picture.sampleType.rawValue,
-            profile: settings.name, sampleRate: Play.sampleRate, voice: settings.speech.voice, rate: settings.speech.rate)))
+        log?.write(
+            .start(
+                StartRecord(
+                    t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path,
+                    imageNumber: opened.number,
+                    width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
+                    sampleType: picture.sampleType.rawValue,
+                    profile: settings.name, sampleRate: Play.sampleRate, voice: settings.speech.voice,
+                    rate: settings.speech.rate)))
 
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
@@ -58,17 +64,21 @@ final class PlaySession {
         controller = SessionController(
             instrument: instrument, opened: opened.description, tags: tags,
             // The user's word first (now, then saved with the tags), then the file's calibration.
-            pixelSize: options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
+            pixelSize: options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration
+                .pixelSize
                 ?? settings.gestures.pixelSize,
             columnSpacing: finder.spacing)
         saver = TagSaver(store: store, csvPath: options.exportTags)
         if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
-           let failure = saver.save(controller.tagSnapshot) {
+            let failure = saver.save(controller.tagSnapshot)
+        {
             warn(failure)
         }
-        notices = [voice?.warning.map(Phrases.voiceNote), Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice,
-                   saved.notice, Phrases.placedNow(placedNow), frontend.hasPenTablet ? nil : Phrases.noPenTablet]
-            .compactMap { $0 }
+        notices = [
+            voice?.warning.map(Phrases.voiceNote), Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice,
+            saved.notice, Phrases.placedNow(placedNow), frontend.hasPenTablet ? nil : Phrases.noPenTablet
+        ]
+        .compactMap { $0 }
     }
 
     /// The event loop: until the user quits or a signal asks to.
@@ -77,7 +87,8 @@ final class PlaySession {
         perform(controller.start(notices: notices))
         while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
-            let untilDeadline = snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
+            let untilDeadline =
+                snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
             for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
                 switch event {
                 case .pen(let pen): perform(controller.handle(pen))
@@ -103,7 +114,9 @@ final class PlaySession {
     /// heard (a signal skips it), and the tone fades rather than cuts off.
     func shutDown() {
         for snap in snaps.drain() {
-            perform(controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } })
+            perform(
+                controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } }
+            )
         }
         controller.instrument.silence()
         if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
@@ -153,8 +166,9 @@ final class PlaySession {
     /// The image file given, or the bundled lattice, opened at the image asked for.
     private static func image(_ options: Play) throws -> (path: String, opened: ImageFiles.Opened) {
         guard let path = options.image ?? Installation.defaultImage else {
-            throw fail("no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
-                       status: ExitStatus.badInput)
+            throw fail(
+                "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
+                status: ExitStatus.badInput)
         }
         do { return (path, try ImageFiles.open(path, number: options.imageNumber)) } catch {
             throw fail("cannot read image \(path): \(error)", status: ExitStatus.badInput)
@@ -163,10 +177,14 @@ final class PlaySession {
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.
     private static func savedTags(_ imagePath: String, _ opened: ImageFiles.Opened) throws
-        -> (store: TagStore, notice: String?, saved: TagStore.Saved) {
-        let (store, notice) = TagStore.forImage(imagePath, number: opened.imageCount > 1 ? opened.number : nil,
-                                                width: opened.image.width, height: opened.image.height)
-        do { return (store, notice, try store.load()) } catch { throw fail(error.description, status: ExitStatus.badInput) }
+        -> (store: TagStore, notice: String?, saved: TagStore.Saved)
+    {
+        let (store, notice) = TagStore.forImage(
+            imagePath, number: opened.imageCount > 1 ? opened.number : nil,
+            width: opened.image.width, height: opened.image.height)
+        do { return (store, notice, try store.load()) } catch {
+            throw fail(error.description, status: ExitStatus.badInput)
+        }
     }
 
     /// The voice, or nil with one line on stderr if there is none: the instrument works without it.

@@ -5,7 +5,9 @@ import SonicCore
 struct Profiles: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the shipped profiles and your own, each with its description.",
-        discussion: "Your profiles live in $XDG_CONFIG_HOME/sonic-atomic/profiles (~/.config/sonic-atomic/profiles) and override shipped ones of the same name.")
+        discussion:
+            "Your profiles live in $XDG_CONFIG_HOME/sonic-atomic/profiles (~/.config/sonic-atomic/profiles) and override shipped ones of the same name."
+    )
 
     func run() throws {
         var rows: [(name: String, origin: String, text: String)] = []
@@ -28,11 +30,14 @@ struct Profiles: ParsableCommand {
                 rows.append((name, origin, text))
             }
         }
-        guard !rows.isEmpty else { throw fail("no profiles found (set SONIC_ATOMIC_DATA)", status: ExitStatus.badInput) }
+        guard !rows.isEmpty else {
+            throw fail("no profiles found (set SONIC_ATOMIC_DATA)", status: ExitStatus.badInput)
+        }
         let width = rows.map(\.name.count).max()!
         for row in rows.sorted(by: { $0.name < $1.name }) {
-            print(row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                  + row.origin.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + row.text)
+            print(
+                row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + row.origin.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + row.text)
         }
     }
 

@@ -34,7 +34,7 @@ struct Render: ParsableCommand {
     func run() throws {
         var checked = SessionLogCheck()
         do {
-            try SessionLogReader(path: session).forEach { record, line throws(SessionLogError) in
+            try SessionLogReader(path: session).forEachRecord { record, line throws(SessionLogError) in
                 try checked.admit(record, place: "\(session):\(line)")
             }
         } catch { throw fail(error.message, status: ExitStatus.badInput) }
@@ -49,15 +49,17 @@ struct Render: ParsableCommand {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
         guard picture.width == start.width, picture.height == start.height else {
-            throw fail("the session played a \(start.width) × \(start.height) image, \(image) is "
-                       + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
+            throw fail(
+                "the session played a \(start.width) × \(start.height) image, \(image) is "
+                    + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
         }
         // Speak as the session did, whatever the profile says.
         var spoken = chosen.speech
         if let voice = start.voice { spoken.voice = voice }
         if let rate = start.rate { spoken.rate = rate }
         let voice = checked.speaks ? speech(spoken) : nil
-        let replay = SessionReplay(image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start)
+        let replay = SessionReplay(
+            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start)
         let format: WAVEncoder.Format = float ? .float32 : .pcm16
         let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
         let output: WAVStream
@@ -66,7 +68,7 @@ struct Render: ParsableCommand {
         } catch { throw fail(error.message, status: ExitStatus.badInput) }
         let progress = RenderProgress(total: Double(replay.frame(at: checked.lastTime)) / Double(Play.sampleRate))
         do {
-            try SessionLogReader(path: session).forEach { record, _ throws(SessionLogError) in
+            try SessionLogReader(path: session).forEachRecord { record, _ throws(SessionLogError) in
                 try replay.play(record) { sound throws(SessionLogError) in try output.write(sound) }
                 progress?.show(seconds: Double(replay.frames) / Double(Play.sampleRate))
             }
@@ -124,8 +126,9 @@ final class WAVStream {
             if statvfs(folder, &disk) == 0 {
                 let free = Int(disk.f_bavail) * Int(disk.f_frsize)
                 guard mostBytes <= free else {
-                    throw SessionLogError(message: "cannot write \(path): it could take \(Self.gigabytes(mostBytes)) and "
-                                          + "\(folder) has \(Self.gigabytes(free)) free")
+                    throw SessionLogError(
+                        message: "cannot write \(path): it could take \(Self.gigabytes(mostBytes)) and "
+                            + "\(folder) has \(Self.gigabytes(free)) free")
                 }
             }
         }
@@ -146,7 +149,8 @@ final class WAVStream {
     /// Writes the header's final sizes where the output can seek back, and puts a file in place.
     func close(frames: Int) throws(SessionLogError) {
         if fseek(file, 0, SEEK_SET) == 0 {
-            try put(WAVEncoder.header(frames: frames, channels: 2, sampleRate: sampleRate, format: format, large: large))
+            try put(
+                WAVEncoder.header(frames: frames, channels: 2, sampleRate: sampleRate, format: format, large: large))
         }
         let closed = fclose(file) == 0
         guard written != path else {
@@ -201,7 +205,8 @@ final class RenderProgress {
 
     private static func clock(_ seconds: Double) -> String {
         let whole = Int(seconds)
-        return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
+        return whole >= 3600
+            ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
             : String(format: "%d:%02d", whole / 60, whole % 60)
     }
 }

@@ -10,9 +10,10 @@ struct SessionLogReader {
     let path: String
 
     /// Calls `body` with each record in order (blank lines and record types not replayed are skipped).
-    func forEach(_ body: (SessionRecord, _ line: Int) throws(SessionLogError) -> Void) throws(SessionLogError) {
+    func forEachRecord(_ body: (SessionRecord, _ line: Int) throws(SessionLogError) -> Void) throws(SessionLogError) {
         guard let file = fopen(path, "r") else {
-            throw SessionLogError(message: "cannot read the session log \(path): \(String(cString: strerror(errno)).lowercased())")
+            throw SessionLogError(
+                message: "cannot read the session log \(path): \(String(cString: strerror(errno)).lowercased())")
         }
         defer { fclose(file) }
         var decoder = SessionLogDecoder(name: path)
@@ -25,13 +26,17 @@ struct SessionLogReader {
                 let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress! + filled, 1, $0.count - filled, file) }
                 filled += n
                 if n == 0 {
-                    guard ferror(file) == 0 else { throw SessionLogError(message: "cannot read the session log \(path)") }
+                    guard ferror(file) == 0 else {
+                        throw SessionLogError(message: "cannot read the session log \(path)")
+                    }
                     atEnd = true
                 }
             }
             // Every whole line in the buffer; at the end of the file, the last line without its newline too.
             var consumed = 0
-            while let newline = buffer[consumed..<filled].firstIndex(of: 0x0A) ?? (atEnd && consumed < filled ? filled : nil) {
+            while let newline = buffer[consumed..<filled].firstIndex(of: 0x0A)
+                ?? (atEnd && consumed < filled ? filled : nil)
+            {
                 lineNumber += 1
                 let record = try buffer.withUnsafeBufferPointer { bytes throws(SessionLogError) in
                     try decoder.decode(UnsafeBufferPointer(rebasing: bytes[consumed..<newline]), number: lineNumber)
@@ -41,11 +46,14 @@ struct SessionLogReader {
             }
             if consumed > 0 {
                 let remaining = filled - consumed
-                buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + consumed, byteCount: remaining) }
+                buffer.withUnsafeMutableBytes {
+                    $0.baseAddress!.copyMemory(from: $0.baseAddress! + consumed, byteCount: remaining)
+                }
                 filled = remaining
             } else if filled == buffer.count {
                 guard buffer.count < Self.longestLine else {
-                    throw SessionLogError(message: "\(path):\(lineNumber + 1): the line is longer than a session log's lines")
+                    throw SessionLogError(
+                        message: "\(path):\(lineNumber + 1): the line is longer than a session log's lines")
                 }
                 buffer += [UInt8](repeating: 0, count: buffer.count)
             }

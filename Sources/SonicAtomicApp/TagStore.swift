@@ -58,7 +58,9 @@ struct TagStore {
     /// The sidecar for an image: beside it, or — when that folder is not writable — in the user's
     /// data folder (`notice` then says so, to be announced). Each image of a file holding several
     /// (`number`) has its own: IMAGE.image-N.tags.json.
-    static func forImage(_ imagePath: String, number: Int? = nil, width: Int, height: Int) -> (store: TagStore, notice: String?) {
+    static func forImage(_ imagePath: String, number: Int? = nil, width: Int, height: Int) -> (
+        store: TagStore, notice: String?
+    ) {
         let url = URL(fileURLWithPath: imagePath).standardizedFileURL
         let suffix = (number.map { ".image-\($0)" } ?? "") + ".tags.json"
         let beside = url.path + suffix
@@ -67,12 +69,15 @@ struct TagStore {
             return (TagStore(path: beside, imageName: url.lastPathComponent, width: width, height: height), nil)
         }
         let environment = ProcessInfo.processInfo.environment
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         let safeName = url.path.map { $0 == "/" ? "%" : $0 }
         let elsewhere = data + "/sonic-atomic/tags/" + String(safeName) + suffix
-        return (TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
-                Phrases.tagsSavedElsewhere(in: data + "/sonic-atomic/tags"))
+        return (
+            TagStore(path: elsewhere, imageName: url.lastPathComponent, width: width, height: height),
+            Phrases.tagsSavedElsewhere(in: data + "/sonic-atomic/tags")
+        )
     }
 
     /// The saved tags, if any. A file for a different image size is set aside (renamed), not lost.
@@ -80,10 +85,15 @@ struct TagStore {
         guard let data = FileManager.default.contents(atPath: path) else { return Saved() }
         let file: File
         do { file = try JSONDecoder().decode(File.self, from: data) } catch {
-            throw Failure(description: "the saved tags \(path) are damaged (\(Self.reason(error))); move the file away to start afresh")
+            throw Failure(
+                description:
+                    "the saved tags \(path) are damaged (\(Self.reason(error))); move the file away to start afresh")
         }
         if let unplaced = file.unplaced, unplaced.count > Self.mostUnplaced {
-            throw Failure(description: "the saved tags \(path) are damaged (\(unplaced.count) unplaced tags, at most \(Self.mostUnplaced)); move the file away to start afresh")
+            throw Failure(
+                description:
+                    "the saved tags \(path) are damaged (\(unplaced.count) unplaced tags, at most \(Self.mostUnplaced)); move the file away to start afresh"
+            )
         }
         guard file.width == width, file.height == height else {
             let aside = path + ".\(file.width)x\(file.height).bak"
@@ -91,18 +101,24 @@ struct TagStore {
             return Saved(notice: Phrases.tagsSetAside(width: file.width, height: file.height))
         }
         let tags = file.tags.map { Tag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) }
-        return Saved(book: TagBook(tags: tags, cellMarks: file.cell),
-                     unplaced: (file.unplaced ?? []).map { UnplacedTag(point: ImagePoint(x: $0.x, y: $0.y), makesOrigin: $0.origin ?? false) },
-                     pixelSize: file.pixelSize.flatMap { PixelSize(picometres: $0) })
+        return Saved(
+            book: TagBook(tags: tags, cellMarks: file.cell),
+            unplaced: (file.unplaced ?? []).map {
+                UnplacedTag(point: ImagePoint(x: $0.x, y: $0.y), makesOrigin: $0.origin ?? false)
+            },
+            pixelSize: file.pixelSize.flatMap { PixelSize(picometres: $0) })
     }
 
     func save(_ tags: TagSnapshot) throws(Failure) {
-        let file = File(image: imageName, width: width, height: height, pixelSize: tags.pixelSize?.picometres,
-                        cell: tags.book.cellMarks,
-                        tags: tags.book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) },
-                        unplaced: tags.unplaced.isEmpty ? nil : tags.unplaced.map {
-                            StoredUnplacedTag(x: $0.point.x, y: $0.point.y, origin: $0.makesOrigin ? true : nil)
-                        })
+        let file = File(
+            image: imageName, width: width, height: height, pixelSize: tags.pixelSize?.picometres,
+            cell: tags.book.cellMarks,
+            tags: tags.book.tags.map { StoredTag(id: $0.id, x: $0.x, y: $0.y, snapped: $0.snapped) },
+            unplaced: tags.unplaced.isEmpty
+                ? nil
+                : tags.unplaced.map {
+                    StoredUnplacedTag(x: $0.point.x, y: $0.point.y, origin: $0.makesOrigin ? true : nil)
+                })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data

@@ -23,8 +23,10 @@ public enum AudioOutputs {
     /// - Parameters:
     ///   - latency: the sound kept ahead of the speaker, in seconds.
     ///   - notice: told in one line when the other server plays instead.
-    public static func open(_ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double,
-                            streamName: String, notice: (String) -> Void) throws(AudioError) -> any AudioOutput {
+    public static func open(
+        _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double,
+        streamName: String, notice: (String) -> Void
+    ) throws(AudioError) -> any AudioOutput {
         try open(choice, notice: notice) { server throws(AudioError) -> any AudioOutput in
             switch server {
             case .pipeWire:
@@ -38,9 +40,12 @@ public enum AudioOutputs {
     /// Tries the server `choice` names first (PipeWire for `auto`), then the other. Falling back is
     /// said through `notice` in one line — except when `auto` finds no PipeWire daemon, which is
     /// what it is for. When neither plays, the error names both reasons.
-    static func open<Output>(_ choice: AudioChoice, notice: (String) -> Void,
-                             opening: (AudioServer) throws(AudioError) -> Output) throws(AudioError) -> (output: Output, server: AudioServer) {
-        let (first, second): (AudioServer, AudioServer) = choice == .pulse ? (.pulseAudio, .pipeWire) : (.pipeWire, .pulseAudio)
+    static func open<Output>(
+        _ choice: AudioChoice, notice: (String) -> Void,
+        opening: (AudioServer) throws(AudioError) -> Output
+    ) throws(AudioError) -> (output: Output, server: AudioServer) {
+        let (first, second): (AudioServer, AudioServer) =
+            choice == .pulse ? (.pulseAudio, .pipeWire) : (.pipeWire, .pulseAudio)
         let firstFailure: AudioError
         do { return (try opening(first), first) } catch { firstFailure = error }
         let firstReason = "\(first.rawValue): \(firstFailure.message)"
@@ -51,8 +56,9 @@ public enum AudioOutputs {
             }
             return (output, second)
         } catch {
-            throw AudioError(message: "no sound server: \(firstReason); \(second.rawValue): \(error.message)",
-                             noServer: firstFailure.noServer && error.noServer)
+            throw AudioError(
+                message: "no sound server: \(firstReason); \(second.rawValue): \(error.message)",
+                noServer: firstFailure.noServer && error.noServer)
         }
     }
 }

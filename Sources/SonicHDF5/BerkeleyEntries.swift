@@ -17,11 +17,13 @@ enum BerkeleyEntries {
             var calibration = Calibration.none
             if planeAxes.count == 2 {
                 let (xAxis, yAxis) = transposed ? (planeAxes[0], planeAxes[1]) : (planeAxes[1], planeAxes[0])
-                calibration = Calibration(x: axisCalibration(dataset.axes, xAxis), y: axisCalibration(dataset.axes, yAxis))
+                calibration = Calibration(
+                    x: axisCalibration(dataset.axes, xAxis), y: axisCalibration(dataset.axes, yAxis))
             }
-            return maker.entries(title: title, layout: dataset.layout, path: dataset.path,
-                                 shape: transposed ? dims : dims.reversed(), frameAxis: frameAxis,
-                                 transposed: transposed, calibration: calibration)
+            return maker.entries(
+                title: title, layout: dataset.layout, path: dataset.path,
+                shape: transposed ? dims : dims.reversed(), frameAxis: frameAxis,
+                transposed: transposed, calibration: calibration)
         }
     }
 

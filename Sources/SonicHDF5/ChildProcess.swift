@@ -64,10 +64,12 @@ enum ChildProcess {
             answer = bytes
         case .timedOut:
             reap(child, kill: true)
-            throw ImageFileError("the HDF5 library took more than \(Int(limits.seconds)) s on this file and was stopped")
+            throw ImageFileError(
+                "the HDF5 library took more than \(Int(limits.seconds)) s on this file and was stopped")
         case .tooLong:
             reap(child, kill: true)
-            throw ImageFileError("the HDF5 library gave more than \(maxAnswerBytes >> 20) MiB of metadata for this file")
+            throw ImageFileError(
+                "the HDF5 library gave more than \(maxAnswerBytes >> 20) MiB of metadata for this file")
         }
         if let status = reap(child, kill: false), status & 0x7F != 0 {
             throw ImageFileError("the HDF5 library crashed on this file (\(signalName(status & 0x7F)))")
@@ -111,7 +113,9 @@ enum ChildProcess {
     }
 
     private enum Outcome {
-        case answered([UInt8]), timedOut, tooLong
+        case answered([UInt8])
+        case timedOut
+        case tooLong
     }
 
     /// Everything the child wrote until it closed the pipe, unless time or room ran out first.
@@ -160,7 +164,8 @@ enum ChildProcess {
 
     /// The child's own messages quote names from the file, which may hold any character.
     private static func oneLine(_ message: String) -> String {
-        String(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }.prefix(400))
+        String(
+            message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }.prefix(400))
     }
 
     private static func now() -> Double {

@@ -10,12 +10,17 @@ struct DatasetEntries {
     /// - Parameters:
     ///   - shape: the dataset's size fastest axis first, for an entry that is not an image.
     ///   - frameAxis: the axis that counts frames, when the dataset has one.
-    func entries(title: String, layout: DatasetLayout, path: [String], shape: [Int], frameAxis: Int?,
-                 transposed: Bool, calibration: Calibration) -> [ImageEntry] {
+    func entries(
+        title: String, layout: DatasetLayout, path: [String], shape: [Int], frameAxis: Int?,
+        transposed: Bool, calibration: Calibration
+    ) -> [ImageEntry] {
         func notAnImage(_ reason: String) -> [ImageEntry] {
-            [ImageEntry(title: title, shape: shape, sampleType: layout.sampleType, unsupported: reason) { () throws -> GrayImage in
-                throw ImageFileError(reason)
-            }]
+            [
+                ImageEntry(title: title, shape: shape, sampleType: layout.sampleType, unsupported: reason) {
+                    () throws -> GrayImage in
+                    throw ImageFileError(reason)
+                }
+            ]
         }
         if layout.dims.contains(0) { return notAnImage("an empty dataset") }
         if let reason = layout.unsupported { return notAnImage(reason) }
@@ -28,12 +33,15 @@ struct DatasetEntries {
             return notAnImage("a stack of \(frames) frames, more than \(Self.maxFrames)")
         }
         return (0..<frames).map { frame in
-            let location = PlaneLocation(path: path, dims: layout.dims, sampleType: sampleType,
-                                         frameAxis: frameAxis, frame: frame, transposed: transposed)
+            let location = PlaneLocation(
+                path: path, dims: layout.dims, sampleType: sampleType,
+                frameAxis: frameAxis, frame: frame, transposed: transposed)
             let file = self.file, limits = self.limits
-            return ImageEntry(title: frames > 1 ? "\(title), frame \(frame + 1) of \(frames)" : title,
-                              shape: [location.width, location.height], sampleType: sampleType,
-                              calibration: calibration) { () throws -> GrayImage in
+            return ImageEntry(
+                title: frames > 1 ? "\(title), frame \(frame + 1) of \(frames)" : title,
+                shape: [location.width, location.height], sampleType: sampleType,
+                calibration: calibration
+            ) { () throws -> GrayImage in
                 try location.read(file: file, limits: limits)
             }
         }

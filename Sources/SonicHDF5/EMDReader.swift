@@ -13,8 +13,10 @@ public enum EMDReader {
         try contents(path: path, listing: listingLimits, reading: readingLimits)
     }
 
-    static func contents(path: String, listing: ChildProcess.Limits,
-                         reading: ChildProcess.Limits) throws(ImageFileError) -> ImageFileContents {
+    static func contents(
+        path: String, listing: ChildProcess.Limits,
+        reading: ChildProcess.Limits
+    ) throws(ImageFileError) -> ImageFileContents {
         try checkReadable(path)
         let answer = try ChildProcess.run(limits: listing) { () throws(ImageFileError) -> [UInt8] in
             try FileSurvey.survey(path: path).encoded()
@@ -27,7 +29,9 @@ public enum EMDReader {
         if survey.hasBerkeleyVersion {
             return ImageFileContents(format: .emd, entries: BerkeleyEntries.entries(survey, maker: maker))
         }
-        throw ImageFileError("an HDF5 file, but not an EMD file (it has neither Velox's version record nor Berkeley EMD's version attributes)")
+        throw ImageFileError(
+            "an HDF5 file, but not an EMD file (it has neither Velox's version record nor Berkeley EMD's version attributes)"
+        )
     }
 
     /// Clear reasons for the commonest failures, before any process is started.

@@ -18,7 +18,9 @@ enum FileSurvey {
     static func survey(path: String) throws(ImageFileError) -> Survey {
         let file = try HDF5Object.openFile(path)
         var survey = Survey()
-        survey.veloxVersion = try file.child("Version").flatMap { $0.isDataset ? $0.datasetText(maxBytes: maxTextBytes) : nil }
+        survey.veloxVersion = try file.child("Version").flatMap {
+            $0.isDataset ? $0.datasetText(maxBytes: maxTextBytes) : nil
+        }
         survey.hasBerkeleyVersion = try hasBerkeleyVersion(file)
         if survey.veloxVersion != nil {
             try surveyVelox(file, into: &survey)
@@ -34,7 +36,9 @@ enum FileSurvey {
     private static func hasBerkeleyVersion(_ file: HDF5Object) throws(ImageFileError) -> Bool {
         if file.hasAttribute("version_major") { return true }
         for link in try file.hardLinks(limit: maxLinksPerGroup) {
-            if let group = try? file.child(link.name), group.isGroup, group.hasAttribute("version_major") { return true }
+            if let group = try? file.child(link.name), group.isGroup, group.hasAttribute("version_major") {
+                return true
+            }
         }
         return false
     }
@@ -45,12 +49,15 @@ enum FileSurvey {
                 guard let kindGroup = try data.child(kind.name), kindGroup.isGroup else { continue }
                 for item in try kindGroup.hardLinks(limit: maxLinksPerGroup) {
                     guard survey.velox.count < maxDatasets,
-                          let group = try kindGroup.child(item.name), group.isGroup,
-                          let dataset = try group.child("Data"), dataset.isDataset
+                        let group = try kindGroup.child(item.name), group.isGroup,
+                        let dataset = try group.child("Data"), dataset.isDataset
                     else { continue }
                     // Without readable metadata the image is still there, uncalibrated.
-                    let metadata = (try? group.child("Metadata")).flatMap { $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil }
-                    survey.velox.append(VeloxDataset(kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata))
+                    let metadata = (try? group.child("Metadata")).flatMap {
+                        $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil
+                    }
+                    survey.velox.append(
+                        VeloxDataset(kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata))
                 }
             }
         }
@@ -58,9 +65,12 @@ enum FileSurvey {
         guard let operations = try? file.child("Operations"), operations.isGroup else { return }
         for kind in ["CameraInputOperation", "StemInputOperation"] {
             guard let group = try? operations.child(kind), group.isGroup,
-                  let links = try? group.hardLinks(limit: maxLinksPerGroup) else { continue }
+                let links = try? group.hardLinks(limit: maxLinksPerGroup)
+            else { continue }
             for link in links {
-                if let record = try? group.child(link.name), record.isDataset, let text = record.datasetText(maxBytes: maxTextBytes) {
+                if let record = try? group.child(link.name), record.isDataset,
+                    let text = record.datasetText(maxBytes: maxTextBytes)
+                {
                     survey.operations.append(text)
                 }
             }
@@ -70,19 +80,25 @@ enum FileSurvey {
     private struct BerkeleyWalk {
         var visited: Set<haddr_t> = []
 
-        mutating func visit(_ group: HDF5Object, path: [String], depth: Int, into survey: inout Survey) throws(ImageFileError) {
+        mutating func visit(_ group: HDF5Object, path: [String], depth: Int, into survey: inout Survey)
+            throws(ImageFileError)
+        {
             let links = try group.hardLinks(limit: maxLinksPerGroup)
             if group.attributeInteger("emd_group_type") == 1 {
                 let names = Set(links.map(\.name))
                 for link in links where berkeleyDatasetPrefixes.contains(where: link.name.hasPrefix) {
-                    guard survey.berkeley.count < maxDatasets, let dataset = try group.child(link.name), dataset.isDataset else { continue }
+                    guard survey.berkeley.count < maxDatasets, let dataset = try group.child(link.name),
+                        dataset.isDataset
+                    else { continue }
                     let layout = try dataset.layout()
                     let axesFromZero = names.contains("dim0")
                     let axes = (0..<layout.dims.count).map { index in
                         axis(group, named: "dim\(axesFromZero ? index : index + 1)")
                     }
-                    survey.berkeley.append(BerkeleyDataset(group: path, name: link.name, layout: layout,
-                                                           axesFromZero: axesFromZero, axes: axes))
+                    survey.berkeley.append(
+                        BerkeleyDataset(
+                            group: path, name: link.name, layout: layout,
+                            axesFromZero: axesFromZero, axes: axes))
                 }
             }
             guard depth < maxDepth else { return }
@@ -97,11 +113,12 @@ enum FileSurvey {
         /// A `dimN` dataset's first position and mean step, as RosettaSciIO takes them.
         private func axis(_ group: HDF5Object, named name: String) -> BerkeleyAxis? {
             guard let dataset = try? group.child(name), dataset.isDataset,
-                  let values = dataset.doubles(maxCount: maxAxisValues), values.count >= 2,
-                  let first = values.first, let last = values.last
+                let values = dataset.doubles(maxCount: maxAxisValues), values.count >= 2,
+                let first = values.first, let last = values.last
             else { return nil }
-            return BerkeleyAxis(first: first, step: (last - first) / Double(values.count - 1),
-                                units: dataset.attributeText("units", maxBytes: 4096) ?? "")
+            return BerkeleyAxis(
+                first: first, step: (last - first) / Double(values.count - 1),
+                units: dataset.attributeText("units", maxBytes: 4096) ?? "")
         }
     }
 }

@@ -53,7 +53,9 @@ final class HDF5Object {
         guard exists >= 0 else { throw HDF5Failure.current("cannot look up \(name)") }
         guard exists > 0 else { return nil }
         var info = H5L_info_t()
-        guard H5Lget_info(id, name, &info, sonic_h5_default()) >= 0 else { throw HDF5Failure.current("cannot look up \(name)") }
+        guard H5Lget_info(id, name, &info, sonic_h5_default()) >= 0 else {
+            throw HDF5Failure.current("cannot look up \(name)")
+        }
         guard info.type == H5L_TYPE_HARD else { return nil }
         guard let object = HDF5Object(H5Oopen(id, name, sonic_h5_default()), close: H5Oclose) else {
             throw HDF5Failure.current("cannot open \(name)")
@@ -66,9 +68,9 @@ final class HDF5Object {
     /// A one-element attribute as text (string types) or nil.
     func attributeText(_ name: String, maxBytes: Int) -> String? {
         guard hasAttribute(name),
-              let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
-              let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
-              let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose)
+            let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
+            let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
+            let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose)
         else { return nil }
         return HDF5Text.read(type: type, space: space, maxBytes: maxBytes) { H5Aread(attribute.id, $0, $1) }
     }
@@ -76,10 +78,10 @@ final class HDF5Object {
     /// A one-element integer attribute, or nil.
     func attributeInteger(_ name: String) -> Int? {
         guard hasAttribute(name),
-              let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
-              let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
-              let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose),
-              H5Tget_class(type.id) == H5T_INTEGER, H5Sget_simple_extent_npoints(space.id) == 1
+            let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
+            let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
+            let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose),
+            H5Tget_class(type.id) == H5T_INTEGER, H5Sget_simple_extent_npoints(space.id) == 1
         else { return nil }
         var value: Int64 = 0
         guard H5Aread(attribute.id, sonic_h5_native_llong(), &value) >= 0 else { return nil }
@@ -96,8 +98,8 @@ final class HDF5Object {
     /// A dataset holding one string, as text, or nil.
     func datasetText(maxBytes: Int) -> String? {
         guard keepsDataElsewhere == false,
-              let type = HDF5Object(H5Dget_type(id), close: H5Tclose),
-              let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
+            let type = HDF5Object(H5Dget_type(id), close: H5Tclose),
+            let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
         else { return nil }
         return HDF5Text.read(type: type, space: space, maxBytes: maxBytes) { memoryType, buffer in
             H5Dread(id, memoryType, sonic_h5_all(), sonic_h5_all(), sonic_h5_default(), buffer)
@@ -108,8 +110,8 @@ final class HDF5Object {
     /// first NUL, as text.
     func firstColumnText(maxBytes: Int) -> String? {
         guard let layout = try? layout(), layout.sampleType == .uint8, (1...2).contains(layout.dims.count),
-              let length = layout.dims.first, length > 0, layout.dims.allSatisfy({ $0 > 0 }),
-              let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
+            let length = layout.dims.first, length > 0, layout.dims.allSatisfy({ $0 > 0 }),
+            let space = HDF5Object(H5Dget_space(id), close: H5Sclose)
         else { return nil }
         let count = min(length, maxBytes)
         var start = [hsize_t](repeating: 0, count: layout.dims.count)
@@ -117,8 +119,10 @@ final class HDF5Object {
         extent[0] = hsize_t(count)
         var bytes = [UInt8](repeating: 0, count: count)
         guard H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &start, nil, &extent, nil) >= 0,
-              let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
-              bytes.withUnsafeMutableBytes({ H5Dread(id, sonic_h5_native_uchar(), memory.id, space.id, sonic_h5_default(), $0.baseAddress) }) >= 0
+            let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
+            bytes.withUnsafeMutableBytes({
+                H5Dread(id, sonic_h5_native_uchar(), memory.id, space.id, sonic_h5_default(), $0.baseAddress)
+            }) >= 0
         else { return nil }
         let text = bytes.prefix { $0 != 0 }
         return String(decoding: text, as: UTF8.self)
@@ -127,7 +131,7 @@ final class HDF5Object {
     /// Every value of a small 1-D numeric dataset, or nil.
     func doubles(maxCount: Int) -> [Double]? {
         guard let layout = try? layout(), layout.sampleType != nil, layout.dims.count == 1,
-              let count = layout.dims.first, (1...maxCount).contains(count)
+            let count = layout.dims.first, (1...maxCount).contains(count)
         else { return nil }
         var values = [Double](repeating: 0, count: count)
         let status = values.withUnsafeMutableBytes {
@@ -139,7 +143,7 @@ final class HDF5Object {
     /// The dataset's extent and element type.
     func layout() throws(ImageFileError) -> DatasetLayout {
         guard let space = HDF5Object(H5Dget_space(id), close: H5Sclose),
-              let type = HDF5Object(H5Dget_type(id), close: H5Tclose)
+            let type = HDF5Object(H5Dget_type(id), close: H5Tclose)
         else { throw HDF5Failure.current("cannot read a dataset's description") }
         let dims: [Int]
         switch H5Sget_simple_extent_type(space.id) {
@@ -177,8 +181,10 @@ private struct LinkCollector {
 }
 
 /// A C callback, so a global function (see the platform notes).
-private func collectHardLink(_ group: hid_t, _ name: UnsafePointer<CChar>?, _ info: UnsafePointer<H5L_info_t>?,
-                             _ context: UnsafeMutableRawPointer?) -> herr_t {
+private func collectHardLink(
+    _ group: hid_t, _ name: UnsafePointer<CChar>?, _ info: UnsafePointer<H5L_info_t>?,
+    _ context: UnsafeMutableRawPointer?
+) -> herr_t {
     guard let name, let info, let context else { return -1 }
     let collector = context.assumingMemoryBound(to: LinkCollector.self)
     if info.pointee.type == H5L_TYPE_HARD, strlen(name) <= 1024, let text = String(validatingCString: name) {

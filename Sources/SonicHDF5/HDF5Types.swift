@@ -34,19 +34,28 @@ enum HDF5Types {
 
 /// Reads a dataset or attribute holding one string, fixed-length or variable-length.
 enum HDF5Text {
-    static func read(type: HDF5Object, space: HDF5Object, maxBytes: Int,
-                     reading: (_ memoryType: hid_t, _ buffer: UnsafeMutableRawPointer) -> herr_t) -> String? {
+    static func read(
+        type: HDF5Object, space: HDF5Object, maxBytes: Int,
+        reading: (_ memoryType: hid_t, _ buffer: UnsafeMutableRawPointer) -> herr_t
+    ) -> String? {
         guard H5Tget_class(type.id) == H5T_STRING, H5Sget_simple_extent_npoints(space.id) == 1,
-              let memoryType = HDF5Object(H5Tcopy(sonic_h5_c_string()), close: H5Tclose),
-              H5Tset_cset(memoryType.id, H5Tget_cset(type.id)) >= 0
+            let memoryType = HDF5Object(H5Tcopy(sonic_h5_c_string()), close: H5Tclose),
+            H5Tset_cset(memoryType.id, H5Tget_cset(type.id)) >= 0
         else { return nil }
         if H5Tis_variable_str(type.id) > 0 {
             guard H5Tset_size(memoryType.id, sonic_h5_variable_size()) >= 0 else { return nil }
             var pointer: UnsafeMutablePointer<CChar>?
-            guard withUnsafeMutableBytes(of: &pointer, { reading(memoryType.id, $0.baseAddress!) }) >= 0 else { return nil }
-            defer { _ = withUnsafeMutableBytes(of: &pointer) { H5Dvlen_reclaim(memoryType.id, space.id, sonic_h5_default(), $0.baseAddress) } }
+            guard withUnsafeMutableBytes(of: &pointer, { reading(memoryType.id, $0.baseAddress!) }) >= 0 else {
+                return nil
+            }
+            defer {
+                _ = withUnsafeMutableBytes(of: &pointer) {
+                    H5Dvlen_reclaim(memoryType.id, space.id, sonic_h5_default(), $0.baseAddress)
+                }
+            }
             guard let pointer else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(start: pointer, count: strnlen(pointer, maxBytes)), as: UTF8.self)
+            return String(
+                decoding: UnsafeRawBufferPointer(start: pointer, count: strnlen(pointer, maxBytes)), as: UTF8.self)
         }
         let size = H5Tget_size(type.id)
         guard size > 0, size <= maxBytes, H5Tset_size(memoryType.id, size) >= 0 else { return nil }
@@ -82,9 +91,13 @@ enum HDF5Failure {
 }
 
 /// A C callback, so a global function (see the platform notes).
-private func keepDescription(_ n: UInt32, _ error: UnsafePointer<H5E_error2_t>?, _ context: UnsafeMutableRawPointer?) -> herr_t {
+private func keepDescription(_ n: UInt32, _ error: UnsafePointer<H5E_error2_t>?, _ context: UnsafeMutableRawPointer?)
+    -> herr_t
+{
     guard let error, let context, let description = error.pointee.desc else { return 0 }
-    let text = String(decoding: UnsafeRawBufferPointer(start: description, count: strnlen(description, 300)), as: UTF8.self)
-    context.assumingMemoryBound(to: String.self).pointee = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    let text = String(
+        decoding: UnsafeRawBufferPointer(start: description, count: strnlen(description, 300)), as: UTF8.self)
+    context.assumingMemoryBound(to: String.self).pointee = text.split(whereSeparator: \.isNewline).joined(
+        separator: " ")
     return 0
 }

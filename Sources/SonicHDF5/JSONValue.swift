@@ -49,7 +49,9 @@ indirect enum JSONValue: Equatable {
 
         mutating func consume(_ literal: String) -> Bool {
             let expected = Array(literal.utf8)
-            guard at + expected.count <= bytes.count, Array(bytes[at..<at + expected.count]) == expected else { return false }
+            guard at + expected.count <= bytes.count, Array(bytes[at..<at + expected.count]) == expected else {
+                return false
+            }
             at += expected.count
             return true
         }
@@ -121,11 +123,12 @@ indirect enum JSONValue: Equatable {
                     case UInt8(ascii: "f"): utf8.append(0x0C)
                     case UInt8(ascii: "u"):
                         guard at + 4 <= bytes.count,
-                              let code = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16)
+                            let code = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16)
                         else { return nil }
                         at += 4
                         // Surrogate halves stand for nothing alone; Velox writes none.
-                        utf8.append(contentsOf: Array(String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
+                        utf8.append(
+                            contentsOf: Array(String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
                     default: utf8.append(escaped)
                     }
                 default:
@@ -147,7 +150,9 @@ indirect enum JSONValue: Equatable {
 extension String {
     var trimmingSpaces: Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return self[first...last]
     }
 }

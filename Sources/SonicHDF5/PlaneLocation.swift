@@ -48,13 +48,18 @@ struct PlaneLocation: Sendable, Equatable {
         return GrayImage(width: width, height: height, sampleType: sampleType, samples: samples)
     }
 
-    private func readInChild(file: String, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ImageFileError) {
+    private func readInChild(file: String, count: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(ImageFileError)
+    {
         var object = try HDF5Object.openFile(file)
         for name in path {
-            guard let next = try object.child(name) else { throw ImageFileError("the dataset \(path.joined(separator: "/")) is gone") }
+            guard let next = try object.child(name) else {
+                throw ImageFileError("the dataset \(path.joined(separator: "/")) is gone")
+            }
             object = next
         }
-        guard object.isDataset, let layout = try? object.layout(), layout.dims == dims, layout.sampleType == sampleType else {
+        guard object.isDataset, let layout = try? object.layout(), layout.dims == dims, layout.sampleType == sampleType
+        else {
             throw ImageFileError("the file changed while it was being read")
         }
         var start = [hsize_t](repeating: 0, count: dims.count)
@@ -64,9 +69,10 @@ struct PlaneLocation: Sendable, Equatable {
             extent[frameAxis] = 1
         }
         guard let space = HDF5Object(H5Dget_space(object.id), close: H5Sclose),
-              H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &start, nil, &extent, nil) >= 0,
-              let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
-              H5Dread(object.id, sonic_h5_native_float(), memory.id, space.id, sonic_h5_default(), buffer.baseAddress) >= 0
+            H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &start, nil, &extent, nil) >= 0,
+            let memory = HDF5Object(H5Screate_simple(1, [hsize_t(count)], nil), close: H5Sclose),
+            H5Dread(object.id, sonic_h5_native_float(), memory.id, space.id, sonic_h5_default(), buffer.baseAddress)
+                >= 0
         else { throw HDF5Failure.current("cannot read the samples of \(path.joined(separator: "/"))") }
     }
 }

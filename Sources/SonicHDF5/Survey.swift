@@ -86,8 +86,10 @@ extension Survey {
         veloxVersion = try input.optionalString()
         hasBerkeleyVersion = try input.bool()
         for _ in 0..<(try input.count(minimumBytes: 8)) {
-            velox.append(VeloxDataset(kind: try input.string(), id: try input.string(),
-                                      layout: try DatasetLayout(from: &input), metadata: try input.optionalString()))
+            velox.append(
+                VeloxDataset(
+                    kind: try input.string(), id: try input.string(),
+                    layout: try DatasetLayout(from: &input), metadata: try input.optionalString()))
         }
         for _ in 0..<(try input.count(minimumBytes: 8)) {
             let group = try input.strings()
@@ -96,12 +98,15 @@ extension Survey {
             let axesFromZero = try input.bool()
             var axes: [BerkeleyAxis?] = []
             for _ in 0..<(try input.count()) {
-                axes.append(try input.bool()
-                    ? BerkeleyAxis(first: try input.double(), step: try input.double(), units: try input.string())
-                    : nil)
+                axes.append(
+                    try input.bool()
+                        ? BerkeleyAxis(first: try input.double(), step: try input.double(), units: try input.string())
+                        : nil)
             }
-            berkeley.append(BerkeleyDataset(group: group, name: name, layout: layout,
-                                            axesFromZero: axesFromZero, axes: axes))
+            berkeley.append(
+                BerkeleyDataset(
+                    group: group, name: name, layout: layout,
+                    axesFromZero: axesFromZero, axes: axes))
         }
         operations = try input.strings()
         guard input.atEnd else { throw ImageFileError("the HDF5 reader's child process sent a garbled answer") }

@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
 import SonicCore
+import SonicHDF5
 import SonicPNG
 import SonicTIFF
-import SonicHDF5
 
 /// Opens image files of every format the program reads, recognised by their first bytes (never by
 /// their names), and picks the image to play from those a file holds.
@@ -20,8 +20,9 @@ public enum ImageFiles {
         public var imageCount: Int { contents.entries.filter(\.isImage).count }
         public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
         public var description: OpenedImage {
-            OpenedImage(fileName: fileName, title: entry.title, number: number, imageCount: imageCount,
-                        calibration: entry.calibration)
+            OpenedImage(
+                fileName: fileName, title: entry.title, number: number, imageCount: imageCount,
+                calibration: entry.calibration)
         }
     }
 
@@ -47,12 +48,15 @@ public enum ImageFiles {
         let images = contents.entries.filter(\.isImage)
         guard !images.isEmpty else {
             let reasons = Set(contents.entries.compactMap(\.unsupported)).sorted().joined(separator: "; ")
-            throw ImageFileError(reasons.isEmpty ? "the file holds no image" : "the file holds no image it can play (\(reasons))")
+            throw ImageFileError(
+                reasons.isEmpty ? "the file holds no image" : "the file holds no image it can play (\(reasons))")
         }
         let chosen: Int
         if let number {
             guard (1...images.count).contains(number) else {
-                throw ImageFileError("there is no image \(number): the file holds \(images.count == 1 ? "one image" : "\(images.count) images")")
+                throw ImageFileError(
+                    "there is no image \(number): the file holds \(images.count == 1 ? "one image" : "\(images.count) images")"
+                )
             }
             chosen = number - 1
         } else {
@@ -68,7 +72,9 @@ public enum ImageFiles {
     }
 
     /// The file's bytes (at most `limit`), read whole: a regular file, at most ImageLimits.maxFileBytes.
-    public static func readBytes(_ path: String, atMost limit: Int = ImageLimits.maxFileBytes) throws(ImageFileError) -> [UInt8] {
+    public static func readBytes(_ path: String, atMost limit: Int = ImageLimits.maxFileBytes) throws(ImageFileError)
+        -> [UInt8]
+    {
         func systemError() -> ImageFileError { ImageFileError(String(cString: strerror(errno)).lowercased()) }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw systemError() }

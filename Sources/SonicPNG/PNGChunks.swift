@@ -21,8 +21,9 @@ struct PNGChunks {
         guard bigEndian(bytes, 8) == 13, chunkType(bytes, 8) == "IHDR" else {
             throw ImageFileError("the PNG header (IHDR) is missing or damaged")
         }
-        return Header(width: Int(bigEndian(bytes, 16)), height: Int(bigEndian(bytes, 20)),
-                      bitDepth: Int(bytes[24]), colourType: Int(bytes[25]))
+        return Header(
+            width: Int(bigEndian(bytes, 16)), height: Int(bigEndian(bytes, 20)),
+            bitDepth: Int(bytes[24]), colourType: Int(bytes[25]))
     }
 
     /// The file without its colour-space chunks. Stops copying chunk by chunk where the structure

@@ -11,8 +11,10 @@ public enum PNGDecoder {
     public static func contents(of bytes: [UInt8]) throws(ImageFileError) -> ImageFileContents {
         let header = try PNGChunks.header(of: bytes)
         try ImageLimits.check(width: header.width, height: header.height)
-        let entry = ImageEntry(title: "", shape: [header.width, header.height],
-                               sampleType: header.bitDepth == 16 ? .uint16 : .uint8) { try decode(bytes: bytes) }
+        let entry = ImageEntry(
+            title: "", shape: [header.width, header.height],
+            sampleType: header.bitDepth == 16 ? .uint16 : .uint8
+        ) { try decode(bytes: bytes) }
         return ImageFileContents(format: .png, entries: [entry])
     }
 

@@ -13,17 +13,21 @@ public enum PNGEncoder {
         png.width = UInt32(image.width)
         png.height = UInt32(image.height)
         png.format = image.bitDepth == 16 ? UInt32(PNG_FORMAT_LINEAR_Y) : UInt32(PNG_FORMAT_GRAY)
-        let pixels: [UInt8] = image.bitDepth == 16
+        let pixels: [UInt8] =
+            image.bitDepth == 16
             ? image.samples.map { UInt16($0) }.withUnsafeBytes { Array($0) }
             : image.samples.map { UInt8($0) }
         var size = 0
         // First call measures, second writes.
-        guard pixels.withUnsafeBytes({ png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, 0, nil) }) != 0 else {
+        guard pixels.withUnsafeBytes({ png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, 0, nil) }) != 0
+        else {
             throw ImageFileError("cannot encode the image")
         }
         var bytes = [UInt8](repeating: 0, count: size)
         let ok = bytes.withUnsafeMutableBytes { out in
-            pixels.withUnsafeBytes { png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, 0, nil) }
+            pixels.withUnsafeBytes {
+                png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, 0, nil)
+            }
         }
         guard ok != 0 else { throw ImageFileError("cannot encode the image") }
         // libpng marks 16-bit output as linear light and 8-bit as sRGB; raw data is neither.

@@ -73,7 +73,8 @@ public final class PipeWireOutput: AudioOutput {
         defer { pw_thread_loop_unlock(loop) }
         var time = pw_time()
         guard let stream, pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
-              time.rate.denom > 0 else { return period }
+            time.rate.denom > 0
+        else { return period }
         return period + Double(max(0, time.delay)) * Double(time.rate.num) / Double(time.rate.denom)
     }
 
@@ -86,8 +87,9 @@ public final class PipeWireOutput: AudioOutput {
     private func connect() throws(AudioError) {
         guard let core = pw_context_connect(context, nil, 0) else {
             let code = errno
-            throw AudioError(message: code == EHOSTDOWN ? "not running" : "cannot connect (\(String(cString: strerror(code))))",
-                             noServer: true)
+            throw AudioError(
+                message: code == EHOSTDOWN ? "not running" : "cannot connect (\(String(cString: strerror(code))))",
+                noServer: true)
         }
         self.core = core
         coreListener.events.pointee.version = UInt32(PW_VERSION_CORE_EVENTS)
@@ -95,7 +97,8 @@ public final class PipeWireOutput: AudioOutput {
         coreListener.events.pointee.error = coreError
         _ = sonic_pw_core_add_listener(core, coreListener.hook, coreListener.events, setup.pointer)
         setup.syncSequence = sonic_pw_core_sync(core)
-        guard wait(seconds: Self.answerTimeout, until: { setup.answered || setup.failure != nil }), setup.answered else {
+        guard wait(seconds: Self.answerTimeout, until: { setup.answered || setup.failure != nil }), setup.answered
+        else {
             // A daemon that refuses has answered: only silence counts as no server.
             if let failure = setup.failure { throw AudioError(message: "refused the connection (\(failure))") }
             throw AudioError(message: "does not answer", noServer: true)
@@ -106,9 +109,11 @@ public final class PipeWireOutput: AudioOutput {
     private func openStream(name: String, period: Int) throws(AudioError) {
         guard let core else { return }
         let properties = sonic_pw_properties_new()
-        for (key, value) in [(PW_KEY_APP_NAME, "SonicAtomic"), (PW_KEY_MEDIA_TYPE, "Audio"),
-                             (PW_KEY_MEDIA_CATEGORY, "Playback"), (PW_KEY_MEDIA_ROLE, "Music"),
-                             (PW_KEY_NODE_LATENCY, "\(period)/\(sampleRate)")] {
+        for (key, value) in [
+            (PW_KEY_APP_NAME, "SonicAtomic"), (PW_KEY_MEDIA_TYPE, "Audio"),
+            (PW_KEY_MEDIA_CATEGORY, "Playback"), (PW_KEY_MEDIA_ROLE, "Music"),
+            (PW_KEY_NODE_LATENCY, "\(period)/\(sampleRate)")
+        ] {
             pw_properties_set(properties, key, value)
         }
         guard let stream = pw_stream_new(core, name, properties) else {
@@ -121,17 +126,22 @@ public final class PipeWireOutput: AudioOutput {
         pw_stream_add_listener(stream, setupListener.hook, setupListener.events, setup.pointer)
         renderListener.events.pointee.version = UInt32(PW_VERSION_STREAM_EVENTS)
         renderListener.events.pointee.process = renderCycle
-        pw_stream_add_listener(stream, renderListener.hook, renderListener.events,
-                               Unmanaged.passUnretained(cycle).toOpaque())
-        let flags = PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue
+        pw_stream_add_listener(
+            stream, renderListener.hook, renderListener.events,
+            Unmanaged.passUnretained(cycle).toOpaque())
+        let flags =
+            PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue
             | PW_STREAM_FLAG_RT_PROCESS.rawValue
         let connected = sonic_pw_stream_connect_stereo_float(stream, UInt32(sampleRate), flags)
         guard connected >= 0 else {
             throw AudioError(message: "cannot open a playback stream (\(String(cString: strerror(-connected))))")
         }
-        guard wait(seconds: Self.linkTimeout, until: { setup.streaming || setup.failure != nil }), setup.streaming else {
-            throw AudioError(message: setup.failure.map { "cannot open a playback stream (\($0))" }
-                             ?? "the stream was not linked to a sink within \(Int(Self.linkTimeout)) s (is WirePlumber running?)")
+        guard wait(seconds: Self.linkTimeout, until: { setup.streaming || setup.failure != nil }), setup.streaming
+        else {
+            throw AudioError(
+                message: setup.failure.map { "cannot open a playback stream (\($0))" }
+                    ?? "the stream was not linked to a sink within \(Int(Self.linkTimeout)) s (is WirePlumber running?)"
+            )
         }
     }
 
@@ -187,15 +197,19 @@ private func coreDone(_ data: UnsafeMutableRawPointer?, _ id: UInt32, _ sequence
     pw_thread_loop_signal(setup.loop, false)
 }
 
-private func coreError(_ data: UnsafeMutableRawPointer?, _ id: UInt32, _ sequence: Int32, _ result: Int32,
-                       _ message: UnsafePointer<CChar>?) {
+private func coreError(
+    _ data: UnsafeMutableRawPointer?, _ id: UInt32, _ sequence: Int32, _ result: Int32,
+    _ message: UnsafePointer<CChar>?
+) {
     guard let setup = SetupState.from(data), id == PW_ID_CORE else { return }
     setup.failure = message.map { String(cString: $0) } ?? String(cString: strerror(-result))
     pw_thread_loop_signal(setup.loop, false)
 }
 
-private func streamStateChanged(_ data: UnsafeMutableRawPointer?, _ old: pw_stream_state, _ state: pw_stream_state,
-                                _ error: UnsafePointer<CChar>?) {
+private func streamStateChanged(
+    _ data: UnsafeMutableRawPointer?, _ old: pw_stream_state, _ state: pw_stream_state,
+    _ error: UnsafePointer<CChar>?
+) {
     guard let setup = SetupState.from(data) else { return }
     setup.streaming = state == PW_STREAM_STATE_STREAMING
     if state == PW_STREAM_STATE_ERROR { setup.failure = error.map { String(cString: $0) } ?? "error" }

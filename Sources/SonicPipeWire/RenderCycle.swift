@@ -32,8 +32,9 @@ final class RenderCycle {
         if let spaBuffer = buffer.pointee.buffer, spaBuffer.pointee.n_datas > 0, let data = spaBuffer.pointee.datas {
             frames = min(Int(buffer.pointee.requested), Int(data.pointee.maxsize) / frameBytes)
             if let samples = data.pointee.data, frames > 0 {
-                renderer.render(into: samples.assumingMemoryBound(to: Float.self), frames: frames,
-                                channels: PipeWireOutput.channels)
+                renderer.render(
+                    into: samples.assumingMemoryBound(to: Float.self), frames: frames,
+                    channels: PipeWireOutput.channels)
             }
             if let chunk = data.pointee.chunk {
                 chunk.pointee.offset = 0
@@ -47,7 +48,8 @@ final class RenderCycle {
 
         var time = pw_time()
         guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
-              time.rate.num > 0, time.rate.denom > 0 else { return }
+            time.rate.num > 0, time.rate.denom > 0
+        else { return }
         // The graph counts in its own frames, which differ from the stream's when it runs at another rate.
         let length = UInt64(frames) * UInt64(time.rate.denom) / (UInt64(time.rate.num) * UInt64(sampleRate))
         if watch.missedCycles(position: time.ticks, length: length) { shared.dropouts.add(1, ordering: .relaxed) }

@@ -21,7 +21,9 @@ public final class PulseOutput: AudioOutput {
     public init(renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String) throws(AudioError) {
         self.sampleRate = sampleRate
         target = RenderTarget(renderer: renderer)
-        guard let mainloop = pa_threaded_mainloop_new() else { throw AudioError(message: "cannot start the audio thread") }
+        guard let mainloop = pa_threaded_mainloop_new() else {
+            throw AudioError(message: "cannot start the audio thread")
+        }
         self.mainloop = mainloop
         guard let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), "SonicAtomic") else {
             pa_threaded_mainloop_free(mainloop)
@@ -37,8 +39,10 @@ public final class PulseOutput: AudioOutput {
         // Queued under the lock: it adds an event to the running mainloop, which the lock guards.
         pa_threaded_mainloop_once_unlocked(mainloop, raiseToRealTime, nil)
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
-              waitUntil({ pa_context_get_state(context) == PA_CONTEXT_READY },
-                        failed: { PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 }) else {
+            waitUntil(
+                { pa_context_get_state(context) == PA_CONTEXT_READY },
+                failed: { PA_CONTEXT_IS_GOOD(pa_context_get_state(context)) == 0 })
+        else {
             throw AudioError(message: "cannot connect (\(errorText))", noServer: true)
         }
 
@@ -51,14 +55,18 @@ public final class PulseOutput: AudioOutput {
         pa_stream_set_underflow_callback(stream, countDropout, Unmanaged.passUnretained(dropouts).toOpaque())
         // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
         let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
-        var attributes = pa_buffer_attr(maxlength: .max, tlength: targetBytes, prebuf: .max,
-                                        minreq: targetBytes / 4, fragsize: .max)
-        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
-                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
+        var attributes = pa_buffer_attr(
+            maxlength: .max, tlength: targetBytes, prebuf: .max,
+            minreq: targetBytes / 4, fragsize: .max)
+        let flags = pa_stream_flags_t(
+            rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
+                | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                | PA_STREAM_AUTO_TIMING_UPDATE.rawValue)
         guard pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) >= 0,
-              waitUntil({ pa_stream_get_state(stream) == PA_STREAM_READY },
-                        failed: { PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) == 0 }) else {
+            waitUntil(
+                { pa_stream_get_state(stream) == PA_STREAM_READY },
+                failed: { PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) == 0 })
+        else {
             throw AudioError(message: "cannot open a playback stream: \(errorText)")
         }
     }
@@ -153,8 +161,9 @@ private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: 
             pa_stream_cancel_write(stream)
             return
         }
-        target.renderer.render(into: buffer.assumingMemoryBound(to: Float.self), frames: frames,
-                               channels: PulseOutput.channels)
+        target.renderer.render(
+            into: buffer.assumingMemoryBound(to: Float.self), frames: frames,
+            channels: PulseOutput.channels)
         pa_stream_write(stream, buffer, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
         remaining -= frames * frameBytes
     }

@@ -22,8 +22,9 @@ final class ESpeak {
         }
         guard rate > 0 else {
             let path = getenv("ESPEAK_DATA_PATH").map { String(cString: $0) }
-            throw SpeechError(message: "no speech: the eSpeak-NG voice data was not found"
-                              + (path.map { " in \($0)" } ?? "") + " (install espeak-ng-data)")
+            throw SpeechError(
+                message: "no speech: the eSpeak-NG voice data was not found"
+                    + (path.map { " in \($0)" } ?? "") + " (install espeak-ng-data)")
         }
         sampleRate = Double(rate)
         espeak_SetSynthCallback(deliverSamples)
@@ -31,7 +32,8 @@ final class ESpeak {
             warning = nil
         } else {
             guard espeak_SetVoiceByName("en") == EE_OK else {
-                throw SpeechError(message: "no speech: neither the voice \"\(settings.voice)\" nor English is available")
+                throw SpeechError(
+                    message: "no speech: neither the voice \"\(settings.voice)\" nor English is available")
             }
             warning = "the voice \"\(settings.voice)\" is not available; speaking English"
         }
@@ -47,8 +49,9 @@ final class ESpeak {
         defer { context.release() }
         var identifier: UInt32 = 0
         text.withCString { chars in
-            _ = espeak_Synth(chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), &identifier,
-                             context.toOpaque())
+            _ = espeak_Synth(
+                chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), &identifier,
+                context.toOpaque())
         }
     }
 
@@ -69,8 +72,10 @@ private final class SampleSink {
 
 /// eSpeak's callback (a plain function: it runs on whatever thread called espeak_Synth).
 /// Returning 1 stops the synthesis — the only reliable way to interrupt it.
-private func deliverSamples(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32,
-                            _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+private func deliverSamples(
+    _ samples: UnsafeMutablePointer<Int16>?, _ count: Int32,
+    _ events: UnsafeMutablePointer<espeak_EVENT>?
+) -> Int32 {
     guard let events, let context = events.pointee.user_data else { return 0 }
     guard let samples, count > 0 else { return 0 }
     let sink = Unmanaged<SampleSink>.fromOpaque(context).takeUnretainedValue()

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SonicCore
+import Synchronization
 
 /// Speech for rendering: whole utterances at once, on the calling thread.
 public final class OfflineSpeech: SpeechSynthesis {

@@ -5,10 +5,13 @@ import SonicCore
 enum TIFFCalibration {
     static let imageJPrefix = "ImageJ="
 
-    static func of(description: String?, xResolution: Float?, yResolution: Float?,
-                   resolutionUnit: UInt16?) -> Calibration {
+    static func of(
+        description: String?, xResolution: Float?, yResolution: Float?,
+        resolutionUnit: UInt16?
+    ) -> Calibration {
         if let description, description.hasPrefix(imageJPrefix),
-           let imageJ = imageJ(description: description, xResolution: xResolution, yResolution: yResolution) {
+            let imageJ = imageJ(description: description, xResolution: xResolution, yResolution: yResolution)
+        {
             return imageJ
         }
         // TIFF's default unit is the inch; 1 means "no absolute unit".
@@ -18,8 +21,9 @@ enum TIFFCalibration {
         case 3: millimetresPerUnit = 10
         default: return .none
         }
-        return Calibration(x: axis(pixelsPerUnit: xResolution, unitLength: millimetresPerUnit, unit: "mm"),
-                           y: axis(pixelsPerUnit: yResolution, unitLength: millimetresPerUnit, unit: "mm"))
+        return Calibration(
+            x: axis(pixelsPerUnit: xResolution, unitLength: millimetresPerUnit, unit: "mm"),
+            y: axis(pixelsPerUnit: yResolution, unitLength: millimetresPerUnit, unit: "mm"))
     }
 
     /// ImageJ writes its unit in the description and the pixels per unit in X/YResolution (with
@@ -36,8 +40,9 @@ enum TIFFCalibration {
         // ImageJ's origin is where coordinate 0 lies, in pixels: pixel 0 is at -origin · pixel size.
         let xOrigin = fields["xorigin"].flatMap { Double($0) } ?? 0
         let yOrigin = fields["yorigin"].flatMap { Double($0) } ?? 0
-        return Calibration(x: xUnit.flatMap { axis(pixelsPerUnit: xResolution, unitLength: 1, unit: $0, origin: xOrigin) },
-                           y: yUnit.flatMap { axis(pixelsPerUnit: yResolution, unitLength: 1, unit: $0, origin: yOrigin) })
+        return Calibration(
+            x: xUnit.flatMap { axis(pixelsPerUnit: xResolution, unitLength: 1, unit: $0, origin: xOrigin) },
+            y: yUnit.flatMap { axis(pixelsPerUnit: yResolution, unitLength: 1, unit: $0, origin: yOrigin) })
     }
 
     /// The unit as this program writes it; nil for ImageJ's "pixel", which means uncalibrated.
@@ -51,8 +56,10 @@ enum TIFFCalibration {
         }
     }
 
-    private static func axis(pixelsPerUnit: Float?, unitLength: Double, unit: String,
-                             origin: Double = 0) -> AxisCalibration? {
+    private static func axis(
+        pixelsPerUnit: Float?, unitLength: Double, unit: String,
+        origin: Double = 0
+    ) -> AxisCalibration? {
         guard let pixelsPerUnit, pixelsPerUnit.isFinite, pixelsPerUnit > 0 else { return nil }
         let scale = unitLength / Double(pixelsPerUnit)
         guard scale.isFinite, origin.isFinite else { return nil }

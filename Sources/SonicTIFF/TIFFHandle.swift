@@ -50,14 +50,16 @@ final class TIFFHandle {
     }
 
     deinit {
-        TIFFClose(tiff)   // also closes the file descriptor
+        TIFFClose(tiff) // also closes the file descriptor
         messages.deallocate()
     }
 
     /// Runs a libtiff call that reports failure through its result, with a fresh message buffer,
     /// and throws `failure` (plus libtiff's words, when it said any) if `succeeded` is false.
-    func attempt<Result>(_ failure: @autoclosure () -> String, _ call: () -> Result,
-                         succeeded: (Result) -> Bool) throws(ImageFileError) -> Result {
+    func attempt<Result>(
+        _ failure: @autoclosure () -> String, _ call: () -> Result,
+        succeeded: (Result) -> Bool
+    ) throws(ImageFileError) -> Result {
         messages.pointee.errors.0 = 0
         let result = call()
         guard succeeded(result) else {

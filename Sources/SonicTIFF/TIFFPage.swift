@@ -27,13 +27,15 @@ struct TIFFPage: Sendable {
         let bits = handle.uint16(TIFFTAG_BITSPERSAMPLE, default: 1)
         let format = handle.uint16(TIFFTAG_SAMPLEFORMAT, default: UInt16(SAMPLEFORMAT_UINT))
         sampleType = Self.sampleType(bits: bits, format: format)
-        unsupported = Self.colourReason(handle) ?? Self.sampleReason(bits: bits, format: format)
+        unsupported =
+            Self.colourReason(handle) ?? Self.sampleReason(bits: bits, format: format)
             ?? Self.layoutReason(handle)
         let inherited = firstDescription.flatMap { $0.hasPrefix(TIFFCalibration.imageJPrefix) ? $0 : nil }
-        calibration = TIFFCalibration.of(description: handle.string(TIFFTAG_IMAGEDESCRIPTION) ?? inherited,
-                                         xResolution: handle.float(TIFFTAG_XRESOLUTION),
-                                         yResolution: handle.float(TIFFTAG_YRESOLUTION),
-                                         resolutionUnit: handle.uint16(TIFFTAG_RESOLUTIONUNIT))
+        calibration = TIFFCalibration.of(
+            description: handle.string(TIFFTAG_IMAGEDESCRIPTION) ?? inherited,
+            xResolution: handle.float(TIFFTAG_XRESOLUTION),
+            yResolution: handle.float(TIFFTAG_YRESOLUTION),
+            resolutionUnit: handle.uint16(TIFFTAG_RESOLUTIONUNIT))
     }
 
     /// Whether `other` is this page, with the same samples to read.
@@ -100,7 +102,8 @@ struct TIFFPage: Sendable {
         }
         let line = String(String.UnicodeScalarView(scalars))
         guard let first = line.firstIndex(where: { $0 != " " }),
-              let last = line.lastIndex(where: { $0 != " " }) else { return "" }
+            let last = line.lastIndex(where: { $0 != " " })
+        else { return "" }
         return String(line[first...last].prefix(maxTitleCharacters))
     }
 }

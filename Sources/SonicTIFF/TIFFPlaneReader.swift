@@ -43,17 +43,20 @@ enum TIFFPlaneReader {
     }
 
     /// The strips or tiles the tags declare, checked against the page's size and libtiff's sums.
-    private static func layout(_ handle: TIFFHandle, page: TIFFPage, sampleBytes: Int) throws(ImageFileError) -> Layout {
+    private static func layout(_ handle: TIFFHandle, page: TIFFPage, sampleBytes: Int) throws(ImageFileError) -> Layout
+    {
         let (width, height) = (page.width, page.height)
         if TIFFIsTiled(handle.tiff) == 0 {
             // libtiff defaults an absent RowsPerStrip to 2^32 - 1: one strip.
             let rows = min(Int(handle.uint32(TIFFTAG_ROWSPERSTRIP, default: .max)), height)
             guard rows > 0 else { throw ImageFileError("the page has strips of no rows") }
-            let layout = Layout(kind: .strip, chunkWidth: width, chunkHeight: rows, across: 1,
-                                down: (height + rows - 1) / rows)
+            let layout = Layout(
+                kind: .strip, chunkWidth: width, chunkHeight: rows, across: 1,
+                down: (height + rows - 1) / rows)
             let declared = Int(TIFFNumberOfStrips(handle.tiff))
             guard declared == layout.count else {
-                throw ImageFileError("the page has \(declared) strips where \(height) rows in strips of \(rows) need \(layout.count)")
+                throw ImageFileError(
+                    "the page has \(declared) strips where \(height) rows in strips of \(rows) need \(layout.count)")
             }
             guard TIFFStripSize64(handle.tiff) == UInt64(rows * width * sampleBytes) else {
                 throw ImageFileError("the page's strip size is inconsistent with its rows")
@@ -66,11 +69,14 @@ enum TIFFPlaneReader {
         guard tileWidth > 0, tileLength > 0, !overflow, tilePixels <= ImageLimits.maxPixels else {
             throw ImageFileError("the page's tiles are \(tileWidth) × \(tileLength) pixels, an impossible size")
         }
-        let layout = Layout(kind: .tile, chunkWidth: tileWidth, chunkHeight: tileLength,
-                            across: (width + tileWidth - 1) / tileWidth, down: (height + tileLength - 1) / tileLength)
+        let layout = Layout(
+            kind: .tile, chunkWidth: tileWidth, chunkHeight: tileLength,
+            across: (width + tileWidth - 1) / tileWidth, down: (height + tileLength - 1) / tileLength)
         let declared = Int(TIFFNumberOfTiles(handle.tiff))
         guard declared == layout.count else {
-            throw ImageFileError("the page has \(declared) tiles where \(width) × \(height) pixels in tiles of \(tileWidth) × \(tileLength) need \(layout.count)")
+            throw ImageFileError(
+                "the page has \(declared) tiles where \(width) × \(height) pixels in tiles of \(tileWidth) × \(tileLength) need \(layout.count)"
+            )
         }
         guard TIFFTileSize64(handle.tiff) == UInt64(tilePixels * sampleBytes) else {
             throw ImageFileError("the page's tile size is inconsistent with its tiles")
@@ -81,15 +87,19 @@ enum TIFFPlaneReader {
     /// The bytes of strip or tile `chunk` once decoded: a whole tile, or a strip's rows (the last
     /// strip may have fewer).
     private static func decodedBytes(_ chunk: Int, page: TIFFPage, layout: Layout, sampleBytes: Int) -> Int {
-        let rows = layout.kind == .tile ? layout.chunkHeight
+        let rows =
+            layout.kind == .tile
+            ? layout.chunkHeight
             : min(layout.chunkHeight, page.height - (chunk / layout.across) * layout.chunkHeight)
         return rows * layout.chunkWidth * sampleBytes
     }
 
     /// libtiff reads uncompressed data wherever an offset points, whatever the byte count says, and
     /// pads a short offsets array with zeros: so every strip or tile is checked against the file.
-    private static func checkData(_ handle: TIFFHandle, page: TIFFPage, layout: Layout,
-                                  sampleBytes: Int) throws(ImageFileError) {
+    private static func checkData(
+        _ handle: TIFFHandle, page: TIFFPage, layout: Layout,
+        sampleBytes: Int
+    ) throws(ImageFileError) {
         let uncompressed = handle.uint16(TIFFTAG_COMPRESSION, default: UInt16(COMPRESSION_NONE)) == COMPRESSION_NONE
         let headerBytes: UInt64 = TIFFIsBigTIFF(handle.tiff) != 0 ? 16 : 8
         for chunk in 0..<layout.count {
@@ -108,8 +118,10 @@ enum TIFFPlaneReader {
         }
     }
 
-    private static func readChunks(_ handle: TIFFHandle, page: TIFFPage, layout: Layout, type: SampleType,
-                                   into target: UnsafeMutablePointer<Float>) throws(ImageFileError) {
+    private static func readChunks(
+        _ handle: TIFFHandle, page: TIFFPage, layout: Layout, type: SampleType,
+        into target: UnsafeMutablePointer<Float>
+    ) throws(ImageFileError) {
         let sampleBytes = type.bits / 8
         let chunkRowBytes = layout.chunkWidth * sampleBytes
         // Aligned for any sample type; every row starts on a whole sample, so typed reads are aligned.
@@ -117,24 +129,30 @@ enum TIFFPlaneReader {
         defer { buffer.deallocate() }
         for chunk in 0..<layout.count {
             let expected = decodedBytes(chunk, page: page, layout: layout, sampleBytes: sampleBytes)
-            _ = try handle.attempt("\(layout.kind) \(chunk) of \(layout.count) cannot be decoded", {
-                layout.kind == .tile ? TIFFReadEncodedTile(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
-                    : TIFFReadEncodedStrip(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
-            }, succeeded: { $0 == expected })
+            _ = try handle.attempt(
+                "\(layout.kind) \(chunk) of \(layout.count) cannot be decoded",
+                {
+                    layout.kind == .tile
+                        ? TIFFReadEncodedTile(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
+                        : TIFFReadEncodedStrip(handle.tiff, UInt32(chunk), buffer, tmsize_t(expected))
+                }, succeeded: { $0 == expected })
             // Tiles on the right and bottom edges reach past the image: keep only what lies in it.
             let x = (chunk % layout.across) * layout.chunkWidth
             let y = (chunk / layout.across) * layout.chunkHeight
             let columns = min(layout.chunkWidth, page.width - x)
             for row in 0..<min(layout.chunkHeight, page.height - y) {
-                convert(buffer + row * chunkRowBytes, count: columns, type: type, into: target + (y + row) * page.width + x)
+                convert(
+                    buffer + row * chunkRowBytes, count: columns, type: type, into: target + (y + row) * page.width + x)
             }
         }
     }
 
     /// Converts `count` samples in the machine's byte order (libtiff has swapped them) to floats.
     /// One plain loop per type, not a generic one: unspecialised, a generic loop is many times slower.
-    static func convert(_ source: UnsafeRawPointer, count: Int, type: SampleType,
-                        into target: UnsafeMutablePointer<Float>) {
+    static func convert(
+        _ source: UnsafeRawPointer, count: Int, type: SampleType,
+        into target: UnsafeMutablePointer<Float>
+    ) {
         switch type {
         case .uint8:
             let samples = source.bindMemory(to: UInt8.self, capacity: count)

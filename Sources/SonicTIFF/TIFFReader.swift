@@ -19,15 +19,18 @@ public enum TIFFReader {
         var firstDescription: String?
         repeat {
             guard pages.count < maxPages else { throw ImageFileError("the file has more than \(maxPages) pages") }
-            _ = try handle.attempt("the directory of page \(pages.count + 1) is damaged",
-                                   { TIFFReadDirectory(handle.tiff) }, succeeded: { $0 != 0 })
+            _ = try handle.attempt(
+                "the directory of page \(pages.count + 1) is damaged",
+                { TIFFReadDirectory(handle.tiff) }, succeeded: { $0 != 0 })
             if pages.isEmpty { firstDescription = handle.string(TIFFTAG_IMAGEDESCRIPTION) }
             pages.append(TIFFPage(handle, index: pages.count, firstDescription: firstDescription))
         } while TIFFLastDirectory(handle.tiff) == 0
         let pageCount = pages.count
         let entries = pages.map { page in
-            ImageEntry(title: page.title, shape: [page.width, page.height], sampleType: page.sampleType,
-                       unsupported: page.unsupported, calibration: page.calibration) {
+            ImageEntry(
+                title: page.title, shape: [page.width, page.height], sampleType: page.sampleType,
+                unsupported: page.unsupported, calibration: page.calibration
+            ) {
                 try readPlane(path: path, page: page, pageCount: pageCount)
             }
         }
@@ -38,8 +41,9 @@ public enum TIFFReader {
     static func readPlane(path: String, page: TIFFPage, pageCount: Int) throws(ImageFileError) -> GrayImage {
         do throws(ImageFileError) {
             let handle = try TIFFHandle(path: path)
-            _ = try handle.attempt("the page's directory cannot be read again",
-                                   { TIFFSetDirectory(handle.tiff, tdir_t(page.index)) }, succeeded: { $0 != 0 })
+            _ = try handle.attempt(
+                "the page's directory cannot be read again",
+                { TIFFSetDirectory(handle.tiff, tdir_t(page.index)) }, succeeded: { $0 != 0 })
             guard TIFFPage(handle, index: page.index).hasSameSamples(as: page) else {
                 throw ImageFileError("the file has changed since it was listed")
             }

@@ -51,19 +51,22 @@ public final class X11Frontend {
     private let clock: () -> Double
 
     /// Opens the display named by $DISPLAY and maps a full-screen window titled `title`.
-    public init(title: String, image: GrayImage, stretch: LevelStretch, clock: @escaping () -> Double) throws(X11Error) {
+    public init(title: String, image: GrayImage, stretch: LevelStretch, clock: @escaping () -> Double) throws(X11Error)
+    {
         guard let display = XOpenDisplay(nil) else {
             let name = getenv("DISPLAY").map { String(cString: $0) } ?? ""
-            throw X11Error(message: name.isEmpty
-                ? "no X display: DISPLAY is not set (run from a graphical session)"
-                : "cannot open X display \"\(name)\"")
+            throw X11Error(
+                message: name.isEmpty
+                    ? "no X display: DISPLAY is not set (run from a graphical session)"
+                    : "cannot open X display \"\(name)\"")
         }
         XSetErrorHandler(ignoreProtocolError)
         XSetIOErrorHandler(exitOnLostConnection)
         var opcode: Int32 = 0, firstEvent: Int32 = 0, firstError: Int32 = 0
         var major: Int32 = 2, minor: Int32 = 2
         guard XQueryExtension(display, "XInputExtension", &opcode, &firstEvent, &firstError) != 0,
-              XIQueryVersion(display, &major, &minor) == Success, major * 100 + minor >= 202 else {
+            XIQueryVersion(display, &major, &minor) == Success, major * 100 + minor >= 202
+        else {
             XCloseDisplay(display)
             throw X11Error(message: "the X server lacks XInput 2.2, needed for pen input")
         }
@@ -82,23 +85,29 @@ public final class X11Frontend {
         root = XRootWindow(display, screen)
         raster = ImageRaster(
             image: image, stretch: stretch,
-            format: PixelFormat(redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
-                                greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
-                                blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask)))
+            format: PixelFormat(
+                redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
+                greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
+                blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask)))
         hasWindowManager = Self.windowManagerRuns(display, root)
 
         let width = UInt32(XDisplayWidth(display, screen)), height = UInt32(XDisplayHeight(display, screen))
         let black = XBlackPixel(display, screen)
         window = XCreateSimpleWindow(display, root, 0, 0, width, height, 0, black, black)
         graphics = XCreateGC(display, window, 0, nil)
-        font = XLoadQueryFont(display, "-misc-fixed-bold-r-normal--18-*-*-*-*-*-iso10646-1") ?? XLoadQueryFont(display, "fixed")
+        font =
+            XLoadQueryFont(display, "-misc-fixed-bold-r-normal--18-*-*-*-*-*-iso10646-1")
+            ?? XLoadQueryFont(display, "fixed")
         if let font { XSetFont(display, graphics, font.pointee.fid) }
-        let format = PixelFormat(redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
-                                 greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
-                                 blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
+        let format = PixelFormat(
+            redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
+            greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
+            blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
         func colour(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt { UInt(format.pixel(red: r, green: g, blue: b)) }
-        colours = (tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
-                   cursor: colour(80, 255, 80), text: colour(255, 255, 255), panel: colour(0, 0, 0))
+        colours = (
+            tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
+            cursor: colour(80, 255, 80), text: colour(255, 255, 255), panel: colour(0, 0, 0)
+        )
         deleteWindowAtom = XInternAtom(display, "WM_DELETE_WINDOW", False)
         var protocols = [deleteWindowAtom]
         XSetWMProtocols(display, window, &protocols, 1)
@@ -106,8 +115,9 @@ public final class X11Frontend {
         if hasWindowManager {
             // Asked before mapping, the window manager maps the window straight to full screen.
             var state = [XInternAtom(display, "_NET_WM_STATE_FULLSCREEN", False)]
-            XChangeProperty(display, window, XInternAtom(display, "_NET_WM_STATE", False), XA_ATOM, 32,
-                            PropModeReplace, &state, 1)
+            XChangeProperty(
+                display, window, XInternAtom(display, "_NET_WM_STATE", False), XA_ATOM, 32,
+                PropModeReplace, &state, 1)
         } else {
             // No window manager: follow the root window's size ourselves.
             XSelectInput(display, root, StructureNotifyMask)
@@ -132,8 +142,9 @@ public final class X11Frontend {
         guard placement.width > 0, placement.height > 0 else { return }
         self.viewport = viewport
         if let frame { sonic_destroy_image(frame) }
-        frame = makeImage(raster.render(window: placement, viewport: viewport),
-                          width: placement.width, height: placement.height)
+        frame = makeImage(
+            raster.render(window: placement, viewport: viewport),
+            width: placement.width, height: placement.height)
         paint(x: 0, y: 0, width: placement.width, height: placement.height)
         XFlush(display)
     }
@@ -177,7 +188,9 @@ public final class X11Frontend {
             // The screen was resized and nobody else will resize us.
             XMoveResizeWindow(display, window, 0, 0, UInt32(event.xconfigure.width), UInt32(event.xconfigure.height))
         case MapNotify where event.xmap.window == window:
-            if hasWindowManager { askForFullScreen() } else {
+            if hasWindowManager {
+                askForFullScreen()
+            } else {
                 XSetInputFocus(display, window, RevertToParent, Time(CurrentTime))
             }
             placeWindow(into: &events)
@@ -227,13 +240,16 @@ public final class X11Frontend {
             for index in 0..<Int(info.num_classes) {
                 guard let any = info.classes[index], any.pointee.type == XIValuatorClass else { continue }
                 let axis = UnsafeMutableRawPointer(any).assumingMemoryBound(to: XIValuatorClassInfo.self).pointee
-                valuators.append(Valuator(number: Int(axis.number), label: atomName(axis.label),
-                                          minimum: axis.min, maximum: axis.max, resolution: Double(axis.resolution)))
+                valuators.append(
+                    Valuator(
+                        number: Int(axis.number), label: atomName(axis.label),
+                        minimum: axis.min, maximum: axis.max, resolution: Double(axis.resolution)))
             }
             // Keep the last axis values across a refresh so a hot-plug elsewhere does not reset the pen.
             var device = PenDevice(valuators: valuators)
             if let old = devices[info.deviceid], old.pressureAxis == device.pressureAxis,
-               old.tiltXAxis == device.tiltXAxis, old.tiltYAxis == device.tiltYAxis {
+                old.tiltXAxis == device.tiltXAxis, old.tiltYAxis == device.tiltYAxis
+            {
                 device = old
             }
             found[info.deviceid] = device
@@ -270,8 +286,11 @@ public final class X11Frontend {
             // Grabs (e.g. the implicit one while a button is held) keep the pointer where it is.
             guard e.mode == NotifyNormal else { return }
             pointerInWindow = cookie.evtype == XI_Enter
-            events.append(.pen(penEvent(devices[e.sourceid] ?? PenDevice(valuators: []),
-                                        rootX: e.root_x, rootY: e.root_y)))
+            events.append(
+                .pen(
+                    penEvent(
+                        devices[e.sourceid] ?? PenDevice(valuators: []),
+                        rootX: e.root_x, rootY: e.root_y)))
         case XI_HierarchyChanged:
             refreshDevices()
         case XI_DeviceChanged:
@@ -283,8 +302,9 @@ public final class X11Frontend {
     }
 
     private func penEvent(_ device: PenDevice, rootX: Double, rootY: Double) -> PenEvent {
-        PenEvent(time: clock(), rootX: rootX, rootY: rootY, pressure: device.pressure(buttons: buttons),
-                 tiltX: device.tiltXDegrees, tiltY: device.tiltYDegrees, buttons: buttons, inWindow: pointerInWindow)
+        PenEvent(
+            time: clock(), rootX: rootX, rootY: rootY, pressure: device.pressure(buttons: buttons),
+            tiltX: device.tiltXDegrees, tiltY: device.tiltYDegrees, buttons: buttons, inWindow: pointerInWindow)
     }
 
     private static func buttonBits(_ state: XIButtonState) -> UInt32 {
@@ -301,8 +321,9 @@ public final class X11Frontend {
     private func setTitle(_ title: String) {
         XStoreName(display, window, title)
         let utf8 = Array(title.utf8)
-        XChangeProperty(display, window, XInternAtom(display, "_NET_WM_NAME", False),
-                        XInternAtom(display, "UTF8_STRING", False), 8, PropModeReplace, utf8, Int32(utf8.count))
+        XChangeProperty(
+            display, window, XInternAtom(display, "_NET_WM_NAME", False),
+            XInternAtom(display, "UTF8_STRING", False), 8, PropModeReplace, utf8, Int32(utf8.count))
     }
 
     /// Asks the window manager, once the window is mapped, for full screen: a manager still starting up
@@ -313,9 +334,9 @@ public final class X11Frontend {
         message.xclient.window = window
         message.xclient.message_type = XInternAtom(display, "_NET_WM_STATE", False)
         message.xclient.format = 32
-        message.xclient.data.l.0 = 1    // _NET_WM_STATE_ADD
+        message.xclient.data.l.0 = 1 // _NET_WM_STATE_ADD
         message.xclient.data.l.1 = Int(XInternAtom(display, "_NET_WM_STATE_FULLSCREEN", False))
-        message.xclient.data.l.3 = 1    // a normal application
+        message.xclient.data.l.3 = 1 // a normal application
         XSendEvent(display, root, False, SubstructureRedirectMask | SubstructureNotifyMask, &message)
         XFlush(display)
     }
@@ -337,9 +358,12 @@ public final class X11Frontend {
         let bytes = pixels.count * MemoryLayout<UInt32>.size
         guard let data = malloc(bytes) else { return nil }
         pixels.withUnsafeBytes { data.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
-        guard let image = XCreateImage(display, visual, UInt32(depth), ZPixmap, 0,
-                                       data.assumingMemoryBound(to: CChar.self),
-                                       UInt32(width), UInt32(height), 32, 0) else {
+        guard
+            let image = XCreateImage(
+                display, visual, UInt32(depth), ZPixmap, 0,
+                data.assumingMemoryBound(to: CChar.self),
+                UInt32(width), UInt32(height), 32, 0)
+        else {
             free(data)
             return nil
         }
@@ -365,8 +389,9 @@ public final class X11Frontend {
         guard let viewport else { return }
         func onScreen(_ p: ImagePoint) -> XPoint {
             let r = viewport.rootPoint(of: p)
-            return XPoint(x: Int16(clamping: Int((r.x - Double(placement.x)).rounded())),
-                          y: Int16(clamping: Int((r.y - Double(placement.y)).rounded())))
+            return XPoint(
+                x: Int16(clamping: Int((r.x - Double(placement.x)).rounded())),
+                y: Int16(clamping: Int((r.y - Double(placement.y)).rounded())))
         }
         XSetLineAttributes(display, graphics, 2, LineSolid, CapRound, JoinRound)
         if overlay.cell.count >= 3 {
@@ -377,9 +402,13 @@ public final class X11Frontend {
         for mark in overlay.marks {
             let p = onScreen(mark.point)
             let r: Int16 = mark.kind == .cursor ? 10 : 7
-            XSetForeground(display, graphics, mark.kind == .cursor ? colours.cursor
-                           : mark.kind == .tag ? colours.tag : colours.unsnapped)
-            XDrawArc(display, window, graphics, Int32(p.x - r), Int32(p.y - r), UInt32(2 * r), UInt32(2 * r), 0, 360 * 64)
+            XSetForeground(
+                display, graphics,
+                mark.kind == .cursor
+                    ? colours.cursor
+                    : mark.kind == .tag ? colours.tag : colours.unsnapped)
+            XDrawArc(
+                display, window, graphics, Int32(p.x - r), Int32(p.y - r), UInt32(2 * r), UInt32(2 * r), 0, 360 * 64)
             XDrawLine(display, window, graphics, Int32(p.x - 3), Int32(p.y), Int32(p.x + 3), Int32(p.y))
             XDrawLine(display, window, graphics, Int32(p.x), Int32(p.y - 3), Int32(p.x), Int32(p.y + 3))
             drawText(mark.label, x: Int32(p.x + r + 2), y: Int32(p.y - r))
@@ -388,7 +417,8 @@ public final class X11Frontend {
             let line = Int32(font.pointee.ascent + font.pointee.descent + 4)
             let width = overlay.status.map { XTextWidth(font, $0, Int32($0.utf8.count)) }.max() ?? 0
             XSetForeground(display, graphics, colours.panel)
-            XFillRectangle(display, window, graphics, 8, 8, UInt32(width + 16), UInt32(line * Int32(overlay.status.count) + 8))
+            XFillRectangle(
+                display, window, graphics, 8, 8, UInt32(width + 16), UInt32(line * Int32(overlay.status.count) + 8))
             XSetForeground(display, graphics, colours.text)
             for (index, text) in overlay.status.enumerated() {
                 drawText(text, x: 16, y: 12 + Int32(font.pointee.ascent) + line * Int32(index))
@@ -408,8 +438,11 @@ public final class X11Frontend {
         var format: Int32 = 0
         var count: UInt = 0, remaining: UInt = 0
         var data: UnsafeMutablePointer<UInt8>?
-        guard XGetWindowProperty(display, root, check, 0, 1, False, XA_WINDOW, &type, &format, &count, &remaining,
-                                 &data) == Success, let data else { return false }
+        guard
+            XGetWindowProperty(
+                display, root, check, 0, 1, False, XA_WINDOW, &type, &format, &count, &remaining,
+                &data) == Success, let data
+        else { return false }
         defer { XFree(data) }
         return count == 1 && type == XA_WINDOW
     }
@@ -419,7 +452,9 @@ public final class X11Frontend {
 
 private func xiMaskLength(_ event: Int32) -> Int { Int(event >> 3) + 1 }
 private func xiSetMask(_ mask: inout [UInt8], _ event: Int32) { mask[Int(event >> 3)] |= 1 << UInt8(event & 7) }
-private func xiMaskIsSet(_ mask: UnsafeMutablePointer<UInt8>, _ bit: Int) -> Bool { mask[bit >> 3] & (1 << UInt8(bit & 7)) != 0 }
+private func xiMaskIsSet(_ mask: UnsafeMutablePointer<UInt8>, _ bit: Int) -> Bool {
+    mask[bit >> 3] & (1 << UInt8(bit & 7)) != 0
+}
 
 /// Protocol errors (a window gone between two requests, say) are not fatal for a viewer.
 private func ignoreProtocolError(_ display: OpaquePointer?, _ event: UnsafeMutablePointer<XErrorEvent>?) -> Int32 { 0 }

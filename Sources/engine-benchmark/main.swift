@@ -13,7 +13,9 @@ import SonicCore
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), arguments.index(after: index) < arguments.endIndex else { return nil }
+    guard let index = arguments.firstIndex(of: name), arguments.index(after: index) < arguments.endIndex else {
+        return nil
+    }
     return arguments[arguments.index(after: index)]
 }
 let seconds = Double(option("--seconds") ?? "60") ?? 60
@@ -100,7 +102,9 @@ let total = Double(now() - start) / 1e9
 if countAllocations {
     MallocInterposerSwift.unhook()
     let stats = MallocInterposerSwift.getStatistics()
-    print("allocations while rendering: \(stats.mallocCount) (\(stats.mallocBytesCount) bytes), frees: \(stats.freeCount)")
+    print(
+        "allocations while rendering: \(stats.mallocCount) (\(stats.mallocBytesCount) bytes), frees: \(stats.freeCount)"
+    )
     exit(stats.mallocCount == 0 && stats.freeCount == 0 ? 0 : 2)
 }
 
@@ -115,11 +119,14 @@ let figures: [String: Any] = [
     "realTimeFactor": (Double(blocks * frames) / sampleRate / total).rounded(),
     "blockMedianMicroseconds": (median * 100).rounded() / 100, "blockP99Microseconds": (p99 * 100).rounded() / 100,
     "blockP99PercentOfBudget": (p99 / 1e6 / blockDuration * 10000).rounded() / 100,
-    "peakMemoryMiB": (Double(usage.ru_maxrss) / 1024 * 10).rounded() / 10,
+    "peakMemoryMiB": (Double(usage.ru_maxrss) / 1024 * 10).rounded() / 10
 ]
-print(String(format: "%@: %.0f s of audio in %.2f s — %.0f× real time; 128-frame block: median %.2f µs, p99 %.2f µs (%.2f %% of its %.2f ms); peak memory %.1f MiB",
-             profilePath, Double(blocks * frames) / sampleRate, total, figures["realTimeFactor"] as! Double, median, p99,
-             figures["blockP99PercentOfBudget"] as! Double, blockDuration * 1000, figures["peakMemoryMiB"] as! Double))
+print(
+    String(
+        format:
+            "%@: %.0f s of audio in %.2f s — %.0f× real time; 128-frame block: median %.2f µs, p99 %.2f µs (%.2f %% of its %.2f ms); peak memory %.1f MiB",
+        profilePath, Double(blocks * frames) / sampleRate, total, figures["realTimeFactor"] as! Double, median, p99,
+        figures["blockP99PercentOfBudget"] as! Double, blockDuration * 1000, figures["peakMemoryMiB"] as! Double))
 if let json = option("--json") {
     let data = try JSONSerialization.data(withJSONObject: figures, options: [.prettyPrinted, .sortedKeys])
     try data.write(to: URL(fileURLWithPath: json))

@@ -9,17 +9,23 @@ struct Mutator {
     init(seed: UInt64) { random = SeededRandom(seed: seed) }
 
     /// Values that break length, count and offset fields: zero, one, sign edges, all ones, huge.
-    static let interesting: [UInt64] = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000,
-                                        0xFFFF_FFFF, 0x1_0000_0000, 0x7FFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 8192,
-                                        8193, 65536]
+    static let interesting: [UInt64] = [
+        0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000,
+        0xFFFF_FFFF, 0x1_0000_0000, 0x7FFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF, 8192,
+        8193, 65536
+    ]
 
     /// Text that breaks a JSON line's numbers and structure.
-    static let jsonPieces = ["1e308", "-1e308", "1e400", "NaN", "-0", "1e-320", "99999999999999999999", "null", "true",
-                             "[]", "{}", "\"\"", "[1e300]", ",", ":", "\"", "\\u0000", "\n"].map { Array($0.utf8) }
+    static let jsonPieces = [
+        "1e308", "-1e308", "1e400", "NaN", "-0", "1e-320", "99999999999999999999", "null", "true",
+        "[]", "{}", "\"\"", "[1e300]", ",", ":", "\"", "\\u0000", "\n"
+    ].map { Array($0.utf8) }
 
     /// Numbers a session can hold but seldom does: edges of every field's range, far times, tiny scales.
-    static let plausibleNumbers = ["0", "1", "0.999999", "89.9", "-89.9", "9999999", "-9999999", "10000", "1e-9", "32",
-                                   "1001", "4599.5", "1003.25", "-0.5", "65535", "2.5e-7"].map { Array($0.utf8) }
+    static let plausibleNumbers = [
+        "0", "1", "0.999999", "89.9", "-89.9", "9999999", "-9999999", "10000", "1e-9", "32",
+        "1001", "4599.5", "1003.25", "-0.5", "65535", "2.5e-7"
+    ].map { Array($0.utf8) }
 
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(random.next() % UInt64(n)) }
 
@@ -50,7 +56,8 @@ struct Mutator {
                 bytes.removeSubrange(at..<(at + length))
             case 6:
                 let at = below(bytes.count + 1)
-                bytes.insert(contentsOf: (0..<(1 + below(16))).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: at)
+                bytes.insert(
+                    contentsOf: (0..<(1 + below(16))).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: at)
             case 7:
                 // A piece of the input copied over another place of it: plausible structure in the wrong spot.
                 let from = below(bytes.count), to = below(bytes.count)
@@ -61,7 +68,8 @@ struct Mutator {
                 replaceNumber(in: &bytes, with: Self.jsonPieces[below(Self.jsonPieces.count)], anywhere: true)
             case 10, 11:
                 // A valid number at a field's edge: the log still reads, and the replay meets it.
-                replaceNumber(in: &bytes, with: Self.plausibleNumbers[below(Self.plausibleNumbers.count)], anywhere: false)
+                replaceNumber(
+                    in: &bytes, with: Self.plausibleNumbers[below(Self.plausibleNumbers.count)], anywhere: false)
             default:
                 // A whole line dropped, repeated or moved.
                 var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -76,7 +84,9 @@ struct Mutator {
 
     /// Replaces the number at a random place (or, `anywhere`, whatever stands there) with `piece`.
     private mutating func replaceNumber(in bytes: inout [UInt8], with piece: [UInt8], anywhere: Bool) {
-        func isNumeric(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D || byte == 0x65 }
+        func isNumeric(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D || byte == 0x65
+        }
         var at = below(bytes.count)
         if !anywhere {
             guard let found = bytes[at...].firstIndex(where: { $0 >= 0x30 && $0 <= 0x39 }) else { return }

@@ -20,7 +20,8 @@ struct ImageFileTrial: FuzzTrial {
         for entry in contents.entries where entry.isImage {
             let image = try entry.read()
             guard image.width == entry.width, image.height == entry.height else {
-                throw FuzzFinding(message: "an entry of \(entry.width) × \(entry.height) read as \(image.width) × \(image.height)")
+                throw FuzzFinding(
+                    message: "an entry of \(entry.width) × \(entry.height) read as \(image.width) × \(image.height)")
             }
         }
     }
@@ -38,8 +39,9 @@ struct SessionLogTrial: FuzzTrial {
         image = try ImageFiles.open(imagePath).image
         if let profilePath {
             let text = try String(contentsOfFile: profilePath, encoding: .utf8)
-            profile = try Profile(name: URL(fileURLWithPath: profilePath).deletingPathExtension().lastPathComponent,
-                                  file: profilePath, text: text)
+            profile = try Profile(
+                name: URL(fileURLWithPath: profilePath).deletingPathExtension().lastPathComponent,
+                file: profilePath, text: text)
         } else {
             profile = .builtIn
         }
@@ -66,13 +68,16 @@ struct SessionLogTrial: FuzzTrial {
         guard Double(mostFrames) <= Self.longestRender * 48000 else { return }
         var bad: String?
         func listen(_ sound: UnsafeBufferPointer<Float>) {
-            if bad == nil, sound.contains(where: { !$0.isFinite || abs($0) > 1 }) { bad = "the replay made sound beyond ±1" }
+            if bad == nil, sound.contains(where: { !$0.isFinite || abs($0) > 1 }) {
+                bad = "the replay made sound beyond ±1"
+            }
         }
         for record in records { replay.play(record, into: listen) }
         replay.finish(into: listen)
         if let bad { throw FuzzFinding(message: bad) }
         guard replay.frames <= mostFrames else {
-            throw FuzzFinding(message: "the replay made \(replay.frames) frames, more than the \(mostFrames) its check allowed")
+            throw FuzzFinding(
+                message: "the replay made \(replay.frames) frames, more than the \(mostFrames) its check allowed")
         }
     }
 }

@@ -25,7 +25,9 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     defer { arguments.removeSubrange(at...(at + 1)) }
     return arguments[at + 1]
 }
-guard let target = arguments.first, ["images", "logs"].contains(target) else { fail("say what to fuzz: images or logs") }
+guard let target = arguments.first, ["images", "logs"].contains(target) else {
+    fail("say what to fuzz: images or logs")
+}
 arguments.removeFirst()
 guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
 let seed = option("--seed").flatMap(UInt64.init) ?? 1
@@ -64,7 +66,9 @@ var slowest = (seconds: 0.0, seed: "")
 for index in 0..<count {
     let source = seeds[index % seeds.count]
     let bytes = mutator.mutate(source.bytes, text: target == "logs")
-    guard FileManager.default.createFile(atPath: inputPath, contents: Data(bytes)) else { fail("cannot write \(inputPath)") }
+    guard FileManager.default.createFile(atPath: inputPath, contents: Data(bytes)) else {
+        fail("cannot write \(inputPath)")
+    }
     let started = Date()
     alarm(timeout)
     do {
@@ -75,9 +79,12 @@ for index in 0..<count {
     } catch {
         // Grouped by what went wrong, not where: the place ("input:12: ", "at byte 5372") is dropped.
         var reason = String(describing: error)
-        if reason.hasPrefix("input:"), let colon = reason.firstRange(of: ": ") { reason = String(reason[colon.upperBound...]) }
-        reason = String(reason.split(separator: " ", omittingEmptySubsequences: false)
-            .map { $0.allSatisfy(\.isNumber) && !$0.isEmpty ? "N" : $0 }.joined(separator: " ").prefix(70))
+        if reason.hasPrefix("input:"), let colon = reason.firstRange(of: ": ") {
+            reason = String(reason[colon.upperBound...])
+        }
+        reason = String(
+            reason.split(separator: " ", omittingEmptySubsequences: false)
+                .map { $0.allSatisfy(\.isNumber) && !$0.isEmpty ? "N" : $0 }.joined(separator: " ").prefix(70))
         reasons[reason, default: 0] += 1
     }
     alarm(0)
@@ -86,6 +93,7 @@ for index in 0..<count {
     if (index + 1) % 10_000 == 0 { print("fuzz: \(index + 1) inputs") }
 }
 try? FileManager.default.removeItem(atPath: output)
-print("fuzz \(target): \(count) inputs from \(seeds.count) seeds: \(accepted) accepted, \(reasons.values.reduce(0, +)) refused; "
-      + "slowest \(String(format: "%.3f", slowest.seconds)) s (from \(slowest.seed))")
+print(
+    "fuzz \(target): \(count) inputs from \(seeds.count) seeds: \(accepted) accepted, \(reasons.values.reduce(0, +)) refused; "
+        + "slowest \(String(format: "%.3f", slowest.seconds)) s (from \(slowest.seed))")
 for (reason, n) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) { print("  \(n) × \(reason)") }

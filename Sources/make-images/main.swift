@@ -20,15 +20,17 @@ func lattice(size: Int, overlapping: Bool = false) -> LatticeImage {
         b: (-spacing * Double.sin(angle), spacing * Double.cos(angle)),
         origin: (11.3, 9.7),
         sites: [.init(u: 0, v: 0, height: 30_000)],
-        sigma: overlapping ? 5 : 3.2, background: 6_000, backgroundSlope: (4 * 384 / Double(size), -2.5 * 384 / Double(size)),
+        sigma: overlapping ? 5 : 3.2, background: 6_000,
+        backgroundSlope: (4 * 384 / Double(size), -2.5 * 384 / Double(size)),
         doseScale: 0.25, readNoise: 120, seed: 20_260_101)
 }
 
 func write(_ image: GrayImage, _ path: String) {
     if path.hasSuffix(".dm4") { return write(microscopeFile([(image, "HAADF", 1)]), path) }
     if path.hasSuffix(".tif") {
-        let page = TestTIFF.Page(width: image.width, height: image.height, kind: .unsigned(bits: image.bitDepth),
-                                 values: image.samples.map(Double.init))
+        let page = TestTIFF.Page(
+            width: image.width, height: image.height, kind: .unsigned(bits: image.bitDepth),
+            values: image.samples.map(Double.init))
         return write(TestTIFF(pages: [page]).bytes, path)
     }
     do {
@@ -63,14 +65,28 @@ func microscopeFile(_ images: [(image: GrayImage, title: String, binning: Double
         return 0xFF00_0000 + gray * 0x10101
     }
     let axis = TestDM.Axis(scale: latticePixelNanometres, units: "nm")
-    func axes(_ binning: Double) -> [TestDM.Axis] { [TestDM.Axis(scale: latticePixelNanometres * binning, units: "nm")] }
+    func axes(_ binning: Double) -> [TestDM.Axis] {
+        [TestDM.Axis(scale: latticePixelNanometres * binning, units: "nm")]
+    }
     let profile = (0..<first.width).map { Double(first[$0, first.height / 2]) }
-    return TestDM(version: 4, images: [.init(title: "Image Of \(images[0].title)", dimensions: [thumbnailSide, thumbnailSide],
-                                             dataType: .rgba, values: thumbnail)]
-        + images.map { .init(title: $0.title, dimensions: [$0.image.width, $0.image.height], dataType: .uint16,
-                             values: $0.image.samples.map(Double.init), axes: axes($0.binning) + axes($0.binning)) }
-        + [.init(title: "Profile across \(images[0].title)", dimensions: [first.width], dataType: .float32,
-                 values: profile, axes: [axis])]).bytes
+    return TestDM(
+        version: 4,
+        images: [
+            .init(
+                title: "Image Of \(images[0].title)", dimensions: [thumbnailSide, thumbnailSide],
+                dataType: .rgba, values: thumbnail)
+        ]
+            + images.map {
+                .init(
+                    title: $0.title, dimensions: [$0.image.width, $0.image.height], dataType: .uint16,
+                    values: $0.image.samples.map(Double.init), axes: axes($0.binning) + axes($0.binning))
+            }
+            + [
+                .init(
+                    title: "Profile across \(images[0].title)", dimensions: [first.width], dataType: .float32,
+                    values: profile, axes: [axis])
+            ]
+    ).bytes
 }
 
 /// A bright-field view of the same lattice: half the size (2 × 2 binned), columns dark on a bright field.
@@ -90,9 +106,11 @@ func twoSublattice() -> GrayImage {
     let angle = 3.0 * Double.pi / 180, cell = 28.0
     return LatticeImage(
         width: 384, height: 384,
-        a: (cell * Double.cos(angle), cell * Double.sin(angle)), b: (-cell * Double.sin(angle), cell * Double.cos(angle)),
+        a: (cell * Double.cos(angle), cell * Double.sin(angle)),
+        b: (-cell * Double.sin(angle), cell * Double.cos(angle)),
         origin: (7.6, 12.2), sites: [.init(u: 0, v: 0, height: 30_000), .init(u: 0.5, v: 0.5, height: 12_000)],
-        sigma: 3, background: 5_000, backgroundSlope: (0, 0), doseScale: 0.25, readNoise: 120, seed: 20_260_202).render()
+        sigma: 3, background: 5_000, backgroundSlope: (0, 0), doseScale: 0.25, readNoise: 120, seed: 20_260_202
+    ).render()
 }
 
 /// For checking the pen by ear and eye, 512 × 384, 16-bit, three strips of 128 rows:
@@ -138,13 +156,16 @@ func shapes() -> GrayImage {
 
 let arguments = CommandLine.arguments
 if arguments.count == 4, ["--lattice", "--overlapping-lattice"].contains(arguments[1]),
-   let size = Int(arguments[2]), size > 0 {
+    let size = Int(arguments[2]), size > 0
+{
     write(lattice(size: size, overlapping: arguments[1] == "--overlapping-lattice").render(), arguments[3])
 } else {
     let folder = arguments.count > 1 ? arguments[1] : "images"
     let atomicLattice = lattice(size: 384).render()
     write(atomicLattice, folder + "/atomic-lattice.png")
-    write(microscopeFile([(atomicLattice, "HAADF", 1), (brightField(atomicLattice), "BF", 2)]), folder + "/atomic-lattice.dm4")
+    write(
+        microscopeFile([(atomicLattice, "HAADF", 1), (brightField(atomicLattice), "BF", 2)]),
+        folder + "/atomic-lattice.dm4")
     write(twoSublattice(), folder + "/two-sublattice.png")
     write(calibration(), folder + "/calibration.png")
     write(shapes(), folder + "/shapes.png")

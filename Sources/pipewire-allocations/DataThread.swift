@@ -23,5 +23,7 @@ final class ThreadNotingRenderer: AudioRenderer {
 /// The allocation counter's hook, inside the allocator on the allocating thread: it counts only
 /// the data thread's allocations, and allocates nothing itself.
 func countOnDataThread(_ bytes: Int) {
-    if UInt(pthread_self()) == dataThread.load(ordering: .relaxed) { allocationsOnDataThread.add(1, ordering: .relaxed) }
+    if UInt(pthread_self()) == dataThread.load(ordering: .relaxed) {
+        allocationsOnDataThread.add(1, ordering: .relaxed)
+    }
 }

@@ -12,7 +12,9 @@ import SonicPipeWire
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func option(_ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), arguments.index(after: index) < arguments.endIndex else { return nil }
+    guard let index = arguments.firstIndex(of: name), arguments.index(after: index) < arguments.endIndex else {
+        return nil
+    }
     return arguments[arguments.index(after: index)]
 }
 let seconds = Double(option("--seconds") ?? "10") ?? 10
@@ -37,12 +39,14 @@ do { profile = try Profile(name: "check", file: profilePath, text: text) } catch
 let sampleRate = 48_000
 let controls = SynthControls()
 let speech = SpeechBuffer(capacity: sampleRate)
-let renderer = ThreadNotingRenderer(VoicedRenderer(
-    engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
-    speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume))
+let renderer = ThreadNotingRenderer(
+    VoicedRenderer(
+        engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
+        speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume))
 let output: PipeWireOutput
 do {
-    output = try PipeWireOutput(renderer: renderer, sampleRate: sampleRate, latency: 0.01, streamName: "allocation check")
+    output = try PipeWireOutput(
+        renderer: renderer, sampleRate: sampleRate, latency: 0.01, streamName: "allocation check")
 } catch {
     fail("PipeWire: \(error)")
 }
@@ -76,5 +80,7 @@ MallocInterposerSwift.unhook()
 MallocInterposerSwift.setAllocationHook(nil)
 let counted = allocationsOnDataThread.load(ordering: .relaxed)
 let played = cycles.load(ordering: .relaxed) - cyclesBefore
-print("allocations on PipeWire's data thread while playing: \(counted) in \(played) cycles (\(output.dropoutCount) dropouts)")
+print(
+    "allocations on PipeWire's data thread while playing: \(counted) in \(played) cycles (\(output.dropoutCount) dropouts)"
+)
 exit(counted == 0 && played > 0 ? 0 : 2)

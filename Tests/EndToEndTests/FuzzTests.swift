@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// A slice of the fuzzing campaign (`scripts/fuzz` runs 100 000 inputs of each kind): damaged image
@@ -19,7 +19,9 @@ extension EndToEnd {
             let repository = Fixtures.repository
             switch kind {
             case "png": return try files(repository + "/images", ["png"])
-            case "dm": return try files(repository + "/images", ["dm4"]) + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
+            case "dm":
+                return try files(repository + "/images", ["dm4"])
+                    + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
             default:
                 // Not the files that already break the library (every damage to them hangs it for the
@@ -39,8 +41,9 @@ extension EndToEnd {
             // HDF5 runs in a child the reader stops after 20 s when the library hangs on a damaged file:
             // fewer inputs, and more time for each, than for the formats read in the program itself.
             let (count, timeout) = kind == "emd" ? (500, 200) : (2000, 20)
-            let result = try Subprocess.run(fuzz, ["images", "--count", String(count), "--seed", "7", "--timeout", String(timeout)] + seeds,
-                                            timeout: 600)
+            let result = try Subprocess.run(
+                fuzz, ["images", "--count", String(count), "--seed", "7", "--timeout", String(timeout)] + seeds,
+                timeout: 600)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("fuzz images: \(count) inputs"), "\(result.output)")
         }
@@ -50,9 +53,13 @@ extension EndToEnd {
             let seeds = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jsonl") }
                 .sorted().map { folder + "/" + $0 }
             let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
-            let result = try Subprocess.run(fuzz, ["logs", "--count", "500", "--seed", "7", "--image",
-                                                   Fixtures.repository + "/images/atomic-lattice.png", "--profile",
-                                                   Fixtures.repository + "/profiles/classic.toml"] + seeds, timeout: 600)
+            let result = try Subprocess.run(
+                fuzz,
+                [
+                    "logs", "--count", "500", "--seed", "7", "--image",
+                    Fixtures.repository + "/images/atomic-lattice.png", "--profile",
+                    Fixtures.repository + "/profiles/classic.toml"
+                ] + seeds, timeout: 600)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("fuzz logs: 500 inputs"), "\(result.output)")
         }

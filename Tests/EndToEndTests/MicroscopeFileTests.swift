@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// A microscope's own file played as it comes off the instrument: the voice says which of its images
@@ -13,23 +13,31 @@ extension EndToEnd {
             let haadf = (0..<1200).map { (k: Int) -> Double in Double(1000 + 37 * (k % 40) + 1100 * (k / 40)) }
             let bf = (0..<300).map { (k: Int) -> Double in -2.5 + 0.0625 * Double(k) }
             let path = folder + "/scan.dm4"
-            func axes(_ nanometres: Double) -> [TestDM.Axis] { Array(repeating: TestDM.Axis(scale: nanometres, units: "nm"), count: 2) }
-            try Data(TestDM(images: [
-                .init(title: "Image Of HAADF", dimensions: [8, 6], dataType: .rgba, values: Array(repeating: 0xFF80_8080, count: 48)),
-                .init(title: "HAADF", dimensions: [40, 30], dataType: .uint16, values: haadf, axes: axes(0.0178)),
-                .init(title: "BF", dimensions: [20, 15], dataType: .float32, values: bf, axes: axes(0.0356)),
-                .init(title: "EELS", dimensions: [64], dataType: .float32, values: (0..<64).map(Double.init)),
-            ]).bytes).write(to: URL(fileURLWithPath: path))
+            func axes(_ nanometres: Double) -> [TestDM.Axis] {
+                Array(repeating: TestDM.Axis(scale: nanometres, units: "nm"), count: 2)
+            }
+            try Data(
+                TestDM(images: [
+                    .init(
+                        title: "Image Of HAADF", dimensions: [8, 6], dataType: .rgba,
+                        values: Array(repeating: 0xFF80_8080, count: 48)),
+                    .init(title: "HAADF", dimensions: [40, 30], dataType: .uint16, values: haadf, axes: axes(0.0178)),
+                    .init(title: "BF", dimensions: [20, 15], dataType: .float32, values: bf, axes: axes(0.0356)),
+                    .init(title: "EELS", dimensions: [64], dataType: .float32, values: (0..<64).map(Double.init))
+                ]).bytes
+            ).write(to: URL(fileURLWithPath: path))
             return (path, haadf, bf)
         }
 
         @Test func theGreetingNamesTheImageAndItsCalibrationAndThePenReadsTheFilesValues() throws {
             try withServers("dm4") { display, sound, folder in
                 let scan = try Self.scan(in: folder)
-                let noTablet = display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
+                let noTablet =
+                    display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
                 func greeting(_ arguments: [String], in name: String) throws -> (session: PlaySession, text: String) {
-                    let session = try PlaySession(image: scan.path, display: display, sound: sound, folder: folder + "/" + name,
-                                                  arguments: ["--rate", "350"] + arguments)
+                    let session = try PlaySession(
+                        image: scan.path, display: display, sound: sound, folder: folder + "/" + name,
+                        arguments: ["--rate", "350"] + arguments)
                     try session.waitUntilShown()
                     try session.waitForGreeting()
                     return (session, try session.records(ofType: "speech").first?["text"] as? String ?? "")
@@ -37,7 +45,9 @@ extension EndToEnd {
 
                 // By default the larger image, and the pixel size from the file.
                 let (first, text) = try greeting([], in: "default")
-                #expect(text == "SonicAtomic. scan.dm4, HAADF, image 1 of 2, 40 by 30 pixels, 16 bit, 17.8 picometres per pixel. "
+                #expect(
+                    text
+                        == "SonicAtomic. scan.dm4, HAADF, image 1 of 2, 40 by 30 pixels, 16 bit, 17.8 picometres per pixel. "
                         + "Mode 1, intensity pitch." + noTablet)
                 let start = try #require(try first.records(ofType: "start").first)
                 #expect(start["imageNumber"] as? Int == 1 && start["sampleType"] as? String == "uint16")
@@ -45,8 +55,9 @@ extension EndToEnd {
                 func touch(_ session: PlaySession, _ x: Int, _ y: Int) throws -> [String: Any] {
                     let viewport = try #require(try session.records(ofType: "viewport").last)
                     let scale = viewport["scale"] as! Double
-                    try display.tap(viewport["originX"] as! Double + (Double(x) + 0.5) * scale,
-                                    viewport["originY"] as! Double + (Double(y) + 0.5) * scale, ms: 200)
+                    try display.tap(
+                        viewport["originX"] as! Double + (Double(x) + 0.5) * scale,
+                        viewport["originY"] as! Double + (Double(y) + 0.5) * scale, ms: 200)
                     func touching() -> [String: Any]? {
                         (try? session.records(ofType: "pen"))?.first { ($0["buttons"] as? [Int])?.contains(1) == true }
                     }
@@ -60,8 +71,10 @@ extension EndToEnd {
 
                 // The second image: float samples, fractional and negative, as they are in the file.
                 let (second, secondText) = try greeting(["--image", "2"], in: "second")
-                #expect(secondText.hasPrefix("SonicAtomic. scan.dm4, BF, image 2 of 2, 20 by 15 pixels, 32 bit float, "
-                                             + "35.6 picometres per pixel."), "\(secondText)")
+                #expect(
+                    secondText.hasPrefix(
+                        "SonicAtomic. scan.dm4, BF, image 2 of 2, 20 by 15 pixels, 32 bit float, "
+                            + "35.6 picometres per pixel."), "\(secondText)")
                 let secondRecord = try touch(second, 3, 2)
                 #expect(secondRecord["sample"] as? Double == scan.bf[2 * 20 + 3], "\(secondRecord)")
                 #expect(try second.quitWithKey() == 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// The multi-mode instrument and its voice, on the real pen and a real sound server: what the
@@ -22,22 +22,28 @@ extension EndToEnd {
         @Test(arguments: SoundServer.Kind.allCases)
         func barrelButtonChangesModeAndEveryActionIsSpoken(sound kind: SoundServer.Kind) throws {
             try withServers("barrel", sound: kind) { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 // The greeting first.
                 let greetingMark = try session.waitForGreeting()
                 let greeting = try speechTexts(session)
-                let noTablet = display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
-                #expect(greeting.first == "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch." + noTablet)
+                let noTablet =
+                    display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
+                #expect(
+                    greeting.first
+                        == "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch."
+                        + noTablet)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<greetingMark], sampleRate: Self.rate))
 
                 // Double click of the lower barrel button, hovering: the next mode, announced at once.
                 let mark = sound.recordedSampleCount()
                 try display.pen("button", "1", "--double", "--at", "960,540")
                 let modeSpeech = try sound.waitForUtterance(after: mark)
-                #expect(Double(modeSpeech.lowerBound - mark) / Self.rate < 0.6,
-                        "speech began \(Double(modeSpeech.lowerBound - mark) / Self.rate) s after the click")
+                #expect(
+                    Double(modeSpeech.lowerBound - mark) / Self.rate < 0.6,
+                    "speech began \(Double(modeSpeech.lowerBound - mark) / Self.rate) s after the click")
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[modeSpeech], sampleRate: Self.rate))
                 #expect(try session.records(ofType: "mode").map { $0["mode"] as! String } == ["pressure-amplitude"])
                 #expect(try speechTexts(session).last == "Mode 2, pressure amplitude.")
@@ -65,8 +71,12 @@ extension EndToEnd {
                 // The offline render speaks every announcement where it was spoken.
                 try sound.waitForSilence()
                 let wavPath = folder + "/session.wav"
-                let rendered = try Subprocess.run(Fixtures.binary, ["render", Fixtures.repository + "/images/atomic-lattice.png",
-                                                                    "--session", session.logPath, "--out", wavPath])
+                let rendered = try Subprocess.run(
+                    Fixtures.binary,
+                    [
+                        "render", Fixtures.repository + "/images/atomic-lattice.png",
+                        "--session", session.logPath, "--out", wavPath
+                    ])
                 #expect(rendered.status == 0, "\(rendered.output)")
                 let wav = try WAVFile(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath))))
                 func utterances(_ x: [Float]) -> [Double] {
@@ -81,11 +91,14 @@ extension EndToEnd {
 
         /// On a flat image in mode `key`: one pen stroke (`pen stroke` arguments), then `body` gets the
         /// recording and `count` equal windows through the middle 80 % of the stroke's sound.
-        func stroke(inMode key: String, _ name: String, _ arguments: [String], windows count: Int, sound kind: SoundServer.Kind,
-                    _ body: ([Float], [Range<Int>], PlaySession) throws -> Void) throws {
+        func stroke(
+            inMode key: String, _ name: String, _ arguments: [String], windows count: Int, sound kind: SoundServer.Kind,
+            _ body: ([Float], [Range<Int>], PlaySession) throws -> Void
+        ) throws {
             try withServers(name, sound: kind) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -97,7 +110,8 @@ extension EndToEnd {
                 let x = try sound.recording()
                 let bursts = SignalAnalysis.bursts(Array(x[mark...]), threshold: 0.005, window: 48, minimumGap: 4800)
                 let stroke = try #require(bursts.first, "no sound from the stroke")
-                let inner = (mark + stroke.lowerBound + stroke.count / 10)..<(mark + stroke.upperBound - stroke.count / 10)
+                let inner =
+                    (mark + stroke.lowerBound + stroke.count / 10)..<(mark + stroke.upperBound - stroke.count / 10)
                 let windows = (0..<count).map { k in
                     (inner.lowerBound + k * inner.count / count)..<(inner.lowerBound + (k + 1) * inner.count / count)
                 }
@@ -106,10 +120,12 @@ extension EndToEnd {
             }
         }
 
-        @Test(.enabled(if: Fixtures.hasRealPen, "needs the real pen's pressure: \(Fixtures.penTabletMissing ?? "")"),
-              arguments: SoundServer.Kind.allCases)
+        @Test(
+            .enabled(if: Fixtures.hasRealPen, "needs the real pen's pressure: \(Fixtures.penTabletMissing ?? "")"),
+            arguments: SoundServer.Kind.allCases)
         func pressureSetsTheLoudness(sound kind: SoundServer.Kind) throws {
-            try stroke(inMode: "2", "pressure", ["--pressure", "0.1:0.9", "--ms", "2000"], windows: 5, sound: kind) { x, windows, _ in
+            try stroke(inMode: "2", "pressure", ["--pressure", "0.1:0.9", "--ms", "2000"], windows: 5, sound: kind) {
+                x, windows, _ in
                 // Each window louder than the last, as the linear pressure curve says — loudness ∝
                 // (p − threshold) — within 1.5 dB.
                 let levels = windows.map { SignalAnalysis.dBFS(x[$0]) }
@@ -121,16 +137,22 @@ extension EndToEnd {
                 let expected = pressures.map { 20 * log10(($0 - 0.013) / (pressures[2] - 0.013)) }
                 #expect(zip(levels, levels.dropFirst()).allSatisfy { $0 < $1 }, "levels \(levels)")
                 for k in 0..<5 {
-                    #expect(abs((levels[k] - levels[2]) - expected[k]) < 1.5, "levels \(levels), expected \(expected) relative to the middle")
+                    #expect(
+                        abs((levels[k] - levels[2]) - expected[k]) < 1.5,
+                        "levels \(levels), expected \(expected) relative to the middle")
                 }
             }
         }
 
-        @Test(.enabled(if: Fixtures.hasRealPen, "needs the real pen's tilt: \(Fixtures.penTabletMissing ?? "")"),
-              arguments: SoundServer.Kind.allCases)
+        @Test(
+            .enabled(if: Fixtures.hasRealPen, "needs the real pen's tilt: \(Fixtures.penTabletMissing ?? "")"),
+            arguments: SoundServer.Kind.allCases)
         func leaningThePenDarkensTheSound(sound kind: SoundServer.Kind) throws {
             // Upright to leaning 60° to the right, at even pressure.
-            try stroke(inMode: "3", "tilt", ["--pressure", "0.8", "--tilt", "0,0:60,0", "--ms", "2500"], windows: 4, sound: kind) { x, windows, session in
+            try stroke(
+                inMode: "3", "tilt", ["--pressure", "0.8", "--tilt", "0,0:60,0", "--ms", "2500"], windows: 4,
+                sound: kind
+            ) { x, windows, session in
                 let centroids = windows.map { Spectrum.centroid(x[$0], sampleRate: Self.rate, frame: 4096) }
                 // Upright is bright, flat is dark: the centre of the spectrum falls as the pen leans.
                 #expect(zip(centroids, centroids.dropFirst()).allSatisfy { $0 > $1 }, "centroids \(centroids)")
@@ -144,8 +166,11 @@ extension EndToEnd {
         @Test func tapInTaggingModeTagsAndSaysWhere() throws {
             try withServers("tagging") { display, sound, folder in
                 // A smooth gradient: no lattice, so the tap is tagged where it lands (snapping is TaggingTests').
-                let image = try writeImage(folder, "gradient.png", width: 384, height: 384) { x, y in UInt16(x * 100 + y * 50) }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let image = try writeImage(folder, "gradient.png", width: 384, height: 384) { x, y in
+                    UInt16(x * 100 + y * 50)
+                }
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -155,7 +180,8 @@ extension EndToEnd {
                 #expect(try speechTexts(session).last == "Mode 4, unit cell tagging.")
 
                 // A tap in the middle of pixel (100, 200).
-                let tapX = viewport.originX + 100.5 * viewport.scale + 0.3, tapY = viewport.originY + 200.5 * viewport.scale - 0.4
+                let tapX = viewport.originX + 100.5 * viewport.scale + 0.3,
+                    tapY = viewport.originY + 200.5 * viewport.scale - 0.4
                 let sent = display.effective(tapX, tapY)
                 let mark = sound.recordedSampleCount()
                 try display.tap(tapX, tapY, ms: 80)
@@ -188,7 +214,8 @@ extension EndToEnd {
 
         @Test func everyActionHasAKey() throws {
             try withServers("keys") { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -208,7 +235,8 @@ extension EndToEnd {
                 let whereAmI = try speechTexts(session).last
                 #expect(try press("r") == whereAmI)
                 #expect(try press("BackSpace") == "No tags to remove.")
-                #expect(try session.records(ofType: "mode").map { $0["mode"] as! String }
+                #expect(
+                    try session.records(ofType: "mode").map { $0["mode"] as! String }
                         == ["pressure-amplitude", "intensity-pitch", "tilt-filter", "intensity-pitch"])
                 // F1's long help, cut short by quitting: the goodbye interrupts it.
                 let helpMark = sound.recordedSampleCount()
@@ -241,8 +269,9 @@ extension EndToEnd {
                 usleep(1_000_000)
                 try display.up()
                 let x = try sound.recording()
-                let start = try #require(SignalAnalysis.speechOnset(x, after: before, tone: 1760, sampleRate: Self.rate),
-                                         "no voice over the tone")
+                let start = try #require(
+                    SignalAnalysis.speechOnset(x, after: before, tone: 1760, sampleRate: Self.rate),
+                    "no voice over the tone")
                 let alone = Spectrum.amplitude(x[(before - 24_000)..<before], at: 1760, sampleRate: Self.rate)
                 let ducked = Spectrum.amplitude(x[(start + 2400)..<(start + 16_800)], at: 1760, sampleRate: Self.rate)
                 let drop = 20 * log10(alone / ducked)
@@ -254,13 +283,18 @@ extension EndToEnd {
 
         @Test func aMissingVoiceFallsBackToEnglishAndSaysSo() throws {
             try withServers("novoice") { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder,
-                                              arguments: Self.fastSpeech + ["--voice", "no-such-voice"])
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder,
+                    arguments: Self.fastSpeech + ["--voice", "no-such-voice"])
                 defer { session.stop() }
                 try session.waitUntilShown()
                 let end = try session.waitForGreeting()
-                #expect(session.process.stderr == "sonic-atomic: the voice \"no-such-voice\" is not available; speaking English\n")
-                #expect(try speechTexts(session).first?.contains("Note: the voice \"no-such-voice\" is not available") == true)
+                #expect(
+                    session.process.stderr
+                        == "sonic-atomic: the voice \"no-such-voice\" is not available; speaking English\n")
+                #expect(
+                    try speechTexts(session).first?.contains("Note: the voice \"no-such-voice\" is not available")
+                        == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<end], sampleRate: Self.rate))
                 #expect(try session.quitWithKey() == 0)
             }
@@ -268,17 +302,20 @@ extension EndToEnd {
 
         @Test func withoutATabletTheGreetingSaysSoAndTheMousePlays() throws {
             try withServers("mouse", plainMouse: true) { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
                 let greeting = try #require(try speechTexts(session).first)
-                #expect(greeting.hasSuffix("No pen tablet found: the mouse plays, as a pen pressed fully."), "\(greeting)")
+                #expect(
+                    greeting.hasSuffix("No pen tablet found: the mouse plays, as a pen pressed fully."), "\(greeting)")
                 let mark = sound.recordedSampleCount()
                 try display.tap(960, 540, ms: 300)
                 usleep(200_000)
                 #expect(SignalAnalysis.peak(try sound.recording()[mark...]) > 0.4)
-                let touch = try #require(try session.records(ofType: "pen").first { ($0["buttons"] as! [Int]).contains(1) })
+                let touch = try #require(
+                    try session.records(ofType: "pen").first { ($0["buttons"] as! [Int]).contains(1) })
                 #expect(touch["pressure"] as? Double == 1)
                 #expect(try session.quitWithKey() == 0)
             }
@@ -288,13 +325,17 @@ extension EndToEnd {
             try withServers("nodata") { display, sound, folder in
                 let empty = folder + "/no-espeak-data"
                 try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder,
-                                              environment: ["ESPEAK_DATA_PATH": empty])
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder,
+                    environment: ["ESPEAK_DATA_PATH": empty])
                 defer { session.stop() }
                 try session.waitUntilShown()
                 let lines = session.process.stderr.split(separator: "\n")
-                #expect(lines.count == 1 && lines.first?.hasPrefix("sonic-atomic: no speech: the eSpeak-NG voice data was not found") == true,
-                        "\(session.process.stderr)")
+                #expect(
+                    lines.count == 1
+                        && lines.first?.hasPrefix("sonic-atomic: no speech: the eSpeak-NG voice data was not found")
+                            == true,
+                    "\(session.process.stderr)")
                 // Silent greeting, but the pen plays.
                 let mark = sound.recordedSampleCount()
                 try display.tap(960, 540, ms: 300)

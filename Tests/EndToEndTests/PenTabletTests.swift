@@ -10,7 +10,8 @@ extension EndToEnd {
             let result = try Subprocess.run(Fixtures.penTablet + "/selftest", [display], timeout: 60)
             #expect(result.status == 0, "\(result.output)")
             // Its five checks, each on the events xinput saw.
-            #expect(result.output.split(separator: "\n").filter { $0.hasPrefix("PASS ") }.count == 5, "\(result.output)")
+            #expect(
+                result.output.split(separator: "\n").filter { $0.hasPrefix("PASS ") }.count == 5, "\(result.output)")
         }
     }
 }

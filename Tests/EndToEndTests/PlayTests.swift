@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// The first whole path on real parts: a PNG on screen, a pen on it, a tone out of PulseAudio.
@@ -38,7 +38,8 @@ extension EndToEnd {
                 let scale = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
                 let originX = (Double(display.width) - Double(width) * scale) / 2
                 let originY = (Double(display.height) - Double(height) * scale) / 2
-                #expect(abs(viewport.scale - scale) < 1e-9 && abs(viewport.originX - originX) < 1e-6
+                #expect(
+                    abs(viewport.scale - scale) < 1e-9 && abs(viewport.originX - originX) < 1e-6
                         && abs(viewport.originY - originY) < 1e-6)
 
                 // The sighted view: each region drawn with the percentile stretch, letterbox black.
@@ -47,7 +48,9 @@ extension EndToEnd {
                 for (region, value) in values.enumerated() {
                     let x = Int(originX + (Double(region * 10) + 5) * scale), y = Int(originY + 5 * scale)
                     let expectedGray = Int((min(max((Double(value) - lo) / (hi - lo), 0), 1) * 255).rounded())
-                    #expect(shot.gray(x: x, y: y) == expectedGray, "region \(region) at \(x),\(y): \(String(shot[x, y], radix: 16))")
+                    #expect(
+                        shot.gray(x: x, y: y) == expectedGray,
+                        "region \(region) at \(x),\(y): \(String(shot[x, y], radix: 16))")
                 }
                 #expect(shot[display.width / 2, Int(originY) / 2] == 0 && shot[10, display.height - 5] == 0)
 
@@ -69,25 +72,35 @@ extension EndToEnd {
                 let rate = SoundServer.sampleRate
                 let bursts = SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800)
                     .filter { $0.lowerBound >= mark }
-                try #require(bursts.count == 2, "expected two sounding stretches (stroke, tap), found \(bursts.map { Double($0.count) / rate })")
+                try #require(
+                    bursts.count == 2,
+                    "expected two sounding stretches (stroke, tap), found \(bursts.map { Double($0.count) / rate })")
                 let stroke = bursts[0], tap = bursts[1]
 
                 let expected = values.map { Self.mappedFrequency($0, samples: samples) }
-                let plateaus = SignalAnalysis.pitchPlateaus(recording[stroke], sampleRate: rate, window: 2400,
-                                                            tolerance: 0.005, minimumLength: 9600)
-                #expect(plateaus.count == 5, "plateaus: \(plateaus.map { ($0.frequency, Double($0.range.count) / rate) })")
+                let plateaus = SignalAnalysis.pitchPlateaus(
+                    recording[stroke], sampleRate: rate, window: 2400,
+                    tolerance: 0.005, minimumLength: 9600)
+                #expect(
+                    plateaus.count == 5, "plateaus: \(plateaus.map { ($0.frequency, Double($0.range.count) / rate) })")
                 for (plateau, frequency) in zip(plateaus, expected) {
-                    #expect(abs(plateau.frequency / frequency - 1) < 0.01,
-                            "region at \(frequency) Hz sounded \(plateau.frequency) Hz")
+                    #expect(
+                        abs(plateau.frequency / frequency - 1) < 0.01,
+                        "region at \(frequency) Hz sounded \(plateau.frequency) Hz")
                 }
-                let tapPitch = SignalAnalysis.steadyFrequency(recording[(tap.lowerBound + 960)..<(tap.upperBound - 960)],
-                                                              sampleRate: rate)
-                #expect(abs((tapPitch ?? 0) / expected[2] - 1) < 0.01, "tap sounded \(tapPitch ?? 0) Hz, expected \(expected[2])")
+                let tapPitch = SignalAnalysis.steadyFrequency(
+                    recording[(tap.lowerBound + 960)..<(tap.upperBound - 960)],
+                    sampleRate: rate)
+                #expect(
+                    abs((tapPitch ?? 0) / expected[2] - 1) < 0.01,
+                    "tap sounded \(tapPitch ?? 0) Hz, expected \(expected[2])")
 
                 // Silence (< −60 dBFS) while the pen is lifted: before the first touch and between the two.
                 let gap = (stroke.upperBound + 960)..<(tap.lowerBound - 960)
                 #expect(gap.count > 12_000)
-                #expect(SignalAnalysis.peak(recording[gap]) < 0.001, "lifted gap peak \(SignalAnalysis.peak(recording[gap]))")
+                #expect(
+                    SignalAnalysis.peak(recording[gap]) < 0.001,
+                    "lifted gap peak \(SignalAnalysis.peak(recording[gap]))")
                 #expect(SignalAnalysis.peak(recording[mark..<max(mark, stroke.lowerBound - 960)]) < 0.001)
                 // Lifting fades out within 10 ms: from the last full-level millisecond to below −60 dBFS.
                 for burst in [stroke, tap] {
@@ -97,14 +110,20 @@ extension EndToEnd {
                     where SignalAnalysis.peak(recording[start..<start + ms]) > 0.45 { lastLoud = start + ms }
                     var firstQuiet = lastLoud
                     while SignalAnalysis.peak(recording[firstQuiet..<firstQuiet + ms]) >= 0.001 { firstQuiet += ms }
-                    #expect(Double(firstQuiet - lastLoud) / rate <= 0.010, "fade took \(Double(firstQuiet - lastLoud) / rate) s")
+                    #expect(
+                        Double(firstQuiet - lastLoud) / rate <= 0.010,
+                        "fade took \(Double(firstQuiet - lastLoud) / rate) s")
                 }
 
                 // --- The offline render of this session's log sounds what the sink heard, and is repeatable.
                 let wavPath = folder + "/session.wav"
                 for copy in 0..<2 {
-                    let rendered = try Subprocess.run(Fixtures.binary, ["render", imagePath, "--session", session.logPath,
-                                                                        "--out", wavPath + ".\(copy)"])
+                    let rendered = try Subprocess.run(
+                        Fixtures.binary,
+                        [
+                            "render", imagePath, "--session", session.logPath,
+                            "--out", wavPath + ".\(copy)"
+                        ])
                     #expect(rendered.status == 0, "\(rendered.output)")
                 }
                 let renderedBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath + ".0")))
@@ -115,17 +134,20 @@ extension EndToEnd {
                 // the tap the next one.
                 let renderedBursts = SignalAnalysis.bursts(renderedLeft, threshold: 0.01, window: 48, minimumGap: 4800)
                 let tonal = renderedBursts.map {
-                    SignalAnalysis.pitchPlateaus(renderedLeft[$0], sampleRate: rate, window: 2400, tolerance: 0.005, minimumLength: 9600)
+                    SignalAnalysis.pitchPlateaus(
+                        renderedLeft[$0], sampleRate: rate, window: 2400, tolerance: 0.005, minimumLength: 9600)
                 }
                 let strokeIndex = try #require(tonal.indices.max { tonal[$0].count < tonal[$1].count })
                 try #require(strokeIndex + 1 < renderedBursts.count, "no tap after the stroke in the render")
                 let renderedPlateaus = tonal[strokeIndex]
-                #expect(renderedPlateaus.count == plateaus.count
+                #expect(
+                    renderedPlateaus.count == plateaus.count
                         && zip(renderedPlateaus, plateaus).allSatisfy { abs($0.frequency / $1.frequency - 1) < 0.002 },
-                        "rendered \(renderedPlateaus.map(\.frequency)) vs heard \(plateaus.map(\.frequency))")
+                    "rendered \(renderedPlateaus.map(\.frequency)) vs heard \(plateaus.map(\.frequency))")
                 // The lifted gap lasts as long in the render as in the recording (within 20 ms).
                 let heardGap = Double(tap.lowerBound - stroke.upperBound) / rate
-                let renderedGap = Double(renderedBursts[strokeIndex + 1].lowerBound - renderedBursts[strokeIndex].upperBound) / rate
+                let renderedGap =
+                    Double(renderedBursts[strokeIndex + 1].lowerBound - renderedBursts[strokeIndex].upperBound) / rate
                 #expect(abs(heardGap - renderedGap) < 0.02, "gap \(renderedGap) s rendered, \(heardGap) s heard")
 
                 // --- What the log says about positions: every touching record maps the sent position exactly.
@@ -135,7 +157,9 @@ extension EndToEnd {
                 for record in touching {
                     let x = record["x"] as! Double, y = record["y"] as! Double
                     // The sent point this record reports (the X server passes tenths of a pixel).
-                    let match = sent.map { display.effective($0.0, $0.1) }.min { hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y) }!
+                    let match = sent.map { display.effective($0.0, $0.1) }.min {
+                        hypot($0.x - x, $0.y - y) < hypot($1.x - x, $1.y - y)
+                    }!
                     #expect(hypot(match.x - x, match.y - y) < 0.05, "record at \(x),\(y) matches no sent point")
                     let ix = (match.x - originX) / scale - 0.5, iy = (match.y - originY) / scale - 0.5
                     #expect(abs(record["ix"] as! Double - ix) <= 0.5 && abs(record["iy"] as! Double - iy) <= 0.5)
@@ -149,7 +173,9 @@ extension EndToEnd {
             try withServers("pixels") { display, sound, folder in
                 // A large image where neighbouring pixels differ, shown at a scale near 1.
                 let width = 1500, height = 900
-                let samples = (0..<width * height).map { UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009) }
+                let samples = (0..<width * height).map {
+                    UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009)
+                }
                 let imagePath = folder + "/gradient.png"
                 try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)
                     .write(to: URL(fileURLWithPath: imagePath))
@@ -163,10 +189,14 @@ extension EndToEnd {
                 // Positions in tenths of a pixel all over the screen, including the letterbox.
                 var random = SystemRandomNumberGenerator()
                 var points: [(Double, Double)] = (0..<30).map { _ in
-                    (Double(Int.random(in: 0..<display.width * 10, using: &random)) / 10,
-                     Double(Int.random(in: 0..<display.height * 10, using: &random)) / 10)
+                    (
+                        Double(Int.random(in: 0..<display.width * 10, using: &random)) / 10,
+                        Double(Int.random(in: 0..<display.height * 10, using: &random)) / 10
+                    )
                 }
-                points += [(originX + 0.1, originY + 0.1), (originX - 0.5, 500), (originX + Double(width) * scale - 0.1, 300.3)]
+                points += [
+                    (originX + 0.1, originY + 0.1), (originX - 0.5, 500), (originX + Double(width) * scale - 0.1, 300.3)
+                ]
                 try display.down(points[0].0, points[0].1)
                 for p in points.dropFirst() { try display.move(p.0, p.1) }
                 try display.up()
@@ -177,10 +207,12 @@ extension EndToEnd {
                 var checked = Set<Int>()
                 for (index, p) in points.enumerated() {
                     let e = display.effective(p.0, p.1)
-                    guard let record = records.first(where: {
-                        abs($0["x"] as! Double - e.x) < 0.05 && abs($0["y"] as! Double - e.y) < 0.05
-                            && ($0["buttons"] as! [Int]).contains(1)
-                    }) else {
+                    guard
+                        let record = records.first(where: {
+                            abs($0["x"] as! Double - e.x) < 0.05 && abs($0["y"] as! Double - e.y) < 0.05
+                                && ($0["buttons"] as! [Int]).contains(1)
+                        })
+                    else {
                         Issue.record("no pen record for the point sent to \(e)")
                         continue
                     }
@@ -193,8 +225,12 @@ extension EndToEnd {
                         return abs(v + 0.5 - edge) < 1e-3 ? [Int(edge) - 1, Int(edge)] : [Int((v + 0.5).rounded(.down))]
                     }
                     // Each candidate pixel as the log must report it: (inImage, sample; 0 outside).
-                    let expected = candidates(ix).flatMap { i in candidates(iy).map { j in
-                        i >= 0 && i < width && j >= 0 && j < height ? "\(true) \(samples[j * width + i])" : "\(false) 0" } }
+                    let expected = candidates(ix).flatMap { i in
+                        candidates(iy).map { j in
+                            i >= 0 && i < width && j >= 0 && j < height
+                                ? "\(true) \(samples[j * width + i])" : "\(false) 0"
+                        }
+                    }
                     let reported = "\(record["inImage"] as! Bool) \(record["sample"] as! Int)"
                     #expect(expected.contains(reported), "at \(e): logged \(reported), expected one of \(expected)")
                 }
@@ -220,9 +256,12 @@ extension EndToEnd {
                 session.process.signal(SIGTERM)
                 #expect(session.process.wait(timeout: 10) == 0)
                 let recording = Array(try sound.recording()[mark...])
-                let touch = try #require(SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800).first)
-                let heard = SignalAnalysis.steadyFrequency(recording[(touch.lowerBound + 960)..<(touch.upperBound - 960)],
-                                                           sampleRate: SoundServer.sampleRate) ?? 0
+                let touch = try #require(
+                    SignalAnalysis.bursts(recording, threshold: 0.01, window: 48, minimumGap: 4800).first)
+                let heard =
+                    SignalAnalysis.steadyFrequency(
+                        recording[(touch.lowerBound + 960)..<(touch.upperBound - 960)],
+                        sampleRate: SoundServer.sampleRate) ?? 0
                 let logged = try #require(try session.records(ofType: "pen").last { ($0["frequency"] as! Double) > 0 })
                 #expect(abs(heard / (logged["frequency"] as! Double) - 1) < 0.01)
                 #expect(SignalAnalysis.peak(recording[...]) > 0.4)
@@ -235,23 +274,30 @@ extension EndToEnd {
                 guard let openbox = Subprocess.which("openbox"), let xprop = Subprocess.which("xprop") else {
                     throw HarnessError("openbox and xprop are needed for this test (scripts/install-deps test)")
                 }
-                let manager = try Subprocess(openbox, [], environment: display.environment, folder: folder, label: "openbox")
+                let manager = try Subprocess(
+                    openbox, [], environment: display.environment, folder: folder, label: "openbox")
                 defer { manager.stop() }
                 try waitFor("openbox to manage the screen", timeout: 10) {
-                    let root = try? Subprocess.run(xprop, ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: display.environment)
+                    let root = try? Subprocess.run(
+                        xprop, ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: display.environment)
                     return root?.output.contains("window id") == true
                 }
                 let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
-                let search = { try Subprocess.run(try #require(Subprocess.which("xdotool")),
-                                                  ["search", "--name", "SonicAtomic"], environment: display.environment) }
+                let search = {
+                    try Subprocess.run(
+                        try #require(Subprocess.which("xdotool")),
+                        ["search", "--name", "SonicAtomic"], environment: display.environment)
+                }
                 func state(_ window: String) throws -> String {
                     try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE"], environment: display.environment).output
                 }
                 // Full screen: the window manager gives the window the whole screen.
                 do {
                     try waitFor("a full-screen placement", timeout: 20) {
-                        (try? session.records(ofType: "viewport"))?.last.map { ($0["scale"] as! Double) == Double(display.height) / 384 } == true
+                        (try? session.records(ofType: "viewport"))?.last.map {
+                            ($0["scale"] as! Double) == Double(display.height) / 384
+                        } == true
                     }
                 } catch {
                     let windows = (try? search().output.split(separator: "\n").map(String.init)) ?? []
@@ -277,7 +323,9 @@ extension EndToEnd {
                 try session.waitUntilShown()
                 try session.waitForGreeting()
                 try display.down(Double(display.width) / 2, Double(display.height) / 2)
-                try waitFor("the tone", timeout: 5) { SignalAnalysis.peak((try? sound.recording())?.suffix(480) ?? []) > 0.3 }
+                try waitFor("the tone", timeout: 5) {
+                    SignalAnalysis.peak((try? sound.recording())?.suffix(480) ?? []) > 0.3
+                }
                 // The program stopped for 0.3 s, as a machine too busy to run it would: its buffer runs dry.
                 let mark = sound.recordedSampleCount()
                 var now = timespec()
@@ -286,12 +334,15 @@ extension EndToEnd {
                 session.process.signal(SIGSTOP)
                 usleep(300_000)
                 session.process.signal(SIGCONT)
-                try waitFor("a dropout record", timeout: 5) { (try? session.records(ofType: "dropout"))?.isEmpty == false }
+                try waitFor("a dropout record", timeout: 5) {
+                    (try? session.records(ofType: "dropout"))?.isEmpty == false
+                }
                 usleep(300_000)
                 try display.up()
                 // Heard: the tone stops (silence of 0.1 s or more) and comes back.
                 let heard = Array(try sound.recording()[mark...])
-                let gaps = SignalAnalysis.bursts(heard.map { $0 == 0 ? 1 : 0 }, threshold: 0.5, window: 48, minimumGap: 0)
+                let gaps = SignalAnalysis.bursts(
+                    heard.map { $0 == 0 ? 1 : 0 }, threshold: 0.5, window: 48, minimumGap: 0)
                 #expect(gaps.contains { $0.count >= 4800 }, "silences \(gaps)")
                 // Logged: after the stop, with a count.
                 let dropout = try #require(try session.records(ofType: "dropout").last)
@@ -305,13 +356,18 @@ extension EndToEnd {
             let display = try TestDisplay(folder: folder)
             defer { display.stop() }
             let image = Fixtures.repository + "/images/atomic-lattice.png"
-            let result = try Subprocess.run(Fixtures.binary, ["play", image],
-                                            environment: display.environment.merging(
-                                                ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native",
-                                                 "PIPEWIRE_REMOTE": "/tmp/no-such-sound-server/pipewire-0"]) { $1 })
+            let result = try Subprocess.run(
+                Fixtures.binary, ["play", image],
+                environment: display.environment.merging(
+                    [
+                        "PULSE_SERVER": "unix:/tmp/no-such-sound-server/native",
+                        "PIPEWIRE_REMOTE": "/tmp/no-such-sound-server/pipewire-0"
+                    ]) { $1 })
             #expect(result.status == 4)
             // Both servers were tried, and the line says why each could not play.
-            #expect(result.output.hasPrefix("sonic-atomic: no sound server: PipeWire: not running; PulseAudio: cannot connect"))
+            #expect(
+                result.output.hasPrefix(
+                    "sonic-atomic: no sound server: PipeWire: not running; PulseAudio: cannot connect"))
             #expect(result.output.split(separator: "\n").count == 1, "\(result.output)")
         }
     }

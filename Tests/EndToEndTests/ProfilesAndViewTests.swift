@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// The shipped profiles sound their mappings; zoom keeps the pen exact; the sighted view.
@@ -26,7 +26,7 @@ extension EndToEnd {
             case "default": return 110 * pow(16, level)
             case "pentatonic": return snap(220 * pow(8, level), base: 220, degrees: [0, 2, 4, 7, 9])
             case "classic": return max(20, Double(stepValue(k)) / 120)
-            default:   // discrete: 8 bands, each at its middle level, snapped to a semitone
+            default: // discrete: 8 bands, each at its middle level, snapped to a semitone
                 let band = min(7, Int(level * 8))
                 return snap(220 * pow(8, (Double(band) + 0.5) / 8), base: 220, degrees: Array(0..<12))
             }
@@ -36,8 +36,9 @@ extension EndToEnd {
         func eachShippedProfileSoundsItsMapping(profile: String, sound kind: SoundServer.Kind) throws {
             try withServers("profile-\(profile)", sound: kind) { display, sound, folder in
                 let image = Fixtures.repository + "/images/calibration.png"
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder,
-                                              arguments: Self.fastSpeech + ["--profile", profile])
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder,
+                    arguments: Self.fastSpeech + ["--profile", profile])
                 defer { session.stop() }
                 let v = try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -50,7 +51,7 @@ extension EndToEnd {
                     try sound.waitForSilence(lasting: 0.3)
                     let recording = try sound.recording()
                     let want = Self.expected(profile, step: k)
-                    guard want >= 60 else { continue }   // the classic profile's 20 Hz: below what a speaker plays
+                    guard want >= 60 else { continue } // the classic profile's 20 Hz: below what a speaker plays
                     // Timed from the tone's own start, so a late pen event or a recorder hiccup cannot slide the
                     // pen-up's release into the window.
                     let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no tone on step \(k)")
@@ -58,15 +59,20 @@ extension EndToEnd {
                     switch profile {
                     case "discrete":
                         // One short note as the pen lands on the band.
-                        heard = SignalAnalysis.steadyFrequency(recording[(onset + 480)..<(onset + 4800)], sampleRate: Self.rate)
+                        heard = SignalAnalysis.steadyFrequency(
+                            recording[(onset + 480)..<(onset + 4800)], sampleRate: Self.rate)
                     case "classic":
-                        heard = SignalAnalysis.fundamental(recording[(onset + 19_200)..<(onset + 33_600)], sampleRate: Self.rate,
-                                                           range: 50...1000)
+                        heard = SignalAnalysis.fundamental(
+                            recording[(onset + 19_200)..<(onset + 33_600)], sampleRate: Self.rate,
+                            range: 50...1000)
                     default:
-                        heard = SignalAnalysis.steadyFrequency(recording[(onset + 19_200)..<(onset + 33_600)],
-                                                               sampleRate: Self.rate)
+                        heard = SignalAnalysis.steadyFrequency(
+                            recording[(onset + 19_200)..<(onset + 33_600)],
+                            sampleRate: Self.rate)
                     }
-                    #expect(abs((heard ?? 0) / want - 1) < 0.01, "\(profile), step \(k): heard \(heard ?? 0) Hz, the mapping says \(want)")
+                    #expect(
+                        abs((heard ?? 0) / want - 1) < 0.01,
+                        "\(profile), step \(k): heard \(heard ?? 0) Hz, the mapping says \(want)")
                 }
                 #expect(try session.quitWithKey() == 0)
             }
@@ -78,14 +84,18 @@ extension EndToEnd {
                 let image = try writeImage(folder, "pixels.png", width: width, height: height) { x, y in
                     UInt16(truncatingIfNeeded: x * 37 + y * 1009)
                 }
-                let samples = (0..<width * height).map { UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009) }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let samples = (0..<width * height).map {
+                    UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009)
+                }
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
                 // Independently: the fit, and the image point under the pen, which zooming must keep.
                 let base = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
-                let fitX = (Double(display.width) - Double(width) * base) / 2, fitY = (Double(display.height) - Double(height) * base) / 2
+                let fitX = (Double(display.width) - Double(width) * base) / 2,
+                    fitY = (Double(display.height) - Double(height) * base) / 2
                 let anchor = display.effective(700.3, 455.7)
                 let q = ((anchor.x - fitX) / base - 0.5, (anchor.y - fitY) / base - 0.5)
                 try display.pen("hover", "\(anchor.x),\(anchor.y)")
@@ -107,8 +117,10 @@ extension EndToEnd {
                     #expect(abs(viewport["scale"] as! Double - s) < 1e-9, "zoom \(zoom)")
                     // X passes the pen's position in 16.16 fixed point (700.3 arrives as 700.29999), and
                     // zooming about it scales that by the zoom: a few 10⁻⁴ pixels at 16 times.
-                    #expect(abs(viewport["originX"] as! Double - origin.0) < 1e-3 && abs(viewport["originY"] as! Double - origin.1) < 1e-3,
-                            "origin \(viewport["originX"]!), \(viewport["originY"]!) for \(origin)")
+                    #expect(
+                        abs(viewport["originX"] as! Double - origin.0) < 1e-3
+                            && abs(viewport["originY"] as! Double - origin.1) < 1e-3,
+                        "origin \(viewport["originX"]!), \(viewport["originY"]!) for \(origin)")
                     // The pen, touching around the anchor, reads exactly the pixel under it.
                     var sent: [(x: Double, y: Double)] = []
                     try display.down(anchor.x, anchor.y, pressure: 0.5)
@@ -122,15 +134,21 @@ extension EndToEnd {
                     usleep(200_000)
                     let records = try session.records(ofType: "pen")
                     for p in sent {
-                        let record = try #require(records.last {
-                            abs($0["x"] as! Double - p.x) < 0.05 && abs($0["y"] as! Double - p.y) < 0.05
-                        }, "no record at \(p)")
+                        let record = try #require(
+                            records.last {
+                                abs($0["x"] as! Double - p.x) < 0.05 && abs($0["y"] as! Double - p.y) < 0.05
+                            }, "no record at \(p)")
                         let ix = (p.x - origin.0) / s - 0.5, iy = (p.y - origin.1) / s - 0.5
-                        #expect(abs(record["ix"] as! Double - ix) < 0.01 && abs(record["iy"] as! Double - iy) < 0.01,
-                                "zoom \(zoom): \(record["ix"]!), \(record["iy"]!) for \(ix), \(iy)")
+                        #expect(
+                            abs(record["ix"] as! Double - ix) < 0.01 && abs(record["iy"] as! Double - iy) < 0.01,
+                            "zoom \(zoom): \(record["ix"]!), \(record["iy"]!) for \(ix), \(iy)")
                         let i = Int((ix + 0.5).rounded(.down)), j = Int((iy + 0.5).rounded(.down))
-                        let onEdge = abs((ix + 0.5) - (ix + 0.5).rounded()) < 1e-3 || abs((iy + 0.5) - (iy + 0.5).rounded()) < 1e-3
-                        if !onEdge { #expect(record["sample"] as! Int == Int(samples[j * width + i]), "zoom \(zoom) at \(p)") }
+                        let onEdge =
+                            abs((ix + 0.5) - (ix + 0.5).rounded()) < 1e-3
+                            || abs((iy + 0.5) - (iy + 0.5).rounded()) < 1e-3
+                        if !onEdge {
+                            #expect(record["sample"] as! Int == Int(samples[j * width + i]), "zoom \(zoom) at \(p)")
+                        }
                     }
                 }
                 #expect(presses == 8)
@@ -141,7 +159,8 @@ extension EndToEnd {
         @Test func theStatusPanelAndPanning() throws {
             try withServers("view") { display, sound, folder in
                 let image = Fixtures.repository + "/images/shapes.png"
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -166,12 +185,13 @@ extension EndToEnd {
                 #expect((8..<120).allSatisfy { y in (8..<300).allSatisfy { x in after[x, y] == plain[x, y] } })
 
                 // Zoomed in, the arrows and a drag with the upper barrel button move the view.
-                for _ in 0..<4 { _ = try press("plus") }       // 1.5, 2, 3, 4
+                for _ in 0..<4 { _ = try press("plus") } // 1.5, 2, 3, 4
                 let zoomed = try #require(try session.records(ofType: "viewport").last)
                 let said = try press("Right")
                 #expect(said?.hasPrefix("Showing x ") == true)
                 let panned = try #require(try session.records(ofType: "viewport").last)
-                #expect(abs((panned["originX"] as! Double) - (zoomed["originX"] as! Double) + 270) < 1e-6)   // a quarter of 1080
+                // A quarter of 1080.
+                #expect(abs((panned["originX"] as! Double) - (zoomed["originX"] as! Double) + 270) < 1e-6)
                 let mark = sound.recordedSampleCount()
                 try display.pen("button", "2", "--press", "--at", "900,500")
                 try display.pen("move", "1000,530")
@@ -188,7 +208,8 @@ extension EndToEnd {
         }
 
         @Test func inspectDescribesTheImage() throws {
-            let result = try Subprocess.run(Fixtures.binary, ["inspect", Fixtures.repository + "/images/calibration.png"])
+            let result = try Subprocess.run(
+                Fixtures.binary, ["inspect", Fixtures.repository + "/images/calibration.png"])
             #expect(result.status == 0)
             let lines = result.output.split(separator: "\n").map(String.init)
             #expect(lines.first == "calibration.png: 512 by 384 pixels, 16-bit gray, 196608 samples.")
@@ -203,15 +224,28 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let own = folder + "/sonic-atomic/profiles"
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
-            try "description = \"My gentler default\"\n[tone]\namplitude = 0.3\n".write(toFile: own + "/default.toml", atomically: true, encoding: .utf8)
+            try "description = \"My gentler default\"\n[tone]\namplitude = 0.3\n".write(
+                toFile: own + "/default.toml", atomically: true, encoding: .utf8)
             try "[tone]\nloudness = 3\n".write(toFile: own + "/broken.toml", atomically: true, encoding: .utf8)
             let result = try Subprocess.run(Fixtures.binary, ["profiles"], environment: ["XDG_CONFIG_HOME": folder])
             let lines = result.output.split(separator: "\n").map(String.init)
-            #expect(lines.contains { $0.hasPrefix("default") && $0.contains("user") && $0.hasSuffix("My gentler default (overrides the shipped one)") })
-            #expect(lines.contains { $0.hasPrefix("broken") && $0.contains("not usable: \(own)/broken.toml:2: tone.loudness: unknown key") })
-            for name in ["classic", "discrete", "pentatonic"] { #expect(lines.contains { $0.hasPrefix(name) && $0.contains("shipped") }) }
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("default") && $0.contains("user")
+                        && $0.hasSuffix("My gentler default (overrides the shipped one)")
+                })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("broken")
+                        && $0.contains("not usable: \(own)/broken.toml:2: tone.loudness: unknown key")
+                })
+            for name in ["classic", "discrete", "pentatonic"] {
+                #expect(lines.contains { $0.hasPrefix(name) && $0.contains("shipped") })
+            }
             // And the user's default is the one that plays.
-            let play = try Subprocess.run(Fixtures.binary, ["play", "--profile", "broken"], environment: ["XDG_CONFIG_HOME": folder, "DISPLAY": ""])
+            let play = try Subprocess.run(
+                Fixtures.binary, ["play", "--profile", "broken"],
+                environment: ["XDG_CONFIG_HOME": folder, "DISPLAY": ""])
             #expect(play.status == 2 && play.output.contains("broken.toml:2: tone.loudness: unknown key"))
         }
     }

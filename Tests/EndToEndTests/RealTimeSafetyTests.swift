@@ -10,9 +10,12 @@ extension EndToEnd {
         @Test(arguments: ["default", "classic"])
         func renderingAllocatesNothing(profile: String) throws {
             let folder = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path
-            let result = try Subprocess.run(folder + "/engine-benchmark", [
-                "--seconds", "20", "--count-allocations", "--profile", Fixtures.repository + "/profiles/\(profile).toml",
-            ], environment: ["LD_PRELOAD": folder + "/libMallocInterposerSwift.so"], timeout: 300)
+            let result = try Subprocess.run(
+                folder + "/engine-benchmark",
+                [
+                    "--seconds", "20", "--count-allocations", "--profile",
+                    Fixtures.repository + "/profiles/\(profile).toml"
+                ], environment: ["LD_PRELOAD": folder + "/libMallocInterposerSwift.so"], timeout: 300)
             #expect(result.output.contains("allocations while rendering: 0 (0 bytes), frees: 0"), "\(result.output)")
             #expect(result.status == 0)
         }
@@ -25,11 +28,18 @@ extension EndToEnd {
             let sound = try SoundServer(folder: folder, kind: .pipewireNative)
             defer { sound.stop() }
             let build = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path
-            let result = try Subprocess.run(build + "/pipewire-allocations", [
-                "--seconds", "10", "--profile", Fixtures.repository + "/profiles/classic.toml",
-            ], environment: sound.clientEnvironment.merging(["LD_PRELOAD": build + "/libMallocInterposerSwift.so"]) { $1 },
-               timeout: 60)
-            #expect(result.output.contains("allocations on PipeWire's data thread while playing: 0 in "), "\(result.output)")
+            let result = try Subprocess.run(
+                build + "/pipewire-allocations",
+                [
+                    "--seconds", "10", "--profile", Fixtures.repository + "/profiles/classic.toml"
+                ],
+                environment: sound.clientEnvironment.merging(["LD_PRELOAD": build + "/libMallocInterposerSwift.so"]) {
+                    $1
+                },
+                timeout: 60)
+            #expect(
+                result.output.contains("allocations on PipeWire's data thread while playing: 0 in "), "\(result.output)"
+            )
             #expect(result.status == 0)
             try? FileManager.default.removeItem(atPath: folder)
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension EndToEnd {
     /// `--audio` chooses how the program plays: natively to PipeWire, or as a PulseAudio client (of
@@ -18,16 +18,20 @@ extension EndToEnd {
             }
             guard let ours else { return nil }
             // PipeWire's pulse service marks its clients; PulseAudio has nothing but PulseAudio clients.
-            return sound.kind.daemons == .pulseaudio || ours.contains("client.api = \"pipewire-pulse\"") ? "pulse" : "native"
+            return sound.kind.daemons == .pulseaudio || ours.contains("client.api = \"pipewire-pulse\"")
+                ? "pulse" : "native"
         }
 
         /// Plays with `--audio option` until shown, and returns how the stream connected, what the
         /// program said on stderr, and whether a touch was heard.
-        static func play(_ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
-                         environment: [String: String] = [:]) throws -> (connection: String?, stderr: String, heard: Bool) {
-            let session = try PlaySession(image: Fixtures.repository + "/images/shapes.png", display: display,
-                                          sound: sound, folder: folder, arguments: ["--audio", option],
-                                          environment: environment)
+        static func play(
+            _ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
+            environment: [String: String] = [:]
+        ) throws -> (connection: String?, stderr: String, heard: Bool) {
+            let session = try PlaySession(
+                image: Fixtures.repository + "/images/shapes.png", display: display,
+                sound: sound, folder: folder, arguments: ["--audio", option],
+                environment: environment)
             defer { session.stop() }
             try session.waitUntilShown()
             let connection = try connection(on: sound)
@@ -35,8 +39,9 @@ extension EndToEnd {
             let mark = sound.recordedSampleCount()
             // The white disc (centre (70, 120) of 320 × 240): a loud, steady tone.
             let scale = min(Double(display.width) / 320, Double(display.height) / 240)
-            try display.tap((Double(display.width) - 320 * scale) / 2 + 70 * scale,
-                            (Double(display.height) - 240 * scale) / 2 + 120 * scale, ms: 300)
+            try display.tap(
+                (Double(display.width) - 320 * scale) / 2 + 70 * scale,
+                (Double(display.height) - 240 * scale) / 2 + 120 * scale, ms: 300)
             usleep(300_000)
             let heard = SignalAnalysis.peak(try sound.recording()[mark...]) > 0.3
             #expect(try session.quitWithKey() == 0)
@@ -45,7 +50,7 @@ extension EndToEnd {
 
         @Test(arguments: [
             (SoundServer.Kind.pulseaudio, "auto", "pulse"), (.pipewire, "auto", "native"),
-            (.pipewire, "pipewire", "native"), (.pipewire, "pulse", "pulse"), (.pulseaudio, "pulse", "pulse"),
+            (.pipewire, "pipewire", "native"), (.pipewire, "pulse", "pulse"), (.pulseaudio, "pulse", "pulse")
         ])
         func theOutputIsTheOneAskedForOrWhatRuns(kind: SoundServer.Kind, option: String, expected: String) throws {
             try withServers("audio-\(option)", sound: kind) { display, sound, folder in
@@ -67,8 +72,9 @@ extension EndToEnd {
 
         @Test func pulseWithoutAPulseAudioServerFallsBackToPipeWireInOneLine() throws {
             try withServers("audio-fallback-pw", sound: .pipewireNative) { display, sound, folder in
-                let played = try Self.play("pulse", on: sound, display: display, folder: folder,
-                                           environment: ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"])
+                let played = try Self.play(
+                    "pulse", on: sound, display: display, folder: folder,
+                    environment: ["PULSE_SERVER": "unix:/tmp/no-such-sound-server/native"])
                 #expect(played.connection == "native")
                 #expect(played.stderr.hasPrefix("sonic-atomic: PulseAudio: cannot connect ("), "\(played.stderr)")
                 #expect(played.stderr.hasSuffix("); playing through PipeWire instead\n"), "\(played.stderr)")

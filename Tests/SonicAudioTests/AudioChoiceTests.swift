@@ -1,19 +1,24 @@
 import SonicCore
 import Testing
+
 @testable import SonicAudio
 
 /// Which server plays, and what is said, for each choice and each way the servers answer.
 @Suite struct AudioChoiceTests {
     /// Opens with fake servers: each either plays or fails with the given error.
-    func open(_ choice: AudioChoice, pipeWire: AudioError?, pulseAudio: AudioError?) -> (server: AudioServer?, notices: [String], error: AudioError?, tried: [AudioServer]) {
+    func open(_ choice: AudioChoice, pipeWire: AudioError?, pulseAudio: AudioError?) -> (
+        server: AudioServer?, notices: [String], error: AudioError?, tried: [AudioServer]
+    ) {
         var notices: [String] = []
         var tried: [AudioServer] = []
         do {
-            let opened = try AudioOutputs.open(choice, notice: { notices.append($0) }) { server throws(AudioError) in
-                tried.append(server)
-                if let failure = server == .pipeWire ? pipeWire : pulseAudio { throw failure }
-                return server
-            }
+            let opened = try AudioOutputs.open(
+                choice, notice: { notices.append($0) },
+                opening: { server throws(AudioError) in
+                    tried.append(server)
+                    if let failure = server == .pipeWire ? pipeWire : pulseAudio { throw failure }
+                    return server
+                })
             #expect(opened.output == opened.server)
             return (opened.server, notices, nil, tried)
         } catch {
@@ -37,7 +42,8 @@ import Testing
     @Test func autoSaysSoWhenARunningPipeWireCannotPlay() {
         let opened = open(.auto, pipeWire: refused, pulseAudio: nil)
         #expect(opened.server == .pulseAudio)
-        #expect(opened.notices == ["PipeWire: cannot open a playback stream (busy); playing through PulseAudio instead"])
+        #expect(
+            opened.notices == ["PipeWire: cannot open a playback stream (busy); playing through PulseAudio instead"])
     }
 
     @Test func pipeWireFallsBackToPulseAudioInOneLine() {
@@ -48,7 +54,9 @@ import Testing
 
     @Test func pulseIsTriedFirstAndFallsBackToPipeWire() {
         #expect(open(.pulse, pipeWire: nil, pulseAudio: nil).tried == [.pulseAudio])
-        let opened = open(.pulse, pipeWire: nil, pulseAudio: AudioError(message: "cannot connect (Connection refused)", noServer: true))
+        let opened = open(
+            .pulse, pipeWire: nil,
+            pulseAudio: AudioError(message: "cannot connect (Connection refused)", noServer: true))
         #expect(opened.server == .pipeWire)
         #expect(opened.notices == ["PulseAudio: cannot connect (Connection refused); playing through PipeWire instead"])
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicPipeWire
 
 /// Missed graph cycles, told from the graph's clock.
@@ -15,7 +16,9 @@ import Testing
 
     @Test func aGapInTheClockIsOneDropoutHoweverLong() {
         // 0.3 s without this stream, then steady again; then a single cycle missed.
-        let cycles: [(UInt64, UInt64)] = [(0, 128), (128, 128), (14_592, 128), (14_720, 128), (14_976, 128), (15_104, 128)]
+        let cycles: [(UInt64, UInt64)] = [
+            (0, 128), (128, 128), (14_592, 128), (14_720, 128), (14_976, 128), (15_104, 128)
+        ]
         #expect(missed(cycles) == [2, 4])
     }
 

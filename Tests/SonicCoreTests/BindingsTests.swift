@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SonicCore
 
 /// The binding table against itself, the help written from it, and the manual written by hand.
@@ -45,11 +46,13 @@ import Testing
             for (action, bindings) in Bindings.groups {
                 let keys = bindings.compactMap(\.keyName)
                 if let first = bindings.first(where: \.isKey) {
-                    #expect(help.contains("\(Bindings.label(keys, spoken: spoken))\(first.modes.qualifier): \(action)."))
+                    #expect(
+                        help.contains("\(Bindings.label(keys, spoken: spoken))\(first.modes.qualifier): \(action)."))
                 }
                 for binding in bindings {
                     guard case .pen(let gesture) = binding.input else { continue }
-                    #expect(help.localizedCaseInsensitiveContains("\(gesture.name)\(binding.modes.qualifier): \(action)."))
+                    #expect(
+                        help.localizedCaseInsensitiveContains("\(gesture.name)\(binding.modes.qualifier): \(action)."))
                 }
             }
         }
@@ -61,14 +64,17 @@ import Testing
     static func inputs(inKeys keys: String, pen: String) throws -> [Binding.Input] {
         var names = keys.matches(of: try Regex("`([^`]+)`")).compactMap { $0.output[1].substring.map(String.init) }
         if let run = keys.firstMatch(of: try Regex("`([0-9])` … `([0-9])`")),
-           let first = run.output[1].substring.flatMap({ Int($0) }), let last = run.output[2].substring.flatMap({ Int($0) }) {
+            let first = run.output[1].substring.flatMap({ Int($0) }),
+            let last = run.output[2].substring.flatMap({ Int($0) })
+        {
             names += (first...last).map(String.init)
         }
         if keys.contains("arrow keys") { names += Bindings.arrowKeys }
         var rest = pen
         var gestures: [PenGesture] = []
         // Longest names first: "click the lower barrel button" is inside "double click …".
-        for gesture in PenGesture.allCases.sorted(by: { $0.name.count > $1.name.count }) where rest.contains(gesture.name) {
+        for gesture in PenGesture.allCases.sorted(by: { $0.name.count > $1.name.count })
+        where rest.contains(gesture.name) {
             gestures.append(gesture)
             rest = rest.replacingOccurrences(of: gesture.name, with: "")
         }
@@ -80,7 +86,9 @@ import Testing
     static func binding(_ input: Binding.Input, row: String) -> Binding? {
         let candidates = Bindings.table.filter { $0.input == input }
         guard candidates.count > 1 else { return candidates.first }
-        let scope: ModeScope = row.contains("outside tagging mode") || row.contains("other modes") ? .others
+        let scope: ModeScope =
+            row.contains("outside tagging mode") || row.contains("other modes")
+            ? .others
             : row.contains("tagging mode") ? .tagging : .all
         return candidates.first { $0.modes == scope }
     }
@@ -107,7 +115,9 @@ import Testing
                 let found = Self.binding(input, row: text)
                 #expect(found != nil, "docs/usage.md names \(input), which is not bound: \(text)")
                 guard let found else { continue }
-                #expect(rowOfAction[found.action, default: index] == index, "\(found.action) is on two rows of docs/usage.md")
+                #expect(
+                    rowOfAction[found.action, default: index] == index,
+                    "\(found.action) is on two rows of docs/usage.md")
                 rowOfAction[found.action] = index
                 covered[found.action, default: []].insert(input)
             }
@@ -131,7 +141,8 @@ import Testing
 
     @Test func theManualPagesKeysAreTheListedKeys() throws {
         let text = try Self.document("docs/manual-sections.mdoc")
-        let section = try #require(text.components(separatedBy: ".Sh KEYS\n").last?.components(separatedBy: "\n.Sh ").first)
+        let section = try #require(
+            text.components(separatedBy: ".Sh KEYS\n").last?.components(separatedBy: "\n.Sh ").first)
         var named: Set<String> = []
         for line in section.split(separator: "\n") where line.hasPrefix(".It ") {
             let item = line.dropFirst(4)

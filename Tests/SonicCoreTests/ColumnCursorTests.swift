@@ -1,10 +1,12 @@
 import Testing
+
 @testable import SonicCore
 
 /// The column cursor's steps from atom column to atom column.
 @Suite struct ColumnCursorTests {
     /// A 5 × 5 square lattice, 20 pixels apart, from (10, 10).
-    let lattice = (0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10 + Double(i) * 20, y: 10 + Double(j) * 20) } }
+    let lattice = (0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10 + Double(i) * 20, y: 10 + Double(j) * 20) }
+    }
 
     @Test func waitsForTheColumnsAndSaysWhenThereAreNone() {
         var cursor = ColumnCursor()

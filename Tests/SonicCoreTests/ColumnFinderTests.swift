@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// Noise levels of the synthetic lattices. Heavy columns stand 20 000 counts above a background of 5 000 (which
@@ -33,9 +34,10 @@ struct LatticeScenario: Sendable, CustomStringConvertible {
     var description: String { "\(arrangement) d=\(spacing) σ=\(sigma) \(noise), \(size)², \(angleDegrees)°" }
 
     func lattice(vacancies: Set<LatticeImage.SiteIndex> = []) -> LatticeImage {
-        LatticeImage(arrangement, width: size, height: size, spacing: spacing, angle: angleDegrees * Double.pi / 180,
-                     origin: origin, sigma: sigma, peak: 20_000, background: 5_000, backgroundSlope: (3.1, -2.3),
-                     doseScale: noise.dose, readNoise: noise.read, seed: seed, vacancies: vacancies)
+        LatticeImage(
+            arrangement, width: size, height: size, spacing: spacing, angle: angleDegrees * Double.pi / 180,
+            origin: origin, sigma: sigma, peak: 20_000, background: 5_000, backgroundSlope: (3.1, -2.3),
+            doseScale: noise.dose, readNoise: noise.read, seed: seed, vacancies: vacancies)
     }
 
     /// The lattice with `vacancyFraction` of its sites more than 1.5 spacings inside the edges left empty.
@@ -72,12 +74,17 @@ struct ColumnAssessment {
         falseColumns = []
         for column in found {
             let (k, distance) = nearest(truth.map { ($0.x, $0.y) }, to: column)
-            if distance <= 0.3 * spacing { errors.append(distance); matched.insert(k) } else { falseColumns.append(column) }
+            if distance <= 0.3 * spacing {
+                errors.append(distance); matched.insert(k)
+            } else {
+                falseColumns.append(column)
+            }
         }
         missed = truth.indices.filter { k in
             !matched.contains(k)
-                && min(truth[k].x, truth[k].y, Double(lattice.width - 1) - truth[k].x,
-                       Double(lattice.height - 1) - truth[k].y) > spacing
+                && min(
+                    truth[k].x, truth[k].y, Double(lattice.width - 1) - truth[k].x,
+                    Double(lattice.height - 1) - truth[k].y) > spacing
         }.map { (truth[$0].x, truth[$0].y) }
     }
 }
@@ -99,38 +106,49 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
 @Suite struct ColumnFinderTests {
     static let accuracyCases: [LatticeScenario] = [
         LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 2, noise: .low),
-        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 2, noise: .high, angleDegrees: 31.3,
-                        origin: (3.77, 11.41)),
+        LatticeScenario(
+            arrangement: .square, size: 256, spacing: 16, sigma: 2, noise: .high, angleDegrees: 31.3,
+            origin: (3.77, 11.41)),
         LatticeScenario(arrangement: .square, size: 320, spacing: 32, sigma: 5, noise: .low, angleDegrees: 7.9),
-        LatticeScenario(arrangement: .square, size: 320, spacing: 32, sigma: 5, noise: .high, angleDegrees: 52.1,
-                        origin: (18.2, 3.55), seed: 2),
+        LatticeScenario(
+            arrangement: .square, size: 320, spacing: 32, sigma: 5, noise: .high, angleDegrees: 52.1,
+            origin: (18.2, 3.55), seed: 2),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 20, sigma: 3, noise: .low, angleDegrees: 21.4),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 20, sigma: 3, noise: .high, seed: 3),
-        LatticeScenario(arrangement: .hexagonal, size: 384, spacing: 40, sigma: 2, noise: .low, angleDegrees: 41.7,
-                        origin: (25.6, 30.12)),
+        LatticeScenario(
+            arrangement: .hexagonal, size: 384, spacing: 40, sigma: 2, noise: .low, angleDegrees: 41.7,
+            origin: (25.6, 30.12)),
         LatticeScenario(arrangement: .hexagonal, size: 384, spacing: 40, sigma: 5, noise: .high, angleDegrees: 3.3),
-        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 24, sigma: 4, noise: .low, angleDegrees: 17.2,
-                        origin: (1.5, 2.25)),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5, noise: .low,
-                        angleDegrees: 26.6),
+        LatticeScenario(
+            arrangement: .hexagonal, size: 256, spacing: 24, sigma: 4, noise: .low, angleDegrees: 17.2,
+            origin: (1.5, 2.25)),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5, noise: .low,
+            angleDegrees: 26.6),
         LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 24, sigma: 3.5, noise: .low),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 18, sigma: 2.5, noise: .high,
-                        angleDegrees: 38.9, origin: (9.9, 0.4)),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 320, spacing: 24, sigma: 4, noise: .high,
-                        angleDegrees: 11.1, seed: 4),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 18, sigma: 2.5, noise: .high,
+            angleDegrees: 38.9, origin: (9.9, 0.4)),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 320, spacing: 24, sigma: 4, noise: .high,
+            angleDegrees: 11.1, seed: 4),
         // Strongly overlapping columns (σ ≥ 0.2·d): refined jointly.
         LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .low),
-        LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 27.9,
-                        seed: 2),
+        LatticeScenario(
+            arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 27.9,
+            seed: 2),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .low, angleDegrees: 21.4),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 4, noise: .high, seed: 3),
-        LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 33.1,
-                        seed: 5),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
-                        seed: 4),
+        LatticeScenario(
+            arrangement: .hexagonal, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 33.1,
+            seed: 5),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
+            seed: 4),
         // …over several tiles (16 spacings each).
-        LatticeScenario(arrangement: .hexagonal, size: 420, spacing: 12, sigma: 3, noise: .high, angleDegrees: 5.2,
-                        seed: 7),
+        LatticeScenario(
+            arrangement: .hexagonal, size: 420, spacing: 12, sigma: 3, noise: .high, angleDegrees: 5.2,
+            seed: 7)
     ]
 
     @Test(arguments: accuracyCases)
@@ -156,10 +174,12 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
     static let boundCases: [LatticeScenario] = [
         LatticeScenario(arrangement: .square, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 20.8),
         LatticeScenario(arrangement: .hexagonal, size: 256, spacing: 16, sigma: 5, noise: .high, angleDegrees: 20.8),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
-                        angleDegrees: 27.9, seed: 2),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5,
-                        noise: .high, angleDegrees: 27.9, seed: 2),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 4, noise: .high,
+            angleDegrees: 27.9, seed: 2),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 18, sigma: 2.5,
+            noise: .high, angleDegrees: 27.9, seed: 2)
     ]
 
     /// No estimator can beat the Cramér–Rao bound on average; the finder must come within a fifth of it.
@@ -173,8 +193,9 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
     /// the least certain: their errors keep this case a little further from the bound than the others.
     @Test(arguments: [(20.8, UInt64(2)), (11.3, UInt64(7))])
     func weakSublatticeBetweenOverlappingColumnsIsFoundEverywhere(_ angle: Double, _ seed: UInt64) {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 5,
-                                       noise: .high, angleDegrees: angle, seed: seed)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: 16, sigma: 5,
+            noise: .high, angleDegrees: angle, seed: seed)
         expectAllFoundNearTheBound(scenario, within: 1.3)
     }
 
@@ -182,9 +203,10 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
         // An isolated column of height A on a flat background, read noise s only: the textbook √(2/π)·s/A per axis
         // (its width and the background cost the centre nothing: by symmetry they are independent of it), so an
         // expected distance of exactly s/A.
-        let lattice = LatticeImage(width: 64, height: 64, a: (1000, 0), b: (0, 1000), origin: (31.3, 32.6),
-                                   sites: [.init(u: 0, v: 0, height: 1000)], sigma: 3, background: 100,
-                                   backgroundSlope: (0, 0), doseScale: .infinity, readNoise: 50, seed: 1)
+        let lattice = LatticeImage(
+            width: 64, height: 64, a: (1000, 0), b: (0, 1000), origin: (31.3, 32.6),
+            sites: [.init(u: 0, v: 0, height: 1000)], sigma: 3, background: 100,
+            backgroundSlope: (0, 0), doseScale: .infinity, readNoise: 50, seed: 1)
         let bound = cramerRaoBound(lattice)
         #expect(bound.count == 1)
         #expect(abs(bound[0].expectedError / 0.05 - 1) < 0.01, "\(bound[0].expectedError)")
@@ -193,8 +215,9 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
     @Test func weakSublatticeBetweenWideColumnsIsFound() throws {
         // Light columns at 0.3× between heavy ones 4σ away: in the autocorrelation they are only a shoulder on the
         // central peak, and a wide band-pass surround of the heavy columns would bury them.
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 16, sigma: 4,
-                                       noise: .low, angleDegrees: 12.3, seed: 8)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 16, sigma: 4,
+            noise: .low, angleDegrees: 12.3, seed: 8)
         let lattice = scenario.withVacancies
         let finder = ColumnFinder(image: lattice.render())
         let spacing = try #require(finder.spacing)
@@ -209,8 +232,9 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
     /// what a fit of the heavy columns leaves, and must all be found there.
     @Test(arguments: [(NoiseLevelCase.low, 16.4, UInt64(2)), (.high, 27.5, 2), (.high, 38.6, 3)])
     func weakSublatticeOnTheFlanksOfWideColumnsIsFound(_ noise: NoiseLevelCase, _ angle: Double, _ seed: UInt64) {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 16, sigma: 5,
-                                       noise: noise, angleDegrees: angle, seed: seed)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 16, sigma: 5,
+            noise: noise, angleDegrees: angle, seed: seed)
         expectAllFoundNearTheBound(scenario, within: 1.2)
     }
 
@@ -227,13 +251,16 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
         }
         let bound = cramerRaoBound(lattice).map(\.expectedError)
         let limit = bound.reduce(0, +) / Double(bound.count)
-        #expect(assessment.meanError <= factor * limit, "\(scenario): mean centre error \(assessment.meanError), bound \(limit)")
+        #expect(
+            assessment.meanError <= factor * limit,
+            "\(scenario): mean centre error \(assessment.meanError), bound \(limit)")
     }
 
     @Test func peaksAreTheColumnHeights() {
         // Low noise: the fitted amplitude is the height above the background, heavy and light alike.
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3,
-                                       noise: .low, angleDegrees: 9.5)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3,
+            noise: .low, angleDegrees: 9.5)
         let lattice = scenario.lattice()
         let found = ColumnFinder(image: lattice.render()).findAll()
         let truth = lattice.columns(margin: 0)
@@ -253,8 +280,9 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
     func floatAndWideImagesFindTheColumnsOfTheirCounts(type: SampleType, unit: Double, offset: Double) {
         let scenario = LatticeScenario(arrangement: .square, size: 160, spacing: 20, sigma: 3, noise: .high)
         let counts = scenario.lattice().render()
-        let scaled = GrayImage(width: counts.width, height: counts.height, sampleType: type,
-                               samples: counts.samples.map { Float(Double($0) * unit + offset) })
+        let scaled = GrayImage(
+            width: counts.width, height: counts.height, sampleType: type,
+            samples: counts.samples.map { Float(Double($0) * unit + offset) })
         let reference = ColumnFinder(image: counts).findAll()
         let found = ColumnFinder(image: scaled).findAll()
         #expect(found.count == reference.count && found.count > 30)
@@ -272,7 +300,8 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
             var samples: [UInt16] = []
             for y in 0..<size {
                 for x in 0..<size {
-                    let value = random.poisson(intensity(x, y) * noise.dose) / noise.dose + noise.read * random.gaussian()
+                    let value =
+                        random.poisson(intensity(x, y) * noise.dose) / noise.dose + noise.read * random.gaussian()
                     samples.append(UInt16(min(max(value.rounded(), 0), 65535)))
                 }
             }
@@ -283,11 +312,14 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
             return 5000 + 20000 * Double.exp(-r2 / 7200) + 10 * Double(x)
         }
         let images: [(String, GrayImage)] = [
-            ("flat", GrayImage(width: 300, height: 256, bitDepth: 16, samples: .init(repeating: 5000, count: 300 * 256))),
+            (
+                "flat",
+                GrayImage(width: 300, height: 256, bitDepth: 16, samples: .init(repeating: 5000, count: 300 * 256))
+            ),
             ("noise, low", image(256, { _, _ in 5000 }, noise: .low)),
             ("noise, high", image(300, { _, _ in 5000 }, noise: .high)),
             ("smooth hump", image(256, hump, noise: .low)),
-            ("smooth hump, high noise", image(256, hump, noise: .high)),
+            ("smooth hump, high noise", image(256, hump, noise: .high))
         ]
         for (name, image) in images {
             let finder = ColumnFinder(image: image)
@@ -303,12 +335,18 @@ func nearest(_ points: [(x: Double, y: Double)], to column: AtomColumn) -> (Int,
             GrayImage(width: 3, height: 40, bitDepth: 8, samples: .init(repeating: 7, count: 120)),
             GrayImage(width: 8, height: 8, bitDepth: 16, samples: (0..<64).map { UInt16($0 * 100) }),
             GrayImage(width: 8, height: 8, bitDepth: 16, samples: (0..<64).map { $0 == 27 ? 30000 : 5000 }),
-            LatticeImage(.square, width: 64, height: 64, spacing: 100, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
-                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
-            LatticeImage(.hexagonal, width: 100, height: 90, spacing: 60, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
-                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
-            LatticeImage(.square, width: 16, height: 16, spacing: 6, angle: 0.3, origin: (3.2, 2.7), sigma: 1.2,
-                         peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3).render(),
+            LatticeImage(
+                .square, width: 64, height: 64, spacing: 100, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
+                peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3
+            ).render(),
+            LatticeImage(
+                .hexagonal, width: 100, height: 90, spacing: 60, angle: 0.3, origin: (30.2, 20.7), sigma: 5,
+                peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3
+            ).render(),
+            LatticeImage(
+                .square, width: 16, height: 16, spacing: 6, angle: 0.3, origin: (3.2, 2.7), sigma: 1.2,
+                peak: 20000, background: 5000, doseScale: 1, readNoise: 20, seed: 3
+            ).render()
         ]
         for image in images {
             let finder = ColumnFinder(image: image)

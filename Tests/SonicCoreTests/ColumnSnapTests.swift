@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// Taps snap to what `findAll` finds.
@@ -7,8 +8,9 @@ extension ColumnFinderTests {
     /// radius comes back (when the tapped column is the only one there, that column), refined as by findAll.
     @Test(arguments: [
         LatticeScenario(arrangement: .square, size: 256, spacing: 24, sigma: 3, noise: .high, angleDegrees: 19.1),
-        LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3, noise: .low,
-                        angleDegrees: 33.3),
+        LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 256, spacing: 20, sigma: 3, noise: .low,
+            angleDegrees: 33.3)
     ])
     func snapReturnsTheTappedColumn(_ scenario: LatticeScenario) throws {
         let lattice = scenario.withVacancies
@@ -35,7 +37,9 @@ extension ColumnFinderTests {
             }
             errors.append(error)
             // The same column as findAll's, to the last digits.
-            let same = all.min { distance(($0.x, $0.y), (column.x, column.y)) < distance(($1.x, $1.y), (column.x, column.y)) }
+            let same = all.min {
+                distance(($0.x, $0.y), (column.x, column.y)) < distance(($1.x, $1.y), (column.x, column.y))
+            }
             #expect(same.map { distance(($0.x, $0.y), (column.x, column.y)) } ?? 1 < 1e-9)
         }
         #expect(onlyOne >= 20)
@@ -44,8 +48,9 @@ extension ColumnFinderTests {
 
     @Test func snapAgreesWithFindAllEverywhere() {
         // Columns next to the edges and next to vacancies included.
-        let scenario = LatticeScenario(arrangement: .hexagonal, size: 200, spacing: 18, sigma: 2.5, noise: .high,
-                                       angleDegrees: 44.4, vacancyFraction: 0.1)
+        let scenario = LatticeScenario(
+            arrangement: .hexagonal, size: 200, spacing: 18, sigma: 2.5, noise: .high,
+            angleDegrees: 44.4, vacancyFraction: 0.1)
         let finder = ColumnFinder(image: scenario.withVacancies.render())
         let all = finder.findAll()
         #expect(all.count > 80)
@@ -57,12 +62,14 @@ extension ColumnFinderTests {
 
     @Test func snapAgreesWithFindAllAcrossJointTiles() throws {
         // Overlapping columns, refined jointly tile by tile: taps on both sides of the tile borders.
-        let scenario = LatticeScenario(arrangement: .square, size: 300, spacing: 12, sigma: 3.5, noise: .high,
-                                       angleDegrees: 12.5, vacancyFraction: 0.1)
+        let scenario = LatticeScenario(
+            arrangement: .square, size: 300, spacing: 12, sigma: 3.5, noise: .high,
+            angleDegrees: 12.5, vacancyFraction: 0.1)
         let finder = ColumnFinder(image: scenario.withVacancies.render())
         #expect(finder.jointly)
-        let tiling = JointTiling(geometry: ColumnGeometry(spacing: try #require(finder.spacing)), noise: finder.noise,
-                                 imageWidth: scenario.size, imageHeight: scenario.size)
+        let tiling = JointTiling(
+            geometry: ColumnGeometry(spacing: try #require(finder.spacing)), noise: finder.noise,
+            imageWidth: scenario.size, imageHeight: scenario.size)
         #expect(tiling.tileColumns == 2 && tiling.tileRows == 2)
         let border = Double(tiling.core(.init(column: 1, row: 1)).xs.lowerBound) - 0.5
         let all = finder.findAll()
@@ -76,11 +83,13 @@ extension ColumnFinderTests {
     }
 
     @Test func snapFindsNothingAtVacanciesOrOnBareBackground() throws {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 20, sigma: 3,
-                                       noise: .high, angleDegrees: 14.9)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.3), size: 320, spacing: 20, sigma: 3,
+            noise: .high, angleDegrees: 14.9)
         // Single vacancies, and a hole of bare background 2.5 spacings across the point (100, 220).
         var lattice = scenario.withVacancies
-        for site in lattice.sitePositions(margin: 0) where distance((site.x, site.y), (100, 220)) < 2.5 * scenario.spacing {
+        for site in lattice.sitePositions(margin: 0)
+        where distance((site.x, site.y), (100, 220)) < 2.5 * scenario.spacing {
             lattice.vacancies.insert(site.index)
         }
         let finder = ColumnFinder(image: lattice.render())

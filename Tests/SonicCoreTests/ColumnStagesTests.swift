@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// The column search's stages, each on its own: the spacing, the filters, the residual's peaks, the synthetic
@@ -8,8 +9,9 @@ import Testing
     /// peak weaker than its flank's noise (high noise): the spacing is still its distance, not the strong columns'.
     @Test(arguments: [(5.0, 16.0, 20.8, UInt64(2)), (5, 16, 5.5, 3), (5, 40, 17.9, 2), (4, 40, 17.9, 2)])
     func weakSublatticeSetsTheSpacing(_ sigma: Double, _ spacing: Double, _ angle: Double, _ seed: UInt64) throws {
-        let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: spacing, sigma: sigma,
-                                       noise: .high, angleDegrees: angle, seed: seed)
+        let scenario = LatticeScenario(
+            arrangement: .twoSublattice(lightRatio: 0.5), size: 256, spacing: spacing, sigma: sigma,
+            noise: .high, angleDegrees: angle, seed: seed)
         let estimate = try #require(SpacingEstimator.estimate(scenario.lattice().render()))
         #expect(abs(estimate / spacing - 1) < 0.01, "spacing \(estimate) for \(spacing)")
     }
@@ -19,8 +21,9 @@ import Testing
     @Test(arguments: [2.0, 3, 4, 5])
     func noiseMakesNoSublattice(_ sigma: Double) throws {
         for seed in 1...3 as ClosedRange<UInt64> {
-            let scenario = LatticeScenario(arrangement: .twoSublattice(lightRatio: 0.3), size: 384, spacing: 40, sigma: sigma,
-                                           noise: .high, angleDegrees: 3.1 + 13.3 * Double(seed), seed: seed)
+            let scenario = LatticeScenario(
+                arrangement: .twoSublattice(lightRatio: 0.3), size: 384, spacing: 40, sigma: sigma,
+                noise: .high, angleDegrees: 3.1 + 13.3 * Double(seed), seed: seed)
             let estimate = try #require(SpacingEstimator.estimate(scenario.withVacancies.render()))
             #expect(abs(estimate / 40 - 1) < 0.003, "\(scenario): spacing \(estimate)")
         }
@@ -41,8 +44,9 @@ import Testing
             }
         }
         func peaks(_ residual: [Double]) -> [ResidualPeaks.Peak] {
-            ResidualPeaks.find(in: residual, width: width, height: height, sigma: sigma, noise: noise, minimumHeight: 0,
-                               significance: 5, suppression: 4)
+            ResidualPeaks.find(
+                in: residual, width: width, height: height, sigma: sigma, noise: noise, minimumHeight: 0,
+                significance: 5, suppression: 4)
         }
         let found = peaks(bump)
         #expect(found.count == 1)
@@ -68,9 +72,12 @@ import Testing
         #expect(abs(Double(image[Int(removed.x.rounded()), Int(removed.y.rounded())]) - 5000) < 5)
 
         // Nearest-neighbour distances: the asked spacing; hexagonal has six neighbours, the two-sublattice four.
-        for (arrangement, neighbours) in [(LatticeImage.Arrangement.square, 4), (.hexagonal, 6),
-                                          (.twoSublattice(lightRatio: 0.4), 4)] {
-            let lattice = LatticeScenario(arrangement: arrangement, size: 200, spacing: 20, sigma: 2, noise: .low).lattice()
+        for (arrangement, neighbours) in [
+            (LatticeImage.Arrangement.square, 4), (.hexagonal, 6),
+            (.twoSublattice(lightRatio: 0.4), 4)
+        ] {
+            let lattice = LatticeScenario(arrangement: arrangement, size: 200, spacing: 20, sigma: 2, noise: .low)
+                .lattice()
             let columns = lattice.columns
             let centre = columns.min { distance(($0.x, $0.y), (100, 100)) < distance(($1.x, $1.y), (100, 100)) }!
             let distances = columns.map { distance(($0.x, $0.y), (centre.x, centre.y)) }.filter { $0 > 0 }
@@ -99,13 +106,15 @@ import Testing
     }
 
     @Test func bandPassIsTheSameInAPatchAsInTheWholeImage() {
-        let image = LatticeScenario(arrangement: .hexagonal, size: 160, spacing: 16, sigma: 2, noise: .high).lattice().render()
+        let image = LatticeScenario(arrangement: .hexagonal, size: 160, spacing: 16, sigma: 2, noise: .high).lattice()
+            .render()
         let filter = BandPass(spacing: 16)
         let whole = filter.filter(image, xs: 0..<160, ys: 0..<160, outColumns: 0..<160, outRows: 0..<160)
         let s = filter.support
         // A patch cut inside the image: equal to the last bit away from its cut sides.
-        let patch = filter.filter(image, xs: 30..<(70 + 2 * s), ys: 0..<(50 + s), outColumns: (30 + s)..<(70 + s),
-                                  outRows: 0..<50)
+        let patch = filter.filter(
+            image, xs: 30..<(70 + 2 * s), ys: 0..<(50 + s), outColumns: (30 + s)..<(70 + s),
+            outRows: 0..<50)
         var equal = true
         for y in 0..<50 {
             for x in 0..<40 where patch[y * 40 + x] != whole[y * 160 + x + 30 + s] { equal = false }
@@ -116,7 +125,9 @@ import Testing
     @Test func noiseLevelIsTheGaussianSigma() {
         var random = SeededRandom(seed: 9)
         // Noise on a steep ramp: the mask ignores planes.
-        let samples = (0..<(300 * 300)).map { i in UInt16((10_000 + Double(i % 300) * 20 + 100 * random.gaussian()).rounded()) }
+        let samples = (0..<(300 * 300)).map { i in
+            UInt16((10_000 + Double(i % 300) * 20 + 100 * random.gaussian()).rounded())
+        }
         let estimate = NoiseLevel.estimate(GrayImage(width: 300, height: 300, bitDepth: 16, samples: samples))
         #expect(abs(estimate / 100 - 1) < 0.05, "\(estimate)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SonicCore
 
 @Suite struct GestureTests {
@@ -34,10 +35,10 @@ import Testing
         }
         let tap = run([(true, 1.0, 100, 100), (true, 1.1, 102, 101), (false, 1.2, 103, 102)])
         #expect(tap?.x == 100 && tap?.y == 100)
-        #expect(run([(true, 2.0, 100, 100), (false, 2.31, 100, 100)]) == nil)                      // too slow
-        #expect(run([(true, 3.0, 100, 100), (true, 3.1, 105, 100), (false, 3.2, 100, 100)]) == nil)  // strayed
-        #expect(run([(true, 4.0, 100, 100), (false, 4.1, 103, 103)]) == nil)                      // ended 4.2 px away
-        #expect(run([(false, 5.0, 100, 100)]) == nil)                                             // never down
+        #expect(run([(true, 2.0, 100, 100), (false, 2.31, 100, 100)]) == nil) // too slow
+        #expect(run([(true, 3.0, 100, 100), (true, 3.1, 105, 100), (false, 3.2, 100, 100)]) == nil) // strayed
+        #expect(run([(true, 4.0, 100, 100), (false, 4.1, 103, 103)]) == nil) // ended 4.2 px away
+        #expect(run([(false, 5.0, 100, 100)]) == nil) // never down
     }
 
     @Test func aPressInPlaceOrADrag() {
@@ -58,14 +59,17 @@ import Testing
         func event(_ t: Double, _ buttons: [Int], x: Double = 10, pressure: Double = 0) -> PenEvent {
             var b = PenButtons()
             for n in buttons { b.insert(n) }
-            return PenEvent(time: t, rootX: x, rootY: 10, pressure: pressure, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
+            return PenEvent(
+                time: t, rootX: x, rootY: 10, pressure: pressure, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
         }
         #expect(g.update(event(1, [2])).isEmpty && g.deadline != nil)
         _ = g.update(event(1.05, []))
         #expect(g.update(event(1.1, [2])) == [.gesture(.lowerBarrelDoubleClick)])
         _ = g.update(event(1.2, []))
         _ = g.update(event(3, [2]))
-        #expect(g.poll(at: 3.1) == nil && g.poll(at: 3 + Profile.builtIn.gestures.doubleClickTime + 0.01) == .lowerBarrelClick)
+        #expect(
+            g.poll(at: 3.1) == nil
+                && g.poll(at: 3 + Profile.builtIn.gestures.doubleClickTime + 0.01) == .lowerBarrelClick)
         _ = g.update(event(4, [3]))
         #expect(g.update(event(4.1, [])) == [.gesture(.upperBarrelPress)])
         _ = g.update(event(5, [3]))
@@ -79,7 +83,8 @@ import Testing
         let linear = PressureCurve.linear
         for x in stride(from: 0.0, through: 1, by: 0.1) { #expect(abs(linear(x) - x) < 1e-9) }
         // Control points above the diagonal lift a light touch, below it soften it.
-        let soft = PressureCurve(x1: 0, y1: 0.75, x2: 0.25, y2: 1), hard = PressureCurve(x1: 0.75, y1: 0, x2: 1, y2: 0.25)
+        let soft = PressureCurve(x1: 0, y1: 0.75, x2: 0.25, y2: 1),
+            hard = PressureCurve(x1: 0.75, y1: 0, x2: 1, y2: 0.25)
         #expect(soft(0.2) > 0.5 && hard(0.2) < 0.05)
         #expect(soft(0) == 0 && abs(soft(1) - 1) < 1e-9 && hard(0) == 0 && abs(hard(1) - 1) < 1e-9)
         // Monotonic, and exactly the Bézier: check against its parametric form.
@@ -136,15 +141,17 @@ import Testing
         samples[15] = 1; samples[5] = 60000; samples[6] = 60000
         let image = GrayImage(width: 4, height: 4, bitDepth: 16, samples: samples)
         let controls = SynthControls()
-        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
+        let instrument = Instrument(
+            image: image, profile: profile, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
         return (instrument, controls)
     }
 
     func touch(pressure: Double, tiltX: Double = 0, tiltY: Double = 0) -> PenEvent {
         var b = PenButtons()
         b.insert(1)
-        return PenEvent(time: 0, rootX: 15, rootY: 15, pressure: pressure, tiltX: tiltX, tiltY: tiltY, buttons: b, inWindow: true)
+        return PenEvent(
+            time: 0, rootX: 15, rootY: 15, pressure: pressure, tiltX: tiltX, tiltY: tiltY, buttons: b, inWindow: true)
     }
 
     @Test func loudnessIsFixedOrFollowsPressure() {
@@ -172,14 +179,14 @@ import Testing
         #expect(abs(controls.targets.cutoff! - min(16 * pitch, 20_000)) < 1e-6)
         #expect(controls.targets.timbre == 6 && controls.targets.resonance == 0)
         instrument.handle(touch(pressure: 0.5, tiltX: 30))
-        #expect(abs(controls.targets.cutoff! - 4 * pitch) < 1e-6)   // half the lean range: half way in octaves
+        #expect(abs(controls.targets.cutoff! - 4 * pitch) < 1e-6) // half the lean range: half way in octaves
         instrument.handle(touch(pressure: 0.5, tiltX: 60))
         #expect(abs(controls.targets.cutoff! - pitch) < 1e-6)
-        #expect(controls.targets.resonance == 0)                     // leaning sideways: no resonance
+        #expect(controls.targets.resonance == 0) // leaning sideways: no resonance
         instrument.handle(touch(pressure: 0.5, tiltY: 60))
-        #expect(abs(controls.targets.resonance! - 0.8) < 1e-9)      // fully towards the user
+        #expect(abs(controls.targets.resonance! - 0.8) < 1e-9) // fully towards the user
         instrument.handle(touch(pressure: 0.5, tiltY: -60))
-        #expect(controls.targets.resonance == 0)                     // away
+        #expect(controls.targets.resonance == 0) // away
     }
 
     @Test func tiltCanPanInstead() throws {
@@ -198,8 +205,9 @@ import Testing
 @Suite struct SessionControllerTests {
     func make() -> SessionController {
         let image = GrayImage(width: 10, height: 10, bitDepth: 16, samples: (0..<100).map { UInt16($0 * 600) })
-        let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: SynthControls())
+        let instrument = Instrument(
+            image: image, profile: .builtIn, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: SynthControls())
         return SessionController(instrument: instrument, opened: OpenedImage(fileName: "test.png"))
     }
 

@@ -1,4 +1,5 @@
 import RealModule
+
 @testable import SonicCore
 
 /// The smallest centre error any unbiased estimator can reach on a synthetic lattice: the Cramér–Rao bound of the
@@ -34,7 +35,8 @@ func cramerRaoBound(_ lattice: LatticeImage) -> [CentreBound] {
         for y in 0..<height {
             for x in 0..<width {
                 index.removeAll(keepingCapacity: true); derivative.removeAll(keepingCapacity: true)
-                var mean = lattice.background + lattice.backgroundSlope.x * (Double(x) - cx)
+                var mean =
+                    lattice.background + lattice.backgroundSlope.x * (Double(x) - cx)
                     + lattice.backgroundSlope.y * (Double(y) - cy)
                 var bySigma = 0.0
                 for k in near[y * width + x] {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SonicCore
 
 /// Each DSP unit measured on what it renders.
@@ -19,8 +20,10 @@ import TestSupport
     }
 
     /// Runs a unit over a stereo pair, block by block (128 frames) as the engine does, from `offset`.
-    static func run(_ unit: any SoundUnit, _ left: inout [Float], _ right: inout [Float], from offset: Int = 0,
-                    count: Int? = nil) {
+    static func run(
+        _ unit: any SoundUnit, _ left: inout [Float], _ right: inout [Float], from offset: Int = 0,
+        count: Int? = nil
+    ) {
         left.withUnsafeMutableBufferPointer { l in
             right.withUnsafeMutableBufferPointer { r in
                 let audio = StereoBuffer(left: l.baseAddress! + offset, right: r.baseAddress! + offset)
@@ -58,11 +61,14 @@ import TestSupport
     @Test func frequencyModulationMakesBesselSidebands() {
         // Carrier 1000 Hz, modulator 3500 Hz, index 1: components at 1000 (J0), 4500 and 2500 (J1),
         // 8000 and 6000 (J2) — amplitudes from the Bessel functions of the first kind.
-        let oscillator = FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1000,
-                                      modulatorRatio: 3.5, index: 1)
+        let oscillator = FMOscillator(
+            sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1000,
+            modulatorRatio: 3.5, index: 1)
         let x = Self.render(oscillator, count: 48_000).left
-        let expected: [(Double, Double)] = [(1000, 0.7651977), (4500, 0.4400506), (2500, 0.4400506),
-                                            (8000, 0.1149035), (6000, 0.1149035)]
+        let expected: [(Double, Double)] = [
+            (1000, 0.7651977), (4500, 0.4400506), (2500, 0.4400506),
+            (8000, 0.1149035), (6000, 0.1149035)
+        ]
         for (frequency, amplitude) in expected {
             let measured = Spectrum.amplitude(x[...], at: frequency, sampleRate: Self.rate)
             #expect(abs(measured - amplitude) < 0.005, "at \(frequency) Hz: \(measured), expected \(amplitude)")
@@ -74,9 +80,11 @@ import TestSupport
     @Test func sourcesMixAtTheirLevelsUnderTheFader() {
         let count = 4800
         var out = [Float](repeating: 0, count: count), right = out
-        for unit: any SoundUnit in [FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 500, level: 0.25),
-                                    FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1300, level: 0.6),
-                                    Fader(rampSamples: Self.ramp, gain: 0.5, range: 0...4)] {
+        for unit: any SoundUnit in [
+            FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 500, level: 0.25),
+            FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1300, level: 0.6),
+            Fader(rampSamples: Self.ramp, gain: 0.5, range: 0...4)
+        ] {
             Self.run(unit, &out, &right)
         }
         #expect(abs(Spectrum.amplitude(out[...], at: 500, sampleRate: Self.rate) - 0.125) < 0.001)
@@ -103,7 +111,10 @@ import TestSupport
         Self.run(delay, &x, &right)
         #expect(x == right)
         // Find the echoes from the output alone: the local peaks above the noise floor.
-        let echoes = x.indices.filter { abs(x[$0]) > 1e-4 && ($0 == 0 || abs(x[$0]) > abs(x[$0 - 1])) && abs(x[$0]) >= abs(x[min($0 + 1, x.count - 1)]) }
+        let echoes = x.indices.filter {
+            abs(x[$0]) > 1e-4 && ($0 == 0 || abs(x[$0]) > abs(x[$0 - 1]))
+                && abs(x[$0]) >= abs(x[min($0 + 1, x.count - 1)])
+        }
         #expect(echoes.count >= 5)
         for (n, index) in echoes.prefix(5).enumerated() {
             #expect(abs(index - 4800 * (n + 1)) <= 1, "echo \(n + 1) at sample \(index)")
@@ -138,10 +149,13 @@ import TestSupport
         let bright = reverbImpulse(feedback: 0.8, cutoff: 10_000, seconds: 1)
         let dark = reverbImpulse(feedback: 0.8, cutoff: 1000, seconds: 1)
         let tail = 4800..<48_000
-        #expect(Spectrum.centroid(dark.left[tail], sampleRate: Self.rate) < 0.6 * Spectrum.centroid(bright.left[tail], sampleRate: Self.rate))
+        #expect(
+            Spectrum.centroid(dark.left[tail], sampleRate: Self.rate) < 0.6
+                * Spectrum.centroid(bright.left[tail], sampleRate: Self.rate))
         // Stereo: the two sides are different reflections of the same impulse.
         let l = long.left[tail], r = long.right[tail]
-        let correlation = zip(l, r).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
+        let correlation =
+            zip(l, r).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
             / (l.reduce(0.0) { $0 + Double($1 * $1) } * r.reduce(0.0) { $0 + Double($1 * $1) }).squareRoot()
         #expect(abs(correlation) < 0.5)
     }
@@ -169,7 +183,8 @@ import TestSupport
     @Test func dryWetCrossfadesLinearly() {
         for balance in [0.0, 0.25, 0.5, 1] {
             // Dry 1 and 1, wet −1 and 3.
-            let mixer = DryWetMixer(Constant(left: -1, right: 3), rampSamples: Self.ramp, balance: balance, capacity: 64)
+            let mixer = DryWetMixer(
+                Constant(left: -1, right: 3), rampSamples: Self.ramp, balance: balance, capacity: 64)
             var mix = [Float](repeating: 1, count: 64), mixR = [Float](repeating: 1, count: 64)
             Self.run(mixer, &mix, &mixR)
             #expect(abs(Double(mix[10]) - (1 - 2 * balance)) < 1e-6 && abs(Double(mixR[10]) - (1 + 2 * balance)) < 1e-6)
@@ -178,13 +193,16 @@ import TestSupport
 
     @Test func dryWetWorksThroughBlocksLongerThanItHolds() {
         func mix(capacity: Int) -> [Float] {
-            let mixer = DryWetMixer(MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 500),
-                                    rampSamples: Self.ramp, balance: 0.3, capacity: capacity)
+            let mixer = DryWetMixer(
+                MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 500),
+                rampSamples: Self.ramp, balance: 0.3, capacity: capacity)
             mixer.balance.glide(to: 0.8)
             var left = Self.sine(700, count: 4096), right = Self.sine(1100, count: 4096)
-            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-                mixer.process(StereoBuffer(left: l.baseAddress!, right: r.baseAddress!), frames: 4096)
-            } }
+            left.withUnsafeMutableBufferPointer { l in
+                right.withUnsafeMutableBufferPointer { r in
+                    mixer.process(StereoBuffer(left: l.baseAddress!, right: r.baseAddress!), frames: 4096)
+                }
+            }
             return left + right
         }
         #expect(mix(capacity: 100) == mix(capacity: 4096))
@@ -224,7 +242,8 @@ import TestSupport
 
     @Test func resonancePeaksNearThePolesAndSelfOscillatesBounded() {
         let poles = 1000 / MoogLadder.minus3dBRatio
-        #expect(ladderGain(cutoff: 1000, resonance: 0.9, at: poles) > 3 * ladderGain(cutoff: 1000, resonance: 0, at: poles))
+        #expect(
+            ladderGain(cutoff: 1000, resonance: 0.9, at: poles) > 3 * ladderGain(cutoff: 1000, resonance: 0, at: poles))
         // Resonance 1 with a single kick: it rings on by itself, at a bounded level.
         let ladder = MoogLadder(sampleRate: Self.rate, rampSamples: Self.ramp, cutoff: 1000, resonance: 1)
         var left = [Float](repeating: 0, count: 96_000), right = left
@@ -284,7 +303,8 @@ extension DSPUnitTests {
         #expect(SignalAnalysis.peak(left[2880...]) == 0 && !tick.isRinging)
         // Its pitch is 3.2 kHz, clear of the default's top note (1760 Hz).
         let burst = left[480..<1440]
-        #expect(Spectrum.amplitude(burst, at: 3200, sampleRate: Self.rate)
+        #expect(
+            Spectrum.amplitude(burst, at: 3200, sampleRate: Self.rate)
                 > 20 * Spectrum.amplitude(burst, at: 1760, sampleRate: Self.rate))
         // It adds to what is there.
         left = [Float](repeating: 0.5, count: 4800)
@@ -305,7 +325,9 @@ extension DSPUnitTests {
         }
         // Float rounding of the result is 6e-8 at most; the polynomial adds about as much.
         #expect(worst < 1.2e-7)
-        #expect(FastMath.nearestInteger(2.5) == 2 && FastMath.nearestInteger(-1.4) == -1 && FastMath.nearestInteger(7.6) == 8)
+        #expect(
+            FastMath.nearestInteger(2.5) == 2 && FastMath.nearestInteger(-1.4) == -1
+                && FastMath.nearestInteger(7.6) == 8)
     }
 }
 
@@ -318,7 +340,9 @@ extension DSPUnitTests {
         // 4/(πn) for odd n; the band-limiting tapers the upper ones a little (7 % at 7 kHz).
         for (n, tolerance) in [(1, 0.01), (3, 0.02), (5, 0.05), (7, 0.1)] {
             let expected = 4 / (Double.pi * Double(n))
-            #expect(abs(Spectrum.amplitude(x[...], at: 1000 * Double(n), sampleRate: 48_000) / expected - 1) < tolerance, "harmonic \(n)")
+            #expect(
+                abs(Spectrum.amplitude(x[...], at: 1000 * Double(n), sampleRate: 48_000) / expected - 1) < tolerance,
+                "harmonic \(n)")
         }
         #expect(Spectrum.amplitude(x[...], at: 2000, sampleRate: 48_000) < 0.005)
         // A naive square aliases the 25th harmonic (25 kHz) down to 23 kHz; band-limited, it is small.

@@ -1,15 +1,18 @@
-import Testing
 import SonicCore
 import TestSupport
+import Testing
 
 /// Damaged and hostile files: each gives an ImageFileError with a clear message, never a crash,
 /// and nothing is allocated from a size the file cannot back.
 @Suite struct DigitalMicrographDamageTests {
     static func small(version: Int, littleEndian: Bool = true) -> TestDM {
-        TestDM(version: version, littleEndian: littleEndian, images: [
-            .init(title: "tiny", dimensions: [2, 2], dataType: .int16, values: [-1, 2, -3, 4],
-                  axes: [.init(scale: 0.5, units: "nm"), .init(scale: 0.5, units: "nm")]),
-        ])
+        TestDM(
+            version: version, littleEndian: littleEndian,
+            images: [
+                .init(
+                    title: "tiny", dimensions: [2, 2], dataType: .int16, values: [-1, 2, -3, 4],
+                    axes: [.init(scale: 0.5, units: "nm"), .init(scale: 0.5, units: "nm")])
+            ])
     }
 
     func message(_ bytes: [UInt8]) -> String? {
@@ -39,12 +42,13 @@ import TestSupport
         for version in [3, 4] {
             for littleEndian in [true, false] {
                 let bytes = Self.small(version: version, littleEndian: littleEndian).bytes
-                let treeEnd = bytes.count - 8   // the writer ends the file with 8 zero bytes after the tree
+                let treeEnd = bytes.count - 8 // the writer ends the file with 8 zero bytes after the tree
                 for length in 0..<treeEnd {
                     let found = message(Array(bytes[0..<length]))
                     let text = try #require(found, "DM\(version) cut at \(length) was accepted")
-                    #expect(["truncated", "past the end", "more than the file can hold", "too short"]
-                        .contains { text.contains($0) }, "DM\(version) cut at \(length): \(text)")
+                    #expect(
+                        ["truncated", "past the end", "more than the file can hold", "too short"]
+                            .contains { text.contains($0) }, "DM\(version) cut at \(length): \(text)")
                     #expect(!text.contains("\n"))
                 }
                 for length in treeEnd...bytes.count {
@@ -57,7 +61,9 @@ import TestSupport
     @Test func truncationMessagesSayWhereTheFileEnds() throws {
         let bytes = Self.small(version: 3).bytes
         let label = Array("ImageList".utf8)
-        let cut = try #require((0...bytes.count - label.count).first { bytes[$0..<$0 + label.count].elementsEqual(label) }) + 5
+        let cut =
+            try #require((0...bytes.count - label.count).first { bytes[$0..<$0 + label.count].elementsEqual(label) })
+            + 5
         #expect(message(Array(bytes[0..<cut])) == "the tag tree is truncated at byte \(cut)")
         #expect(message([0, 0, 0]) == "the file is too short for a DigitalMicrograph header")
     }
@@ -76,11 +82,14 @@ import TestSupport
 
     @Test func groupsClaimingMoreTagsThanTheFileHoldsAreRefused() {
         for (version, claim) in [(3, UInt64(UInt32.max)), (4, UInt64(1) << 40), (4, UInt64.max)] {
-            let bytes = TestDM.file(version: version, littleEndian: true,
-                                    root: [.group("ImageList", [.group("", [])], claimedCount: claim)])
+            let bytes = TestDM.file(
+                version: version, littleEndian: true,
+                root: [.group("ImageList", [.group("", [])], claimedCount: claim)])
             let text = message(bytes) ?? ""
-            #expect(text.hasPrefix("the tag group at byte ") && text.hasSuffix("claims \(claim) tags, more than the file can hold"),
-                    "\(text)")
+            #expect(
+                text.hasPrefix("the tag group at byte ")
+                    && text.hasSuffix("claims \(claim) tags, more than the file can hold"),
+                "\(text)")
         }
     }
 
@@ -108,15 +117,15 @@ import TestSupport
 
     @Test func arraysLongerThanTheFileAreRefusedWithoutOverflow() {
         let hostile: [(Int, [UInt64])] = [
-            (4, [20, 7, 1 << 61]),                  // 8 × 2^61 overflows 64 bits
+            (4, [20, 7, 1 << 61]), // 8 × 2^61 overflows 64 bits
             (4, [20, 7, UInt64.max]),
             (4, [20, 2, 1 << 40]),
             (3, [20, 7, 0xFFFF_FFFF]),
-            (4, [20, 20, 7, 1 << 62, 4]),           // array of arrays: the inner size overflows
-            (4, [20, 20, 2, 1 << 31, 1 << 33]),     // fine alone, overflowing together
-            (4, [20, 15, 0, 1, 0, 7, 1 << 62]),     // array of structs
-            (4, [20, 18, 1 << 32, 1 << 32]),        // array of strings
-            (4, [18, UInt64.max]),                  // a string
+            (4, [20, 20, 7, 1 << 62, 4]), // array of arrays: the inner size overflows
+            (4, [20, 20, 2, 1 << 31, 1 << 33]), // fine alone, overflowing together
+            (4, [20, 15, 0, 1, 0, 7, 1 << 62]), // array of structs
+            (4, [20, 18, 1 << 32, 1 << 32]), // array of strings
+            (4, [18, UInt64.max]) // a string
         ]
         for (version, info) in hostile {
             let text = message(oneTag(.raw(info: info, payload: [1, 2, 3, 4, 5, 6, 7, 8]), version: version))
@@ -127,13 +136,16 @@ import TestSupport
     @Test func infoWordCountsAreChecked() throws {
         for version in [3, 4] {
             let wordSize = version == 4 ? 8 : 4
-            for (count, expected) in [(UInt64(0), "has no type description"), (UInt64(UInt32.max), "more than the file can hold")] {
+            for (count, expected) in [
+                (UInt64(0), "has no type description"), (UInt64(UInt32.max), "more than the file can hold")
+            ] {
                 var bytes = oneTag(.simple(.int32, 7), version: version)
                 let at = try delimiter(in: bytes) + 4
                 bytes.replaceSubrange(at..<at + wordSize, with: bigEndian(count, width: wordSize))
                 let text = message(bytes)
-                #expect(text?.hasPrefix("the data tag at byte ") == true && text?.contains(expected) == true,
-                        "DM\(version) \(count): \(text ?? "accepted")")
+                #expect(
+                    text?.hasPrefix("the data tag at byte ") == true && text?.contains(expected) == true,
+                    "DM\(version) \(count): \(text ?? "accepted")")
             }
         }
     }
@@ -150,7 +162,7 @@ import TestSupport
             ([20, 3], "has an invalid type description"),
             ([20, 3, 1, 1], "has an invalid type description"),
             ([20, 20, 13, 1, 1], "has an invalid type description"),
-            ([18], "has an invalid type description"),
+            ([18], "has an invalid type description")
         ]
         for (info, expected) in cases {
             let text = message(oneTag(.raw(info: info, payload: [0, 0, 0, 0])))
@@ -164,34 +176,38 @@ import TestSupport
         bytes[at + 3] = UInt8(ascii: "!")
         #expect(message(bytes) == "the data tag at byte 18 lacks its %%%% delimiter")
         bytes = oneTag(.simple(.int32, 7), version: 3)
-        bytes[18] = 22   // the first tag's kind: after the 12-byte header, flags and 4-byte count
+        bytes[18] = 22 // the first tag's kind: after the 12-byte header, flags and 4-byte count
         #expect(message(bytes) == "the tag at byte 18 is of unknown kind 22")
     }
 
     @Test func imagesTooLargeOrShortOfDataAreListedButNotRead() throws {
         for version in [3, 4] {
-            let file = TestDM(version: version, images: [
-                .init(title: "huge", dimensions: [100_000, 1000], dataType: .uint16, values: [1, 2, 3, 4]),
-                .init(title: "wide", dimensions: [8193, 8192], dataType: .uint8, values: [1]),
-                .init(title: "short", dimensions: [4, 4], dataType: .int32, values: Array(repeating: 9, count: 10)),
-                .init(title: "flat", dimensions: [0, 4], dataType: .uint8, values: [1]),
-                .init(title: "odd type", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4]),
-            ])
+            let file = TestDM(
+                version: version,
+                images: [
+                    .init(title: "huge", dimensions: [100_000, 1000], dataType: .uint16, values: [1, 2, 3, 4]),
+                    .init(title: "wide", dimensions: [8193, 8192], dataType: .uint8, values: [1]),
+                    .init(title: "short", dimensions: [4, 4], dataType: .int32, values: Array(repeating: 9, count: 10)),
+                    .init(title: "flat", dimensions: [0, 4], dataType: .uint8, values: [1]),
+                    .init(title: "odd type", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4])
+                ])
             // The last image's DataType (a little-endian uint32 after the label, DM4's tag size, the
             // delimiter, the info word count and one info word) becomes 99.
             var bytes = file.bytes
             let label = Array("DataType".utf8)
-            let labelStart = try #require((0...bytes.count - label.count).last { bytes[$0..<$0 + label.count].elementsEqual(label) })
+            let labelStart = try #require(
+                (0...bytes.count - label.count).last { bytes[$0..<$0 + label.count].elementsEqual(label) })
             let wordSize = version == 4 ? 8 : 4
             bytes[labelStart + label.count + (version == 4 ? 8 : 0) + 4 + 2 * wordSize] = 99
             let entries = try DigitalMicrograph.contents(of: bytes).entries
-            #expect(entries.map(\.unsupported) == [
-                "the image is 100000 × 1000 pixels, more than the 8192 × 8192 limit",
-                "the image is 8193 × 8192 pixels, more than the 8192 × 8192 limit",
-                "the data holds 10 samples, fewer than its 4 × 4 pixels",
-                "its dimensions are missing or invalid",
-                "data of unknown type 99",
-            ])
+            #expect(
+                entries.map(\.unsupported) == [
+                    "the image is 100000 × 1000 pixels, more than the 8192 × 8192 limit",
+                    "the image is 8193 × 8192 pixels, more than the 8192 × 8192 limit",
+                    "the data holds 10 samples, fewer than its 4 × 4 pixels",
+                    "its dimensions are missing or invalid",
+                    "data of unknown type 99"
+                ])
             for entry in entries {
                 #expect(!entry.isImage)
                 #expect(throws: ImageFileError(entry.unsupported ?? "")) { try entry.read() }
@@ -200,12 +216,17 @@ import TestSupport
     }
 
     @Test func imageEntriesWithoutDataAreListed() throws {
-        let root: [TestDM.Tag] = [.group("ImageList", [
-            .group("", [.data("Name", .text("empty"))]),
-            .group("", [.group("ImageData", [.data("Data", .array(.uint8, [1, 2]))])]),
-            .data("stray", .simple(.int32, 1)),
-        ])]
-        let entries = try DigitalMicrograph.contents(of: TestDM.file(version: 3, littleEndian: false, root: root)).entries
+        let root: [TestDM.Tag] = [
+            .group(
+                "ImageList",
+                [
+                    .group("", [.data("Name", .text("empty"))]),
+                    .group("", [.group("ImageData", [.data("Data", .array(.uint8, [1, 2]))])]),
+                    .data("stray", .simple(.int32, 1))
+                ])
+        ]
+        let entries = try DigitalMicrograph.contents(of: TestDM.file(version: 3, littleEndian: false, root: root))
+            .entries
         #expect(entries.map(\.title) == ["empty", ""])
         #expect(entries.map(\.unsupported) == ["no image data", "its dimensions are missing or invalid"])
     }

@@ -1,6 +1,6 @@
-import Testing
 import SonicCore
 import TestSupport
+import Testing
 
 /// Seeded mutations of writer-made files: every input gives contents whose images read (or refuse
 /// to read) cleanly, or an ImageFileError; a crash or any other error fails the test.
@@ -20,17 +20,22 @@ import TestSupport
     /// Values that sit on the edges of counts, sizes, types and the image limit.
     static let interesting: [UInt64] = [
         0, 1, 2, 3, 4, 7, 8, 15, 18, 20, 21, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
-        8192, 8193, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 1 << 32, 1 << 61, 1 << 62, UInt64(Int64.max), UInt64.max,
+        8192, 8193, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 1 << 32, 1 << 61, 1 << 62, UInt64(Int64.max), UInt64.max
     ]
 
     static let seeds: [[UInt8]] = [(3, true), (3, false), (4, true), (4, false)].map { version, littleEndian in
-        TestDM(version: version, littleEndian: littleEndian, images: [
-            .init(title: "Image Of µ", dimensions: [2, 2], dataType: .rgba, values: [1, 2, 3, 4]),
-            .init(title: "image", dimensions: [3, 2], dataType: version == 3 ? .int16 : .float64,
-                  values: [-1, 2, -3, 4, 5.5, 6], axes: [.init(scale: 0.5, origin: 1, units: "nm"), .init(scale: 2, units: "1/nm")]),
-            .init(title: "spectrum", dimensions: [4], dataType: .float32, values: [1, 2, 3, 4]),
-            .init(title: "fft", dimensions: [1, 2], dataType: .complex64, values: [1, 0, 0, 1]),
-        ]).bytes
+        TestDM(
+            version: version, littleEndian: littleEndian,
+            images: [
+                .init(title: "Image Of µ", dimensions: [2, 2], dataType: .rgba, values: [1, 2, 3, 4]),
+                .init(
+                    title: "image", dimensions: [3, 2], dataType: version == 3 ? .int16 : .float64,
+                    values: [-1, 2, -3, 4, 5.5, 6],
+                    axes: [.init(scale: 0.5, origin: 1, units: "nm"), .init(scale: 2, units: "1/nm")]),
+                .init(title: "spectrum", dimensions: [4], dataType: .float32, values: [1, 2, 3, 4]),
+                .init(title: "fft", dimensions: [1, 2], dataType: .complex64, values: [1, 0, 0, 1])
+            ]
+        ).bytes
     }
 
     static func mutate(_ input: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
@@ -43,8 +48,11 @@ import TestSupport
             case 1 where !bytes.isEmpty:
                 bytes[at] = UInt8.random(in: 0...255, using: &random)
             case 2:
-                bytes.insert(contentsOf: (0..<Int.random(in: 1...16, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) },
-                             at: at)
+                bytes.insert(
+                    contentsOf: (0..<Int.random(in: 1...16, using: &random)).map { _ in
+                        UInt8.random(in: 0...255, using: &random)
+                    },
+                    at: at)
             case 3:
                 bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...32, using: &random)))
             case 4:
@@ -92,6 +100,8 @@ import TestSupport
             }
         }
         // The mutations reach both outcomes, and images still read from damaged files.
-        #expect(accepted > 200 && refused > 2000 && planes > 200, "\(accepted) accepted, \(refused) refused, \(planes) read")
+        #expect(
+            accepted > 200 && refused > 2000 && planes > 200, "\(accepted) accepted, \(refused) refused, \(planes) read"
+        )
     }
 }

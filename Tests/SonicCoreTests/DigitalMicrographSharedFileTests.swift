@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SonicCore
 import TestSupport
+import Testing
 
 /// The reader against real DigitalMicrograph files and what RosettaSciIO reads from them.
 @Suite struct DigitalMicrographSharedFileTests {
@@ -38,7 +38,8 @@ import TestSupport
                 #expect(calibration == nil, "\(name) \(axisName ?? "?")")
             } else {
                 let found = try #require(calibration, "\(name) \(axisName ?? "?")")
-                #expect(found.unit == unit && abs(found.scale - scale) <= 1e-12 * scale
+                #expect(
+                    found.unit == unit && abs(found.scale - scale) <= 1e-12 * scale
                         && abs(found.offset - offset) <= 1e-9 * max(1, abs(offset)), "\(name) \(axisName ?? "?")")
             }
         }

@@ -1,6 +1,6 @@
-import Testing
 import SonicCore
 import TestSupport
+import Testing
 
 /// The reader against files from the independent writer: every version, byte order and pixel type.
 @Suite struct DigitalMicrographTests {
@@ -15,7 +15,7 @@ import TestSupport
         (.uint16, .uint16, [0, 1, 255, 256, 32768, 65535]),
         (.uint32, .uint32, [0, 1, 65536, 16_777_216, 3_000_000_000, 4_294_967_295]),
         (.float64, .float64, [-2.5, 0.1, 1e10, -1e-5, 123_456.789, 0]),
-        (.binary, .uint8, [0, 1, 1, 0, 1, 0]),
+        (.binary, .uint8, [0, 1, 1, 0, 1, 0])
     ]
 
     static let layouts: [(version: Int, littleEndian: Bool)] = [(3, true), (3, false), (4, true), (4, false)]
@@ -23,9 +23,11 @@ import TestSupport
     @Test func everyTypeInEveryVersionAndByteOrderReadsExactly() throws {
         for layout in Self.layouts {
             for (dataType, sampleType, values) in Self.typedValues {
-                let file = TestDM(version: layout.version, littleEndian: layout.littleEndian, images: [
-                    .init(title: "pixels", dimensions: [3, 2], dataType: dataType, values: values),
-                ])
+                let file = TestDM(
+                    version: layout.version, littleEndian: layout.littleEndian,
+                    images: [
+                        .init(title: "pixels", dimensions: [3, 2], dataType: dataType, values: values)
+                    ])
                 let context = "DM\(layout.version) \(layout.littleEndian ? "little" : "big")-endian \(dataType)"
                 let contents = try DigitalMicrograph.contents(of: file.bytes)
                 #expect(contents.format == (layout.version == 4 ? .dm4 : .dm3), "\(context)")
@@ -51,21 +53,30 @@ import TestSupport
     /// A thumbnail, an image, a spectrum, a complex image and a stack, as DigitalMicrograph saves them.
     @Test func everyDatasetIsListedInOrderAndOnlyImagesAreReadable() throws {
         for layout in Self.layouts {
-            let file = TestDM(version: layout.version, littleEndian: layout.littleEndian, images: [
-                .init(title: "Image Of HAADF", dimensions: [4, 4], dataType: .rgba,
-                      values: (0..<16).map { Double(0xFF00_0000 | $0 * 0x10101) }),
-                .init(title: "HAADF", dimensions: [5, 4], dataType: .uint16, values: (0..<20).map { Double($0 * 1000) },
-                      axes: [.init(scale: 0.02, units: "nm"), .init(scale: 0.02, units: "nm")]),
-                .init(title: "EELS", dimensions: [8], dataType: .float32, values: (0..<8).map { Double($0) / 2 },
-                      axes: [.init(scale: 0.5, origin: 200, units: "eV")]),
-                .init(title: "FFT", dimensions: [2, 2], dataType: .complex64, values: [1, 0, 0, 1, -1, 0, 0, -1]),
-                .init(title: "Stack", dimensions: [2, 2, 3], dataType: .int16, values: (0..<12).map(Double.init)),
-            ])
+            let file = TestDM(
+                version: layout.version, littleEndian: layout.littleEndian,
+                images: [
+                    .init(
+                        title: "Image Of HAADF", dimensions: [4, 4], dataType: .rgba,
+                        values: (0..<16).map { Double(0xFF00_0000 | $0 * 0x10101) }),
+                    .init(
+                        title: "HAADF", dimensions: [5, 4], dataType: .uint16,
+                        values: (0..<20).map { Double($0 * 1000) },
+                        axes: [.init(scale: 0.02, units: "nm"), .init(scale: 0.02, units: "nm")]),
+                    .init(
+                        title: "EELS", dimensions: [8], dataType: .float32, values: (0..<8).map { Double($0) / 2 },
+                        axes: [.init(scale: 0.5, origin: 200, units: "eV")]),
+                    .init(title: "FFT", dimensions: [2, 2], dataType: .complex64, values: [1, 0, 0, 1, -1, 0, 0, -1]),
+                    .init(title: "Stack", dimensions: [2, 2, 3], dataType: .int16, values: (0..<12).map(Double.init))
+                ])
             let entries = try DigitalMicrograph.contents(of: file.bytes).entries
             #expect(entries.map(\.title) == ["Image Of HAADF", "HAADF", "EELS", "FFT", "Stack"])
             #expect(entries.map(\.shape) == [[4, 4], [5, 4], [8], [2, 2], [2, 2, 3]])
-            #expect(entries.map(\.unsupported) == ["the file's thumbnail", nil, "a 1-D signal, not an image", "complex data",
-                                                   "a 3-D signal, not an image"])
+            #expect(
+                entries.map(\.unsupported) == [
+                    "the file's thumbnail", nil, "a 1-D signal, not an image", "complex data",
+                    "a 3-D signal, not an image"
+                ])
             #expect(entries.map(\.isImage) == [false, true, false, false, false])
             #expect(entries[2].sampleType == .float32 && entries[4].sampleType == .int16)
             #expect(entries[2].calibration.x == AxisCalibration(scale: 0.5, offset: -100, unit: "eV"))
@@ -87,14 +98,17 @@ import TestSupport
             (.init(scale: 0.125, units: ""), AxisCalibration(scale: 0.125, offset: 0, unit: "")),
             (.uncalibrated, nil),
             (.init(scale: 1, origin: 7, units: ""), nil),
-            (.init(scale: 0, units: "nm"), nil),
+            (.init(scale: 0, units: "nm"), nil)
         ]
         for layout in Self.layouts {
             for (axis, expected) in cases {
-                let file = TestDM(version: layout.version, littleEndian: layout.littleEndian, images: [
-                    .init(title: "calibrated", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4],
-                          axes: [axis, .init(scale: 0.75, origin: 2, units: "nm")]),
-                ])
+                let file = TestDM(
+                    version: layout.version, littleEndian: layout.littleEndian,
+                    images: [
+                        .init(
+                            title: "calibrated", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4],
+                            axes: [axis, .init(scale: 0.75, origin: 2, units: "nm")])
+                    ])
                 let calibration = try DigitalMicrograph.contents(of: file.bytes).entries[0].calibration
                 #expect(calibration.x == expected, "\(axis.units) \(axis.scale) DM\(layout.version)")
                 #expect(calibration.y == AxisCalibration(scale: 0.75, offset: -1.5, unit: "nm"))
@@ -110,9 +124,11 @@ import TestSupport
     @Test func titlesKeepNonASCIICharacters() throws {
         let titles = ["Ångström µ-probe", "電子顕微鏡", "𝛼-Fe₂O₃ ✓", ""]
         for layout in Self.layouts {
-            let file = TestDM(version: layout.version, littleEndian: layout.littleEndian, images: titles.map {
-                .init(title: $0, dimensions: [1, 1], dataType: .uint8, values: [7])
-            } + [.init(title: nil, dimensions: [1, 1], dataType: .uint8, values: [7])])
+            let file = TestDM(
+                version: layout.version, littleEndian: layout.littleEndian,
+                images: titles.map {
+                    .init(title: $0, dimensions: [1, 1], dataType: .uint8, values: [7])
+                } + [.init(title: nil, dimensions: [1, 1], dataType: .uint8, values: [7])])
             #expect(try DigitalMicrograph.contents(of: file.bytes).entries.map(\.title) == titles + [""])
         }
     }
@@ -121,7 +137,7 @@ import TestSupport
         let file = TestDM(images: [
             .init(title: "one frame", dimensions: [3, 2, 1], dataType: .int16, values: [1, 2, 3, 4, 5, 6]),
             .init(title: "one row", dimensions: [5, 1], dataType: .float32, values: [1, 2, 3, 4, 5]),
-            .init(title: "one column", dimensions: [1, 5], dataType: .float32, values: [1, 2, 3, 4, 5]),
+            .init(title: "one column", dimensions: [1, 5], dataType: .float32, values: [1, 2, 3, 4, 5])
         ])
         let entries = try DigitalMicrograph.contents(of: file.bytes).entries
         #expect(entries.map(\.shape) == [[3, 2], [5], [1, 5]])
@@ -154,11 +170,19 @@ import TestSupport
         let side = 384
         let values = (0..<side * side).map { Double(($0 * 2_654_435_761) >> 16 & 0xFFFF) }
         let axis = TestDM.Axis(scale: 7.8125, units: "pm")
-        let file = TestDM(version: 4, images: [.init(title: "lattice", dimensions: [side, side], dataType: .uint16,
-                                                     values: values, axes: [axis, axis])])
+        let file = TestDM(
+            version: 4,
+            images: [
+                .init(
+                    title: "lattice", dimensions: [side, side], dataType: .uint16,
+                    values: values, axes: [axis, axis])
+            ])
         let entry = try #require(DigitalMicrograph.contents(of: file.bytes).entries.first)
-        #expect(entry.calibration == Calibration(x: AxisCalibration(scale: 7.8125, unit: "pm"),
-                                                 y: AxisCalibration(scale: 7.8125, unit: "pm")))
+        #expect(
+            entry.calibration
+                == Calibration(
+                    x: AxisCalibration(scale: 7.8125, unit: "pm"),
+                    y: AxisCalibration(scale: 7.8125, unit: "pm")))
         #expect(try entry.read().samples == values.map { Float($0) })
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 @Suite struct OpenedImageTests {
@@ -20,13 +21,15 @@ import Testing
     @Test func theGreetingNamesTheImageAndItsScale() {
         let png = OpenedImage(fileName: "atomic-lattice.png")
         #expect(png.spokenName == "atomic-lattice.png" && png.spokenScale(pixelSize: nil) == nil)
-        let dm = OpenedImage(fileName: "sample.dm4", title: "HAADF", number: 1, imageCount: 2,
-                             calibration: Calibration(x: AxisCalibration(scale: 0.0178, unit: "nm")))
+        let dm = OpenedImage(
+            fileName: "sample.dm4", title: "HAADF", number: 1, imageCount: 2,
+            calibration: Calibration(x: AxisCalibration(scale: 0.0178, unit: "nm")))
         #expect(dm.spokenName == "sample.dm4, HAADF, image 1 of 2")
         #expect(dm.spokenScale(pixelSize: dm.calibration.pixelSize) == "17.8 picometres per pixel")
         #expect(dm.spokenScale(pixelSize: PixelSize(picometres: 2350)) == "2.35 nanometres per pixel")
-        let diffraction = OpenedImage(fileName: "dp.dm3", title: "dp",
-                                      calibration: Calibration(x: AxisCalibration(scale: 0.17443, unit: "1/nm")))
+        let diffraction = OpenedImage(
+            fileName: "dp.dm3", title: "dp",
+            calibration: Calibration(x: AxisCalibration(scale: 0.17443, unit: "1/nm")))
         #expect(diffraction.spokenScale(pixelSize: nil) == "0.174 reciprocal nanometres per pixel")
     }
 
@@ -72,7 +75,9 @@ import Testing
     /// Float and 32-bit data are binned, not counted value by value: the percentiles must still be exact.
     @Test func floatAndWideIntegerPercentilesAreExact() {
         var random = SeededRandom(seed: 11)
-        for (type, count) in [(SampleType.float32, 1), (.float32, 7), (.float32, 5000), (.int32, 3001), (.float64, 40_000)] {
+        for (type, count) in [
+            (SampleType.float32, 1), (.float32, 7), (.float32, 5000), (.int32, 3001), (.float64, 40_000)
+        ] {
             // Clustered values with ties and a far outlier, so some bins hold many samples and most none.
             let samples = (0..<count).map { k -> Float in
                 if k == 0 { return -3e7 }
@@ -109,7 +114,8 @@ import Testing
 
     @Test func exactRanksAreNotRoundedUp() {
         // 200 samples 0...199: the 0.5th percentile is rank 1 (value 0), the 99.5th is rank 199 (value 198).
-        let stats = SampleStatistics(GrayImage(width: 200, height: 1, bitDepth: 16, samples: (0..<200).map(UInt16.init)))
+        let stats = SampleStatistics(
+            GrayImage(width: 200, height: 1, bitDepth: 16, samples: (0..<200).map(UInt16.init)))
         #expect(stats.percentile(0.5) == 0)
         #expect(stats.percentile(99.5) == 198)
     }

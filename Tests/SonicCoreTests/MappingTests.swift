@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SonicCore
 
 @Suite struct LevelStretchTests {
@@ -23,11 +24,11 @@ import Testing
         samples += (0..<990).map { UInt16(10_000 + $0 * 10) }
         let stats = SampleStatistics(GrayImage(width: 1000, height: 1, bitDepth: 16, samples: samples))
         let stretch = LevelStretch(statistics: stats, lowPercentile: 0.5, highPercentile: 99.5)
-        #expect(stretch.low == 0)           // rank 5 of 1000: the last low outlier
-        #expect(stretch.high == 19_890)     // rank 995: the high outliers (ranks 996...1000) are clipped
+        #expect(stretch.low == 0) // rank 5 of 1000: the last low outlier
+        #expect(stretch.high == 19_890) // rank 995: the high outliers (ranks 996...1000) are clipped
         let tighter = LevelStretch(statistics: stats, lowPercentile: 1, highPercentile: 99)
-        #expect(tighter.low == 10_040)      // rank 10: the fifth regular sample
-        #expect(tighter.high == 19_840)     // rank 990
+        #expect(tighter.low == 10_040) // rank 10: the fifth regular sample
+        #expect(tighter.high == 19_840) // rank 990
     }
 
     @Test func stretchCurvesAndPolarity() {
@@ -68,10 +69,12 @@ import Testing
         #expect(abs(linear.frequency(level: 0.5) - (110 + 1760) / 2) < 1e-9)
         let sample = PitchMap(baseFrequency: 110, octaves: 4, shape: .sample(divisor: 120))
         #expect(sample.frequency(level: 0.9, sample: 30_000) == 250)
-        #expect(sample.frequency(level: 0, sample: 600) == 20)        // never below 20 Hz
+        #expect(sample.frequency(level: 0, sample: 600) == 20) // never below 20 Hz
     }
 
-    @Test(arguments: [(PitchMap.Scale.chromatic, Array(0..<12)), (.major, [0, 2, 4, 5, 7, 9, 11]), (.pentatonic, [0, 2, 4, 7, 9])])
+    @Test(arguments: [
+        (PitchMap.Scale.chromatic, Array(0..<12)), (.major, [0, 2, 4, 5, 7, 9, 11]), (.pentatonic, [0, 2, 4, 7, 9])
+    ])
     func quantizedPitchesAreScaleNotesAndTheNearestOnes(scale: PitchMap.Scale, degrees: [Int]) {
         let map = PitchMap(baseFrequency: 220, octaves: 3, scale: scale)
         var allowed: [Double] = [220 * 16]
@@ -98,10 +101,11 @@ import Testing
 }
 
 @Suite struct ViewportTests {
-    @Test(arguments: [
-        ((1920, 1080), (384, 384)), ((1920, 1080), (50, 10)), ((1280, 800), (4096, 4096)), ((1024, 768), (37, 11)),
-        ((3840, 2160), (1000, 3000)), ((800, 600), (1, 1)), ((1366, 768), (1366, 768)),
-    ] as [((Int, Int), (Int, Int))])
+    @Test(
+        arguments: [
+            ((1920, 1080), (384, 384)), ((1920, 1080), (50, 10)), ((1280, 800), (4096, 4096)), ((1024, 768), (37, 11)),
+            ((3840, 2160), (1000, 3000)), ((800, 600), (1, 1)), ((1366, 768), (1366, 768))
+        ] as [((Int, Int), (Int, Int))])
     func fitsCentredWithAspectKept(screen: (Int, Int), image: (Int, Int)) {
         let (sw, sh) = screen, (iw, ih) = image
         let v = Viewport(fitting: iw, ih, into: ScreenRect(x: 0, y: 0, width: sw, height: sh))
@@ -115,8 +119,11 @@ import Testing
         #expect(abs(left - right) < 1e-9 && abs(top - bottom) < 1e-9)
     }
 
-    @Test(arguments: [((1920, 1080), (384, 384)), ((1280, 800), (4096, 3000)), ((1024, 768), (37, 11)),
-                      ((3840, 2160), (50, 10))] as [((Int, Int), (Int, Int))])
+    @Test(
+        arguments: [
+            ((1920, 1080), (384, 384)), ((1280, 800), (4096, 3000)), ((1024, 768), (37, 11)),
+            ((3840, 2160), (50, 10))
+        ] as [((Int, Int), (Int, Int))])
     func penToPixelRoundTripsWithinAHundredthOfAPixel(screen: (Int, Int), image: (Int, Int)) {
         let area = ScreenRect(x: 17, y: 5, width: screen.0, height: screen.1)
         let v = Viewport(fitting: image.0, image.1, into: area)
@@ -139,7 +146,7 @@ import Testing
         // 10×10 image on a 100×100 screen: scale 10, origin (0, 0).
         let v = Viewport(fitting: 10, 10, into: ScreenRect(x: 0, y: 0, width: 100, height: 100))
         #expect(v.scale == 10 && v.originX == 0 && v.originY == 0)
-        #expect(v.imagePoint(rootX: 5, rootY: 5) == ImagePoint(x: 0, y: 0))           // centre of pixel (0,0)
+        #expect(v.imagePoint(rootX: 5, rootY: 5) == ImagePoint(x: 0, y: 0)) // centre of pixel (0,0)
         #expect(v.imagePoint(rootX: 95, rootY: 45) == ImagePoint(x: 9, y: 4))
         #expect(v.imagePoint(rootX: 9.99, rootY: 0).nearestPixel == (0, 0))
         #expect(v.imagePoint(rootX: 10, rootY: 0).nearestPixel == (1, 0))
@@ -181,7 +188,7 @@ import Testing
         view.zoom(to: 4, keeping: (5, 500))
         #expect(abs(view.viewport.originX) < 1e-9)
         let pastTheEdge = view.pan(dx: 100, dy: 0)
-        #expect(!pastTheEdge)   // already at the left edge
+        #expect(!pastTheEdge) // already at the left edge
         let inwards = view.pan(dx: -100, dy: 0)
         #expect(inwards && abs(view.viewport.originX + 100) < 1e-9)
         #expect(view.nextStep(in: true) == 6 && view.nextStep(in: false) == 3)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// Zoom, pan and the upper barrel button's drag.
@@ -6,8 +7,9 @@ import Testing
     /// A 100 × 50 image in a 400 × 200 window at (0, 0): 4 screen pixels a pixel at zoom 1.
     func make() -> (Navigation, Instrument) {
         let image = GrayImage(width: 100, height: 50, bitDepth: 16, samples: (0..<5000).map { UInt16($0) })
-        let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
+        let instrument = Instrument(
+            image: image, profile: .builtIn, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
         let navigation = Navigation(instrument: instrument)
         _ = navigation.place(window: ScreenRect(x: 0, y: 0, width: 400, height: 200), at: 0)
         return (navigation, instrument)
@@ -61,7 +63,9 @@ import Testing
         #expect(navigation.drag(dx: 40, dy: 0, at: 2).isEmpty && navigation.endDrag().isEmpty)
         navigation.startDrag()
         let dragged = navigation.drag(dx: 40, dy: 0, at: 3)
-        #expect(dragged == [.viewport(Viewport(originX: before.originX + 40, originY: before.originY, scale: before.scale))])
+        #expect(
+            dragged == [.viewport(Viewport(originX: before.originX + 40, originY: before.originY, scale: before.scale))]
+        )
         #expect(speech(navigation.endDrag()) == [navigation.shown] && navigation.endDrag().isEmpty)
     }
 }

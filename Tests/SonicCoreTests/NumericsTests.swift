@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 @Suite struct NumericsTests {
@@ -58,12 +59,14 @@ import Testing
         let x = (0..<n).map { Double($0 % 7) - 3 }
         let b = Self.multiply(a, x)
         // With the diagonal as preconditioner, n iterations solve it to rounding.
-        let solved = conjugateGradients(b, tolerance: 1e-28, limit: 3 * n, apply: { Self.multiply(a, $0) },
-                                        precondition: { v in v.indices.map { v[$0] / a[$0 * n + $0] } })
+        let solved = conjugateGradients(
+            b, tolerance: 1e-28, limit: 3 * n, apply: { Self.multiply(a, $0) },
+            precondition: { v in v.indices.map { v[$0] / a[$0 * n + $0] } })
         #expect(zip(solved, x).allSatisfy { abs($0 - $1) < 1e-8 })
         // A loose tolerance stops early, closer than where it started.
-        let rough = conjugateGradients(b, tolerance: 1e-2, limit: 3 * n, apply: { Self.multiply(a, $0) },
-                                       precondition: { $0 })
+        let rough = conjugateGradients(
+            b, tolerance: 1e-2, limit: 3 * n, apply: { Self.multiply(a, $0) },
+            precondition: { $0 })
         let error = zip(rough, x).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
         #expect(error > 0 && error < x.reduce(0) { $0 + $1 * $1 })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SonicCore
 
 @Suite struct PenDeviceTests {
@@ -10,7 +11,7 @@ import Testing
         Valuator(number: 2, label: "Abs Pressure", minimum: 0, maximum: 65536, resolution: 1),
         Valuator(number: 3, label: "Abs Tilt X", minimum: -64, maximum: 63, resolution: 57),
         Valuator(number: 4, label: "Abs Tilt Y", minimum: -64, maximum: 63, resolution: 57),
-        Valuator(number: 5, label: "Abs Wheel", minimum: -900, maximum: 899, resolution: 1),
+        Valuator(number: 5, label: "Abs Wheel", minimum: -900, maximum: 899, resolution: 1)
     ]
 
     @Test func axesAreFoundByLabelWhateverTheOrder() {
@@ -19,8 +20,9 @@ import Testing
             // Shuffle both the listing order and the valuator numbers.
             let numbers = Array(0..<wacom.count).shuffled(using: &random)
             var shuffled = wacom.enumerated().map { index, v in
-                Valuator(number: numbers[index], label: v.label, minimum: v.minimum, maximum: v.maximum,
-                         resolution: v.resolution)
+                Valuator(
+                    number: numbers[index], label: v.label, minimum: v.minimum, maximum: v.maximum,
+                    resolution: v.resolution)
             }
             shuffled.shuffle(using: &random)
             var device = PenDevice(valuators: shuffled)
@@ -34,14 +36,14 @@ import Testing
             device.update(number: tiltXNumber, value: 57)
             device.update(number: tiltYNumber, value: -28.5)
             #expect(device.pressure(buttons: PenButtons()) == 0.25)
-            #expect(abs(device.tiltXDegrees - 180 / Double.pi) < 1e-12)   // 57 units = 1 rad
+            #expect(abs(device.tiltXDegrees - 180 / Double.pi) < 1e-12) // 57 units = 1 rad
             #expect(abs(device.tiltYDegrees + 90 / Double.pi) < 1e-12)
         }
     }
 
     @Test func pressureIsScaledByTheReportedRange() {
         var device = PenDevice(valuators: [
-            Valuator(number: 7, label: "Abs Pressure", minimum: 100, maximum: 1123, resolution: 0),
+            Valuator(number: 7, label: "Abs Pressure", minimum: 100, maximum: 1123, resolution: 0)
         ])
         device.update(number: 7, value: 100)
         #expect(device.pressure(buttons: PenButtons()) == 0)
@@ -49,13 +51,13 @@ import Testing
         #expect(device.pressure(buttons: PenButtons()) == 1)
         device.update(number: 7, value: 611.5)
         #expect(device.pressure(buttons: PenButtons()) == 0.5)
-        device.update(number: 7, value: 5000)    // out of range clamps
+        device.update(number: 7, value: 5000) // out of range clamps
         #expect(device.pressure(buttons: PenButtons()) == 1)
     }
 
     @Test func tiltWithoutResolutionIsAlreadyDegrees() {
         var device = PenDevice(valuators: [
-            Valuator(number: 0, label: "Abs Tilt X", minimum: -64, maximum: 64, resolution: 0),
+            Valuator(number: 0, label: "Abs Tilt X", minimum: -64, maximum: 64, resolution: 0)
         ])
         device.update(number: 0, value: -30)
         #expect(device.tiltXDegrees == -30)
@@ -65,7 +67,7 @@ import Testing
     @Test func aMouseWithoutPressurePressesFullyWhileTheTipButtonIsHeld() {
         let mouse = PenDevice(valuators: [
             Valuator(number: 0, label: "Rel X", minimum: -1, maximum: -1, resolution: 0),
-            Valuator(number: 1, label: "Rel Y", minimum: -1, maximum: -1, resolution: 0),
+            Valuator(number: 1, label: "Rel Y", minimum: -1, maximum: -1, resolution: 0)
         ])
         #expect(!mouse.hasPressure)
         var buttons = PenButtons()
@@ -80,7 +82,7 @@ import Testing
     @Test func valuesPersistUntilTheAxisChanges() {
         var device = PenDevice(valuators: wacom)
         device.update(number: 2, value: 32768)
-        device.update(number: 0, value: 5000)   // a later event carrying only X
+        device.update(number: 0, value: 5000) // a later event carrying only X
         #expect(device.pressure(buttons: PenButtons()) == 0.5)
     }
 

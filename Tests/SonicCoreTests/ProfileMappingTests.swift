@@ -1,16 +1,24 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SonicCore
 
 @Suite struct ZoomControllerTests {
     @Test func keysZoomPanAndShowTheStatus() {
-        let image = GrayImage(width: 1500, height: 900, bitDepth: 16, samples: (0..<1_350_000).map { UInt16($0 % 60000) })
-        let instrument = Instrument(image: image, profile: .builtIn, statistics: SampleStatistics(image),
-                                    viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
+        let image = GrayImage(
+            width: 1500, height: 900, bitDepth: 16, samples: (0..<1_350_000).map { UInt16($0 % 60000) })
+        let instrument = Instrument(
+            image: image, profile: .builtIn, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
         let c = SessionController(instrument: instrument, opened: OpenedImage(fileName: "big.png"))
-        #expect(c.place(window: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)) == [.viewport(Viewport(fitting: 1500, 900, into: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)))])
-        func speech(_ o: [ControllerOutput]) -> [String] { o.compactMap { if case .speak(let t) = $0 { t } else { nil } } }
+        #expect(
+            c.place(window: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)) == [
+                .viewport(Viewport(fitting: 1500, 900, into: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)))
+            ])
+        func speech(_ o: [ControllerOutput]) -> [String] {
+            o.compactMap { if case .speak(let t) = $0 { t } else { nil } }
+        }
         #expect(speech(c.handle(key: "+", at: 1)) == ["Zoom 1.5 times."])
         #expect(speech(c.handle(key: "=", at: 2)) == ["Zoom 2 times."])
         #expect(speech(c.handle(key: "-", at: 3)) == ["Zoom 1.5 times."])

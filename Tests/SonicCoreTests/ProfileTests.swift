@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SonicCore
 
 @Suite struct ProfileTests {
@@ -21,26 +22,29 @@ import Testing
         #expect(profile.pitch.baseFrequency == 110)
     }
 
-    @Test(arguments: [
-        ("[pitch]\nbase_frequncy = 220\n", 2, "pitch.base_frequncy", "unknown key"),
-        ("# c\n\n[tone]\namplitude = \"loud\"\n", 4, "tone.amplitude", "must be a number"),
-        ("[tone]\namplitude = 1.5\n", 2, "tone.amplitude", "between 0 and 1"),
-        ("[level]\nlow_percentile = 60\nhigh_percentile = 40\n", 3, "level.high_percentile", "must be above"),
-        ("[pitch]\nbase_frequency = 2000\noctaves = 4\n", 3, "pitch.octaves", "20 kHz"),
-        ("description = \"a\"\ndescription = \"b\"\n", 2, "description", "set twice"),
-        ("[pitch]\noctaves = four\n", 2, "pitch.octaves", "is not a value"),
-        ("[pitch]\noctaves 4\n", 2, "pitch.octaves", "expected `=`"),
-        ("[pitch\n", 1, nil, "section header"),
-        ("description = \"open\n", 1, "description", "closing quote"),
-        ("[pitch]\noctaves = 4 5\n", 2, "pitch.octaves", "unexpected text"),
-    ] as [(String, Int, String?, String)])
+    @Test(
+        arguments: [
+            ("[pitch]\nbase_frequncy = 220\n", 2, "pitch.base_frequncy", "unknown key"),
+            ("# c\n\n[tone]\namplitude = \"loud\"\n", 4, "tone.amplitude", "must be a number"),
+            ("[tone]\namplitude = 1.5\n", 2, "tone.amplitude", "between 0 and 1"),
+            ("[level]\nlow_percentile = 60\nhigh_percentile = 40\n", 3, "level.high_percentile", "must be above"),
+            ("[pitch]\nbase_frequency = 2000\noctaves = 4\n", 3, "pitch.octaves", "20 kHz"),
+            ("description = \"a\"\ndescription = \"b\"\n", 2, "description", "set twice"),
+            ("[pitch]\noctaves = four\n", 2, "pitch.octaves", "is not a value"),
+            ("[pitch]\noctaves 4\n", 2, "pitch.octaves", "expected `=`"),
+            ("[pitch\n", 1, nil, "section header"),
+            ("description = \"open\n", 1, "description", "closing quote"),
+            ("[pitch]\noctaves = 4 5\n", 2, "pitch.octaves", "unexpected text")
+        ] as [(String, Int, String?, String)])
     func errorsNameFileLineAndKey(text: String, line: Int, key: String?, message: String) {
         Self.expectError(text, line: line, key: key, message: message)
     }
 
     /// Reading `text` fails with one message that starts "profiles/bad.toml:LINE: KEY: " and says `message`.
-    static func expectError(_ text: String, line: Int, key: String?, message: String,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectError(
+        _ text: String, line: Int, key: String?, message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(sourceLocation: sourceLocation) {
             try Profile(name: "bad", file: "profiles/bad.toml", text: text)
         } throws: { error in
@@ -52,13 +56,15 @@ import Testing
     }
 
     @Test func documentReadsTheTOMLSubset() throws {
-        let doc = try ProfileDocument(file: "f", text: """
-            top = 1_000
-            [s]
-            text = "a \\"quoted\\" word" # comment
-            flag = true
-            list = [1, 2.5, "three"]
-            """)
+        let doc = try ProfileDocument(
+            file: "f",
+            text: """
+                top = 1_000
+                [s]
+                text = "a \\"quoted\\" word" # comment
+                flag = true
+                list = [1, 2.5, "three"]
+                """)
         #expect(doc.entry("top")?.value == .number(1000))
         #expect(doc.entry("s.text")?.value == .string("a \"quoted\" word"))
         #expect(doc.entry("s.flag")?.value == .bool(true))
@@ -69,28 +75,32 @@ import Testing
 
 extension ProfileTests {
     @Test func modesAndTheirSettingsAreRead() throws {
-        let profile = try Profile(name: "p", file: "p.toml", text: """
-            [modes]
-            order = ["unit-cell-tagging", "intensity-pitch"]
-            [pressure]
-            curve = [0, 0.5, 0.5, 1]
-            threshold = 0.05
-            full_level = 0.9
-            [tilt]
-            azimuth = "pan"
-            cutoff_upright = 8
-            [buttons]
-            double_click_time = 0.3
-            [tagging]
-            cell_ticks = false
-            cell_tick_level = 0.1
-            [speech]
-            voice = "de"
-            rate = 200
-            duck = 18
-            """)
+        let profile = try Profile(
+            name: "p", file: "p.toml",
+            text: """
+                [modes]
+                order = ["unit-cell-tagging", "intensity-pitch"]
+                [pressure]
+                curve = [0, 0.5, 0.5, 1]
+                threshold = 0.05
+                full_level = 0.9
+                [tilt]
+                azimuth = "pan"
+                cutoff_upright = 8
+                [buttons]
+                double_click_time = 0.3
+                [tagging]
+                cell_ticks = false
+                cell_tick_level = 0.1
+                [speech]
+                voice = "de"
+                rate = 200
+                duck = 18
+                """)
         #expect(profile.modes == [.unitCellTagging, .intensityPitch])
-        #expect(profile.pressure.curve == PressureCurve(x1: 0, y1: 0.5, x2: 0.5, y2: 1) && profile.pressure.threshold == 0.05)
+        #expect(
+            profile.pressure.curve == PressureCurve(x1: 0, y1: 0.5, x2: 0.5, y2: 1)
+                && profile.pressure.threshold == 0.05)
         #expect(profile.tilt.azimuth == .pan && profile.tilt.cutoffUpright == 8)
         #expect(profile.gestures.doubleClickTime == 0.3)
         #expect(!profile.gestures.cellTicks && profile.chain.tickLevel == 0.1)
@@ -100,16 +110,17 @@ extension ProfileTests {
         #expect(profile.chain.effects.isEmpty && !profile.chain.panned)
     }
 
-    @Test(arguments: [
-        ("[modes]\norder = [\"intensity-pitch\", \"loud\"]\n", 2, "modes.order", "each item must be one of"),
-        ("[modes]\norder = []\n", 2, "modes.order", "at least one mode"),
-        ("[tagging]\ncell_tick_level = 2\n", 2, "tagging.cell_tick_level", "between 0 and 1"),
-        ("[tagging]\ncell_ticks = 1\n", 2, "tagging.cell_ticks", "must be true or false"),
-        ("[pressure]\ncurve = [0, 0, 1]\n", 2, "pressure.curve", "a list of 4 numbers between 0 and 1"),
-        ("[tilt]\nazimuth = \"colour\"\n", 2, "tilt.azimuth", "must be one of \"resonance\", \"pan\""),
-        ("[speech]\nvoice = \"\"\n", 2, "speech.voice", "must name a voice"),
-        ("[speech]\nrate = 1000\n", 2, "speech.rate", "between 80 and 450"),
-    ] as [(String, Int, String, String)])
+    @Test(
+        arguments: [
+            ("[modes]\norder = [\"intensity-pitch\", \"loud\"]\n", 2, "modes.order", "each item must be one of"),
+            ("[modes]\norder = []\n", 2, "modes.order", "at least one mode"),
+            ("[tagging]\ncell_tick_level = 2\n", 2, "tagging.cell_tick_level", "between 0 and 1"),
+            ("[tagging]\ncell_ticks = 1\n", 2, "tagging.cell_ticks", "must be true or false"),
+            ("[pressure]\ncurve = [0, 0, 1]\n", 2, "pressure.curve", "a list of 4 numbers between 0 and 1"),
+            ("[tilt]\nazimuth = \"colour\"\n", 2, "tilt.azimuth", "must be one of \"resonance\", \"pan\""),
+            ("[speech]\nvoice = \"\"\n", 2, "speech.voice", "must name a voice"),
+            ("[speech]\nrate = 1000\n", 2, "speech.rate", "between 80 and 450")
+        ] as [(String, Int, String, String)])
     func modeSettingErrorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
         Self.expectError(text, line: line, key: key, message: message)
     }
@@ -148,12 +159,15 @@ extension ProfileTests {
     func everyKeyReadsAtItsDefault(name: String) throws {
         let key = try #require(ProfileKeys.named(name))
         guard let value = key.defaultValue else { return }
-        let section = String(name.split(separator: ".").first!).replacingOccurrences(of: "oscillatorN", with: "oscillator1")
+        let section = String(name.split(separator: ".").first!).replacingOccurrences(
+            of: "oscillatorN", with: "oscillator1")
         var lines = ["[\(section)]", "\(key.shortName) = \(Self.toml(value))"]
         if case .when(let other, let required)? = key.condition {
             lines += ["[\(other.split(separator: ".")[0])]", "\(other.split(separator: ".")[1]) = \"\(required)\""]
         }
-        if key.condition == .inSection && section != "oscillator1" { lines += ["[effects]", "order = [\"\(section)\"]"] }
+        if key.condition == .inSection && section != "oscillator1" {
+            lines += ["[effects]", "order = [\"\(section)\"]"]
+        }
         if name == "description" { lines = ["description = \"\""] }
         var profile = try Profile(name: "default", file: "one.toml", text: lines.joined(separator: "\n"))
         // Where the key changes nothing else, the profile is the built-in one.
@@ -175,30 +189,36 @@ extension ProfileTests {
 
     /// The key's row in docs/profiles.md.
     static func docsRow(_ key: ProfileKey) -> String {
-        let defaultValue: String = switch key.defaultValue {
-        case nil: "none"
-        case .string("")?: ""
-        case .bool(let flag)?: "\(flag)"
-        case .number(let value)?: docsNumber(value)
-        case let value?: "`\(toml(value))`"
-        }
-        var allowed: String = switch key.allowed {
-        case let .number(range, unit): docsRange(range) + (unit.map { " " + $0 } ?? "")
-        case let .numbers(count, range): "\(["", "one", "two", "three", "four"][count]) numbers \(docsRange(range))"
-        case .choice(let words): words.map { "`\"\($0)\"`" }.joined(separator: ", ")
-        case let .words(words, required):
-            (words.map { "`\"\($0)\"`" } + (required ? ["at least one"] : []) + ["each at most once"]).joined(separator: ", ")
-        case .flag: "true, false"
-        case .text: "text"
-        case .voice: "an eSpeak-NG voice"
-        case .pixelSize: "e.g. `\"9.33pm\"`, `\"0.933nm\"`, `\"9.33Å\"`"
-        }
+        let defaultValue: String =
+            switch key.defaultValue {
+            case nil: "none"
+            case .string("")?: ""
+            case .bool(let flag)?: "\(flag)"
+            case .number(let value)?: docsNumber(value)
+            case let value?: "`\(toml(value))`"
+            }
+        var allowed: String =
+            switch key.allowed {
+            case .number(let range, let unit): docsRange(range) + (unit.map { " " + $0 } ?? "")
+            case .numbers(let count, let range):
+                "\(["", "one", "two", "three", "four"][count]) numbers \(docsRange(range))"
+            case .choice(let words): words.map { "`\"\($0)\"`" }.joined(separator: ", ")
+            case .words(let words, let required):
+                (words.map { "`\"\($0)\"`" } + (required ? ["at least one"] : []) + ["each at most once"]).joined(
+                    separator: ", ")
+            case .flag: "true, false"
+            case .text: "text"
+            case .voice: "an eSpeak-NG voice"
+            case .pixelSize: "e.g. `\"9.33pm\"`, `\"0.933nm\"`, `\"9.33Å\"`"
+            }
         if let constraint = key.constraint { allowed += ", " + constraint }
         var meaning = key.meaning
         if case .when(let other, let value)? = key.condition {
             meaning = "with `\(other.split(separator: ".")[1]) = \"\(value)\"`: " + meaning
         }
-        return "|" + ["`\(key.name)`", defaultValue, allowed, meaning].map { $0.isEmpty ? " " : " \($0) " }.joined(separator: "|") + "|"
+        return "|"
+            + ["`\(key.name)`", defaultValue, allowed, meaning].map { $0.isEmpty ? " " : " \($0) " }.joined(
+                separator: "|") + "|"
     }
 
     static func docsRange(_ range: ClosedRange<Double>) -> String {
@@ -209,7 +229,8 @@ extension ProfileTests {
     /// A number as the docs write it: a true minus sign, and powers of ten from a million on as such.
     static func docsNumber(_ value: Double) -> String {
         let magnitude = abs(value), sign = value < 0 ? "−" : ""
-        if magnitude >= 1e6, case let exponent = Int(log10(magnitude).rounded()), pow(10, Double(exponent)) == magnitude {
+        if magnitude >= 1e6, case let exponent = Int(log10(magnitude).rounded()), pow(10, Double(exponent)) == magnitude
+        {
             let superscripts: [Character] = ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"]
             return sign + "10" + String(String(exponent).map { superscripts[Int(String($0))!] })
         }
@@ -236,19 +257,20 @@ extension ProfileTests {
         }
     }
 
-    @Test(arguments: [
-        ("[level]\nstretch = \"cube\"\n", 2, "level.stretch", "must be one of"),
-        ("[level]\nrange = \"fixed\"\nlow = 100\nhigh = 50\n", 4, "level.high", "must be above level.low"),
-        ("[level]\nlow = 100\n", 2, "level.low", "applies with range = \"fixed\""),
-        ("[level]\ninverted = 1\n", 2, "level.inverted", "must be true or false"),
-        ("[level]\nsampling = \"cubic\"\n", 2, "level.sampling", "must be one of"),
-        ("[pitch]\nshape = \"log\"\n", 2, "pitch.shape", "must be one of"),
-        ("[pitch]\ndivisor = 120\n", 2, "pitch.divisor", "applies with shape = \"sample\""),
-        ("[pitch]\nscale = \"blues\"\n", 2, "pitch.scale", "must be one of"),
-        ("[tone]\nbands = 8\n", 2, "tone.bands", "applies with articulation = \"notes\""),
-        ("[tone]\narticulation = \"notes\"\nnote_length = 5\n", 3, "tone.note_length", "between 0.02 and 2"),
-        ("[oscillator1]\nwaveform = \"saw\"\n", 2, "oscillator1.waveform", "must be one of"),
-    ] as [(String, Int, String, String)])
+    @Test(
+        arguments: [
+            ("[level]\nstretch = \"cube\"\n", 2, "level.stretch", "must be one of"),
+            ("[level]\nrange = \"fixed\"\nlow = 100\nhigh = 50\n", 4, "level.high", "must be above level.low"),
+            ("[level]\nlow = 100\n", 2, "level.low", "applies with range = \"fixed\""),
+            ("[level]\ninverted = 1\n", 2, "level.inverted", "must be true or false"),
+            ("[level]\nsampling = \"cubic\"\n", 2, "level.sampling", "must be one of"),
+            ("[pitch]\nshape = \"log\"\n", 2, "pitch.shape", "must be one of"),
+            ("[pitch]\ndivisor = 120\n", 2, "pitch.divisor", "applies with shape = \"sample\""),
+            ("[pitch]\nscale = \"blues\"\n", 2, "pitch.scale", "must be one of"),
+            ("[tone]\nbands = 8\n", 2, "tone.bands", "applies with articulation = \"notes\""),
+            ("[tone]\narticulation = \"notes\"\nnote_length = 5\n", 3, "tone.note_length", "between 0.02 and 2"),
+            ("[oscillator1]\nwaveform = \"saw\"\n", 2, "oscillator1.waveform", "must be one of")
+        ] as [(String, Int, String, String)])
     func errorsNameFileLineAndKey(text: String, line: Int, key: String, message: String) {
         ProfileTests.expectError(text, line: line, key: key, message: message)
     }

@@ -1,18 +1,22 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SonicCore
 
 /// A whole WAV file in memory, as the render command streams it.
 func wav(_ samples: [Float], format: WAVEncoder.Format, large: Bool = false) -> [UInt8] {
-    var bytes = WAVEncoder.header(frames: samples.count / 2, channels: 2, sampleRate: 48000, format: format, large: large)
+    var bytes = WAVEncoder.header(
+        frames: samples.count / 2, channels: 2, sampleRate: 48000, format: format, large: large)
     samples.withUnsafeBufferPointer { WAVEncoder.append($0, format: format, to: &bytes) }
     return bytes
 }
 
 /// A session replayed whole, its sound collected.
-func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, profile: Profile = .builtIn,
-              speech: SpeechSynthesis? = nil) -> [Float] {
+func replayed(
+    _ records: [SessionRecord], start: StartRecord, image: GrayImage, profile: Profile = .builtIn,
+    speech: SpeechSynthesis? = nil
+) -> [Float] {
     let replay = SessionReplay(image: image, profile: profile, sampleRate: 48000, speech: speech, start: start)
     var sound: [Float] = []
     for record in records { replay.play(record) { sound += $0 } }
@@ -34,19 +38,25 @@ func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, 
 
     /// A 2×1 image (1000, 60000), shown at scale 100 from (0, 0): x 0…100 is pixel 0, 100…200 pixel 1.
     let image = GrayImage(width: 2, height: 1, bitDepth: 16, samples: [1000, 60000])
-    let start = StartRecord(t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default", sampleRate: 48000)
+    let start = StartRecord(
+        t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default",
+        sampleRate: 48000)
 
     func pen(_ t: Double, x: Double, tip: Bool, inImage: Bool = true) -> SessionRecord {
         var buttons = PenButtons()
         if tip { buttons.insert(1) }
-        return .pen(PenRecord(t: t, rootX: x, rootY: 50, imageX: 0, imageY: 0, inImage: inImage, sample: 0, level: 0,
-                              pressure: tip ? 0.5 : 0, tiltX: 0, tiltY: 0, buttons: buttons, mode: "intensity-pitch",
-                              frequency: 0, amplitude: 0))
+        return .pen(
+            PenRecord(
+                t: t, rootX: x, rootY: 50, imageX: 0, imageY: 0, inImage: inImage, sample: 0, level: 0,
+                pressure: tip ? 0.5 : 0, tiltX: 0, tiltY: 0, buttons: buttons, mode: "intensity-pitch",
+                frequency: 0, amplitude: 0))
     }
 
     var session: [SessionRecord] {
-        [.start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 100)),
-         pen(100.5, x: 50, tip: true), pen(101.0, x: 150, tip: true), pen(101.5, x: 150, tip: false)]
+        [
+            .start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 100)),
+            pen(100.5, x: 50, tip: true), pen(101.0, x: 150, tip: true), pen(101.5, x: 150, tip: false)
+        ]
     }
 
     @Test func replayPlaysEachEventAtItsLoggedTime() {
@@ -70,7 +80,9 @@ func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, 
 
     @Test func leavingTheWindowOverTheImageIsSilentInReplayToo() {
         // Logged "not in image" at a position over the image: the pen had left the window.
-        let records = [session[0], session[1], pen(100.5, x: 50, tip: true), pen(100.8, x: 50, tip: true, inImage: false)]
+        let records = [
+            session[0], session[1], pen(100.5, x: 50, tip: true), pen(100.8, x: 50, tip: true, inImage: false)
+        ]
         let stereo = replayed(records, start: start, image: image)
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
         #expect(SignalAnalysis.peak(left[25_000..<38_000]) > 0.4)
@@ -80,10 +92,14 @@ func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, 
     @Test func replayTicksWhereTheLoggedCellSaysAndOnlyWhileTicksAreOn() throws {
         // A 20×10 image at scale 10, and a cell 4 pixels wide: its boundaries at screen x 50, 90, 130, 170.
         let wide = GrayImage(width: 20, height: 10, bitDepth: 16, samples: (0..<200).map { UInt16($0 % 20 * 3000) })
-        let cell = try #require(UnitCell(origin: ImagePoint(x: 0.5, y: -5), vectorA: ImagePoint(x: 4, y: 0),
-                                         vectorB: ImagePoint(x: 0, y: 20)))
-        var records: [SessionRecord] = [.start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 10)),
-                                        .cell(t: 100.2, cell, ticks: true)]
+        let cell = try #require(
+            UnitCell(
+                origin: ImagePoint(x: 0.5, y: -5), vectorA: ImagePoint(x: 4, y: 0),
+                vectorB: ImagePoint(x: 0, y: 20)))
+        var records: [SessionRecord] = [
+            .start(start), .viewport(t: 100.1, Viewport(originX: 0, originY: 0, scale: 10)),
+            .cell(t: 100.2, cell, ticks: true)
+        ]
         // Across the image in a second, then back with the ticks off.
         records += (0...100).map { pen(100.5 + Double($0) * 0.01, x: 15 + Double($0) * 1.7, tip: true) }
         records.append(.cell(t: 101.6, cell, ticks: false))
@@ -96,7 +112,8 @@ func replayed(_ records: [SessionRecord], start: StartRecord, image: GrayImage, 
         let expected = [50.0, 90, 130, 170].map { 0.5 + ((($0 + 0.8 - 15) / 1.7).rounded(.up)) * 0.01 }
         #expect(onsets.count == 4, "\(onsets)")
         for (onset, time) in zip(onsets, expected) {
-            #expect(abs(Double(onset) / 48000 - time) < 0.005, "tick at \(Double(onset) / 48000) s, crossing at \(time) s")
+            #expect(
+                abs(Double(onset) / 48000 - time) < 0.005, "tick at \(Double(onset) / 48000) s, crossing at \(time) s")
         }
     }
 }

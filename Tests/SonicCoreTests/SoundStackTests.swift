@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// The sound stack play, render and the benchmark share.
@@ -7,15 +8,20 @@ import Testing
         let stack = SoundStack(profile: .builtIn, sampleRate: 48_000, speechSeconds: 0.5)
         let image = GrayImage(width: 4, height: 4, bitDepth: 16, samples: [UInt16](repeating: 60_000, count: 16))
         let instrument = stack.instrument(playing: image)
-        #expect(instrument.viewport == Viewport(originX: 0, originY: 0, scale: 1) && instrument.mode == Profile.builtIn.modes[0])
+        #expect(
+            instrument.viewport == Viewport(originX: 0, originY: 0, scale: 1)
+                && instrument.mode == Profile.builtIn.modes[0])
         var tip = PenButtons()
         tip.insert(PenButtons.tip)
-        instrument.handle(PenEvent(time: 0, rootX: 1, rootY: 1, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
+        instrument.handle(
+            PenEvent(time: 0, rootX: 1, rootY: 1, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
         #expect(stack.controls.targets.amplitude > 0, "the instrument sets the stack's targets")
         let frames = 4800
         var sound = [Float](repeating: 0, count: 2 * frames)
         func loudest() -> Float {
-            sound.withUnsafeMutableBufferPointer { stack.renderer.render(into: $0.baseAddress!, frames: frames, channels: 2) }
+            sound.withUnsafeMutableBufferPointer {
+                stack.renderer.render(into: $0.baseAddress!, frames: frames, channels: 2)
+            }
             return sound.suffix(frames).map(abs).max() ?? 0
         }
         _ = loudest()

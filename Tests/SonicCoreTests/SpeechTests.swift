@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SonicCore
 
 @Suite struct SpeechTests {
     func drain(_ buffer: SpeechBuffer, frames: Int) -> [Float] {
         var out = [Float](repeating: 0, count: frames)
-        let n = out.withUnsafeMutableBufferPointer { buffer.mix(into: $0.baseAddress!, frames: frames, channels: 1, gain: 1) }
+        let n = out.withUnsafeMutableBufferPointer {
+            buffer.mix(into: $0.baseAddress!, frames: frames, channels: 1, gain: 1)
+        }
         return Array(out[0..<n])
     }
 
@@ -72,12 +75,15 @@ import TestSupport
         }
         let before = render(0.2)
         // Half a second of "voice" at 300 Hz, amplitude 1.
-        _ = (0..<24_000).map { Float(sin(2 * Double.pi * 300 * Double($0) / 48_000)) }.withUnsafeBufferPointer { buffer.write($0) }
+        _ = (0..<24_000).map { Float(sin(2 * Double.pi * 300 * Double($0) / 48_000)) }.withUnsafeBufferPointer {
+            buffer.write($0)
+        }
         let during = render(0.5)
         let after = render(0.3)
         let tone = { (x: ArraySlice<Float>) in Spectrum.amplitude(x, at: 1000, sampleRate: 48_000) }
         #expect(abs(20 * log10(tone(before[4800...]) / tone(during[4800...])) - 12) < 0.1)
-        #expect(abs(Spectrum.amplitude(during[4800...], at: 300, sampleRate: 48_000) - 0.5) < 0.01)   // the voice at its volume
+        // The voice at its volume.
+        #expect(abs(Spectrum.amplitude(during[4800...], at: 300, sampleRate: 48_000) - 0.5) < 0.01)
         // Back to full level once the voice has finished (after a 0.1 s hold and a 10 ms ramp).
         #expect(abs(tone(after[9600...]) - 0.5) < 0.005)
     }
@@ -91,18 +97,22 @@ import TestSupport
 
     @Test func replaySpeaksAndSwitchesModesWhereTheLogSays() {
         let image = GrayImage(width: 2, height: 1, bitDepth: 16, samples: [1000, 60000])
-        let start = StartRecord(t: 10, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default", sampleRate: 48000)
+        let start = StartRecord(
+            t: 10, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default",
+            sampleRate: 48000)
         var tip = PenButtons()
         tip.insert(1)
         func pen(_ t: Double, pressure: Double, tip down: Bool = true) -> SessionRecord {
-            .pen(PenRecord(t: t, rootX: 150, rootY: 50, imageX: 1, imageY: 0, inImage: true, sample: 60000, level: 1,
-                           pressure: pressure, tiltX: 0, tiltY: 0, buttons: down ? tip : PenButtons(), mode: "",
-                           frequency: 0, amplitude: 0))
+            .pen(
+                PenRecord(
+                    t: t, rootX: 150, rootY: 50, imageX: 1, imageY: 0, inImage: true, sample: 60000, level: 1,
+                    pressure: pressure, tiltX: 0, tiltY: 0, buttons: down ? tip : PenButtons(), mode: "",
+                    frequency: 0, amplitude: 0))
         }
         let records: [SessionRecord] = [
             .start(start), .viewport(t: 10, Viewport(originX: 0, originY: 0, scale: 100)),
             .speech(t: 10.2, text: "hello"),
-            pen(11.0, pressure: 0.3), .mode(t: 11.5, .pressureAmplitude), pen(12.0, pressure: 0.3, tip: false),
+            pen(11.0, pressure: 0.3), .mode(t: 11.5, .pressureAmplitude), pen(12.0, pressure: 0.3, tip: false)
         ]
         let stereo = replayed(records, start: start, image: image, speech: Beeper())
         let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }

@@ -1,23 +1,30 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SonicCore
 
 @Suite struct SynthEngineTests {
     let rate = 48_000.0
 
     static let prototype = SoundChain(
-        oscillators: [.init(ratio: 1, modulatorRatio: 1, index: 1, level: 0.5),
-                      .init(ratio: 2, modulatorRatio: 0.5, index: 0.8, level: 0.35)],
-        effects: [.delay(time: 0.1, feedback: 0.3, mix: 0.5), .reverb(feedback: 0.6, cutoff: 4000, mix: 0.5),
-                  .ladder(cutoff: 2000, resonance: 0.6)])
+        oscillators: [
+            .init(ratio: 1, modulatorRatio: 1, index: 1, level: 0.5),
+            .init(ratio: 2, modulatorRatio: 0.5, index: 0.8, level: 0.35)
+        ],
+        effects: [
+            .delay(time: 0.1, feedback: 0.3, mix: 0.5), .reverb(feedback: 0.6, cutoff: 4000, mix: 0.5),
+            .ladder(cutoff: 2000, resonance: 0.6)
+        ])
 
     /// Renders `seconds` of stereo in 128-frame blocks, as an audio callback would; returns (left, right).
     func render(_ engine: SynthEngine, seconds: Double) -> (left: [Float], right: [Float]) {
         let frames = Int(seconds * rate)
         var out = [Float](repeating: 0, count: frames * 2)
         out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: frames, channels: 2) }
-        return (stride(from: 0, to: out.count, by: 2).map { out[$0] }, stride(from: 1, to: out.count, by: 2).map { out[$0] })
+        return (
+            stride(from: 0, to: out.count, by: 2).map { out[$0] }, stride(from: 1, to: out.count, by: 2).map { out[$0] }
+        )
     }
 
     func mono(_ engine: SynthEngine, seconds: Double) -> [Float] { render(engine, seconds: seconds).left }
@@ -93,9 +100,10 @@ import TestSupport
         var frequency: Double, amplitude: Double, cutoff: Double
         /// Part way from `self` to `other`: frequencies in octaves, loudness in a straight line.
         func toward(_ other: Setting, _ u: Double) -> Setting {
-            Setting(frequency: frequency * pow(other.frequency / frequency, u),
-                    amplitude: amplitude + (other.amplitude - amplitude) * u,
-                    cutoff: cutoff * pow(other.cutoff / cutoff, u))
+            Setting(
+                frequency: frequency * pow(other.frequency / frequency, u),
+                amplitude: amplitude + (other.amplitude - amplitude) * u,
+                cutoff: cutoff * pow(other.cutoff / cutoff, u))
         }
         func apply(_ controls: SynthControls) {
             controls.set(SynthTargets(frequency: frequency, amplitude: amplitude, cutoff: cutoff))
@@ -104,7 +112,9 @@ import TestSupport
 
     /// The largest sample-to-sample change while going from `a` to `b`: at once (the engine's own
     /// glide) or slowly, in small steps over half a second. Also the settled signal before and after.
-    func transition(_ chain: SoundChain, from a: Setting, to b: Setting, slowly: Bool) -> (during: Float, settled: Float) {
+    func transition(_ chain: SoundChain, from a: Setting, to b: Setting, slowly: Bool) -> (
+        during: Float, settled: Float
+    ) {
         let controls = SynthControls()
         let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
         a.apply(controls)
@@ -120,8 +130,10 @@ import TestSupport
             during = mono(engine, seconds: 0.1)
         }
         let after = mono(engine, seconds: 0.3)
-        return (largestStep(during, 0..<during.count),
-                max(largestStep(before, 4800..<before.count), largestStep(after, 4800..<after.count)))
+        return (
+            largestStep(during, 0..<during.count),
+            max(largestStep(before, 4800..<before.count), largestStep(after, 4800..<after.count))
+        )
     }
 
     /// A click is a jump many times the signal's own slope. A change made at once may move a little
@@ -136,8 +148,10 @@ import TestSupport
 
     @Test(arguments: ["plain", "prototype", "resonant ladder"])
     func eachControlStepDoesNotClick(chainName: String) {
-        let chain = ["plain": SoundChain.plainTone, "prototype": Self.prototype,
-                     "resonant ladder": SoundChain(effects: [.ladder(cutoff: 2000, resonance: 0.6)])][chainName]!
+        let chain = [
+            "plain": SoundChain.plainTone, "prototype": Self.prototype,
+            "resonant ladder": SoundChain(effects: [.ladder(cutoff: 2000, resonance: 0.6)])
+        ][chainName]!
         let base = Setting(frequency: 220, amplitude: 0.5, cutoff: 2000)
         func with(_ change: (inout Setting) -> Void) -> Setting { var s = base; change(&s); return s }
         // One control at a time, to each extreme and back.
@@ -148,7 +162,7 @@ import TestSupport
             ("cutoff down", with { $0.cutoff = 12_000 }, with { $0.cutoff = 100 }, 0),
             // Loudness: allow one step of the amplitude ramp (0.5 over 240 samples).
             ("loudness up", with { $0.amplitude = 0 }, base, 0.5 / 240),
-            ("loudness down", base, with { $0.amplitude = 0 }, 0.5 / 240),
+            ("loudness down", base, with { $0.amplitude = 0 }, 0.5 / 240)
         ]
         for (name, from, to, allowance) in cases {
             expectNoClick("\(chainName) \(name)", chain, from: from, to: to, rampAllowance: allowance)
@@ -160,13 +174,15 @@ import TestSupport
         let count = 24_000
         func run(_ unit: any SoundUnit, step: () -> Void) -> (before: Float, change: Float, after: Float) {
             var left = DSPUnitTests.sine(330, amplitude: 0.5, count: count), right = left
-            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
-                let audio = StereoBuffer(left: l.baseAddress!, right: r.baseAddress!)
-                DSPUnitTests.blocks(count) { offset, n in
-                    if offset == 9600 { step() }
-                    unit.process(audio.advanced(by: offset), frames: n)
+            left.withUnsafeMutableBufferPointer { l in
+                right.withUnsafeMutableBufferPointer { r in
+                    let audio = StereoBuffer(left: l.baseAddress!, right: r.baseAddress!)
+                    DSPUnitTests.blocks(count) { offset, n in
+                        if offset == 9600 { step() }
+                        unit.process(audio.advanced(by: offset), frames: n)
+                    }
                 }
-            } }
+            }
             return (largestStep(left, 4800..<9600), largestStep(left, 9600..<10_200), largestStep(left, 14_400..<count))
         }
         // As in expectNoClick: at most a quarter faster than the settled signal.
@@ -185,7 +201,13 @@ import TestSupport
         let delay = FeedbackDelay(sampleRate: rate, rampSamples: 240, time: 0.01, feedback: 0, mix: 0)
         expectSmooth("delay mix", run(delay, step: { delay.mix.glide(to: 1) }))
         let reverb = CostelloReverb(sampleRate: rate, rampSamples: 240, feedback: 0.2, cutoff: 500)
-        expectSmooth("reverb feedback and cutoff", run(reverb, step: { reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000) }))
+        expectSmooth(
+            "reverb feedback and cutoff",
+            run(
+                reverb,
+                step: {
+                    reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000)
+                }))
         let loudness = Fader(rampSamples: 240, gain: 0.2, range: 0...4)
         expectSmooth("loudness", run(loudness, step: { loudness.gain.glide(to: 1) }))
     }
@@ -201,9 +223,14 @@ import TestSupport
 
     @Test func extremeSettingsAndJumpsStayFiniteAndBounded() {
         var extremes = SoundChain(
-            oscillators: [.init(ratio: 16, modulatorRatio: 16, index: 20, level: 1), .init(ratio: 0.01, modulatorRatio: 0, index: 20, level: 1)],
-            effects: [.delay(time: 0.001, feedback: 0.99, mix: 1), .reverb(feedback: 0.999, cutoff: 20_000, mix: 1),
-                      .ladder(cutoff: 20_000, resonance: 1), .delay(time: 2, feedback: -0.99, mix: 1)])
+            oscillators: [
+                .init(ratio: 16, modulatorRatio: 16, index: 20, level: 1),
+                .init(ratio: 0.01, modulatorRatio: 0, index: 20, level: 1)
+            ],
+            effects: [
+                .delay(time: 0.001, feedback: 0.99, mix: 1), .reverb(feedback: 0.999, cutoff: 20_000, mix: 1),
+                .ladder(cutoff: 20_000, resonance: 1), .delay(time: 2, feedback: -0.99, mix: 1)
+            ])
         extremes.panned = true
         for chain in [extremes, Self.prototype] {
             let controls = SynthControls()
@@ -213,10 +240,12 @@ import TestSupport
             for _ in 0..<400 {
                 // A random jump every 10 ms, including nonsense the engine must shrug off.
                 let choices: [Double] = [0, 1e-9, 20, 440, 19_000, 30_000, 1e12, -5, .nan, .infinity]
-                controls.set(SynthTargets(frequency: choices[Int(random.next() % 10)],
-                                          amplitude: [0, 0.5, 1, 7, -1, .nan][Int(random.next() % 6)],
-                                          cutoff: choices[Int(random.next() % 10)], resonance: choices[Int(random.next() % 10)],
-                                          pan: choices[Int(random.next() % 10)], timbre: choices[Int(random.next() % 10)]))
+                controls.set(
+                    SynthTargets(
+                        frequency: choices[Int(random.next() % 10)],
+                        amplitude: [0, 0.5, 1, 7, -1, .nan][Int(random.next() % 6)],
+                        cutoff: choices[Int(random.next() % 10)], resonance: choices[Int(random.next() % 10)],
+                        pan: choices[Int(random.next() % 10)], timbre: choices[Int(random.next() % 10)]))
                 let (l, r) = render(engine, seconds: 0.01)
                 for v in l + r {
                     #expect(v.isFinite)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SonicCore
 
 /// The order tags are placed in around the snaps worked out beside the event loop.
@@ -11,10 +12,16 @@ import Testing
         #expect(request.point == tap && request.radius == 12)
         #expect(queue.tag(at: ImagePoint(x: 50.2, y: 49.9), snapped: true) == nil, "queued behind the tap")
         #expect(queue.markOrigin() == .waitingTag)
-        #expect(queue.unplaced == [UnplacedTag(point: tap), UnplacedTag(point: ImagePoint(x: 50.2, y: 49.9), makesOrigin: true)])
+        #expect(
+            queue.unplaced == [
+                UnplacedTag(point: tap), UnplacedTag(point: ImagePoint(x: 50.2, y: 49.9), makesOrigin: true)
+            ])
         #expect(queue.book.tags.isEmpty && queue.waitingCount == 2)
         let placed = queue.snapped(request, to: column)
-        #expect(placed.map(\.tag) == [Tag(id: 1, x: 30.2, y: 49.9, snapped: true), Tag(id: 2, x: 50.2, y: 49.9, snapped: true)])
+        #expect(
+            placed.map(\.tag) == [
+                Tag(id: 1, x: 30.2, y: 49.9, snapped: true), Tag(id: 2, x: 50.2, y: 49.9, snapped: true)
+            ])
         #expect(placed.map(\.becameOrigin) == [false, true] && queue.book.cellMarks == [2])
         #expect(queue.unplaced.isEmpty && queue.snapped(request, to: column).isEmpty, "each snap is answered once")
     }
@@ -48,8 +55,10 @@ import Testing
 
     @Test func theThirdTagCompletesTheCell() throws {
         var queue = TagQueue()
-        let tags = [ImagePoint(x: 10, y: 10), ImagePoint(x: 30, y: 10), ImagePoint(x: 10, y: 30), ImagePoint(x: 30, y: 30)]
-            .compactMap { queue.tag(at: $0, snapped: true) }
+        let tags = [
+            ImagePoint(x: 10, y: 10), ImagePoint(x: 30, y: 10), ImagePoint(x: 10, y: 30), ImagePoint(x: 30, y: 30)
+        ]
+        .compactMap { queue.tag(at: $0, snapped: true) }
         #expect(tags.map { $0.completedCell != nil } == [false, false, true, false])
         #expect(tags[2].completedCell == queue.book.cell)
         #expect(queue.removeLast() == .tag(Tag(id: 4, x: 30, y: 30, snapped: true)))

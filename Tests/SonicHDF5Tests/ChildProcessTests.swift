@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import Testing
 import SonicCore
 import TestSupport
+import Testing
+
 @testable import SonicHDF5
 
 /// The isolation libhdf5 runs in: whatever the child does, the program gets bytes or one error line.
@@ -10,45 +11,58 @@ import TestSupport
     static let limits = ChildProcess.Limits(seconds: 5, memoryBytes: 1 << 30)
 
     @Test func answersAndErrorsComeBack() throws {
-        let answer = try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in [1, 2, 3, 255] }
+        let answer = try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in [1, 2, 3, 255]
+        }
         #expect(answer == [1, 2, 3, 255])
         let large = try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
             (0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
         }
         #expect(large == (0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
-            throw ImageFileError("the tag tree is truncated at byte 12")
-        } } throws: { "\($0)" == "the tag tree is truncated at byte 12" }
+        #expect {
+            try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+                throw ImageFileError("the tag tree is truncated at byte 12")
+            }
+        } throws: { "\($0)" == "the tag tree is truncated at byte 12" }
     }
 
     @Test func theChildsMessagesStayOnOneLineAndItsAnswersBounded() {
-        #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
-            throw ImageFileError("cannot open a\nname\twith\u{0}controls")
-        } } throws: { "\($0)" == "cannot open a name with controls" }
-        #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
-            [UInt8](repeating: 1, count: ChildProcess.maxAnswerBytes + 1)
-        } } throws: { "\($0)" == "the HDF5 library gave more than 64 MiB of metadata for this file" }
+        #expect {
+            try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+                throw ImageFileError("cannot open a\nname\twith\u{0}controls")
+            }
+        } throws: { "\($0)" == "cannot open a name with controls" }
+        #expect {
+            try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+                [UInt8](repeating: 1, count: ChildProcess.maxAnswerBytes + 1)
+            }
+        } throws: { "\($0)" == "the HDF5 library gave more than 64 MiB of metadata for this file" }
     }
 
     @Test func aCrashInTheChildIsAnError() {
         for (signal, name) in [(SIGSEGV, "segmentation fault"), (SIGABRT, "aborted"), (SIGBUS, "bus error")] {
-            #expect { try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
-                raise(signal)
-                return []
-            } } throws: { "\($0)" == "the HDF5 library crashed on this file (\(name))" }
+            #expect {
+                try ChildProcess.run(limits: Self.limits) { () throws(ImageFileError) -> [UInt8] in
+                    raise(signal)
+                    return []
+                }
+            } throws: { "\($0)" == "the HDF5 library crashed on this file (\(name))" }
         }
     }
 
     @Test func aChildThatHangsIsKilledInTime() {
         let start = Date()
-        #expect { try ChildProcess.run(limits: .init(seconds: 0.5, memoryBytes: 1 << 30)) { () throws(ImageFileError) -> [UInt8] in
-            while true { sleep(10) }
-        } } throws: { "\($0)".hasPrefix("the HDF5 library took more than") }
+        #expect {
+            try ChildProcess.run(limits: .init(seconds: 0.5, memoryBytes: 1 << 30)) {
+                () throws(ImageFileError) -> [UInt8] in
+                while true { sleep(10) }
+            }
+        } throws: { "\($0)".hasPrefix("the HDF5 library took more than") }
         #expect(Date().timeIntervalSince(start) < 3)
     }
 
     @Test func aChildCannotAllocateBeyondItsLimit() throws {
-        let answer = try ChildProcess.run(limits: .init(seconds: 5, memoryBytes: 256 << 20)) { () throws(ImageFileError) -> [UInt8] in
+        let answer = try ChildProcess.run(limits: .init(seconds: 5, memoryBytes: 256 << 20)) {
+            () throws(ImageFileError) -> [UInt8] in
             let block = malloc(1 << 30)
             defer { free(block) }
             return [block == nil ? 1 : 0]

@@ -1,20 +1,24 @@
 import Foundation
-import Testing
 import SonicCore
 import TestSupport
+import Testing
+
 @testable import SonicHDF5
 
 /// Damaged, hostile and missing files: each gives one ImageFileError line, never a crash or a hang.
 @Suite struct EMDDamageTests {
     static let fixtures = EMDReaderTests.fixtures
-    static let fixtureNames = ["velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd",
-                               "berkeley_image.emd", "berkeley_stack.emd"]
+    static let fixtureNames = [
+        "velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd",
+        "berkeley_image.emd", "berkeley_stack.emd"
+    ]
     /// Short limits, so that a file that hangs the library costs the suite seconds, not minutes.
     static let quick = ChildProcess.Limits(seconds: 3, memoryBytes: 1 << 30)
 
     /// A folder of its own for the files a test writes, removed afterwards.
     final class Scratch {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sonic-emd-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sonic-emd-\(UUID().uuidString)")
+            .path
 
         init() throws { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: folder) }
@@ -48,7 +52,9 @@ import TestSupport
 
     @Test func garbageIsNotHDF5() throws {
         let scratch = try Scratch()
-        expectError(try scratch.write(Array("hello, this is text, not data\n".utf8), as: "text.emd"), containing: "not an HDF5 file")
+        expectError(
+            try scratch.write(Array("hello, this is text, not data\n".utf8), as: "text.emd"),
+            containing: "not an HDF5 file")
         var random = SeededRandom(seed: 7)
         let noise = (0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         expectError(try scratch.write(noise, as: "noise.emd"), containing: "not an HDF5 file")
@@ -95,7 +101,9 @@ import TestSupport
         let limits = ChildProcess.Limits(seconds: 2, memoryBytes: 1 << 30)
         for name in ["hostile_crash.emd", "hostile_loop.emd"] {
             let start = Date()
-            #expect("\(name)") { try EMDReader.contents(path: Self.fixtures + name, listing: limits, reading: limits) } throws: { error in
+            #expect("\(name)") {
+                try EMDReader.contents(path: Self.fixtures + name, listing: limits, reading: limits)
+            } throws: { error in
                 let message = "\(error)"
                 return error is ImageFileError && message.contains("HDF5") && !message.contains("\n")
             }
@@ -122,7 +130,10 @@ import TestSupport
                     for i in 0..<[1, 2, 4, 8][below(4)] where at + i < bytes.count {
                         bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))
                     }
-                case 2: bytes.insert(contentsOf: (0...below(32)).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: below(bytes.count))
+                case 2:
+                    bytes.insert(
+                        contentsOf: (0...below(32)).map { _ in UInt8(truncatingIfNeeded: random.next()) },
+                        at: below(bytes.count))
                 case 3: bytes.removeSubrange(below(bytes.count / 2)..<(bytes.count / 2 + below(bytes.count / 2)))
                 case 4: bytes.removeLast(below(bytes.count - 1))
                 default:
@@ -160,8 +171,12 @@ import TestSupport
 
     @Test func repeatedOpensLeaveNoDescriptorsOrMemoryMapsBehind() throws {
         let path = Self.fixtures + "velox_stack.emd"
-        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
-        func mappings() throws -> Int { try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).split(separator: "\n").count }
+        func openDescriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        }
+        func mappings() throws -> Int {
+            try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).split(separator: "\n").count
+        }
         _ = try EMDReader.contents(path: path).entries.first?.read()
         let (descriptors, maps) = (try openDescriptors(), try mappings())
         for _ in 0..<100 {
@@ -177,7 +192,9 @@ import TestSupport
         let expected = try EMDReader.contents(path: path).entries.map { try $0.read() }
         try await withThrowingTaskGroup(of: [GrayImage].self) { group in
             for _ in 0..<8 {
-                group.addTask { try (0..<5).flatMap { _ in try EMDReader.contents(path: path).entries.map { try $0.read() } } }
+                group.addTask {
+                    try (0..<5).flatMap { _ in try EMDReader.contents(path: path).entries.map { try $0.read() } }
+                }
             }
             for try await planes in group {
                 #expect(planes == Array(repeating: expected, count: 5).flatMap { $0 })

@@ -1,11 +1,13 @@
-import Testing
 import SonicCore
+import Testing
+
 @testable import SonicHDF5
 
 /// How the reader interprets what the files say: Velox's JSON, its units, Berkeley's units.
 @Suite struct EMDMetadataTests {
     @Test func jsonParsesWhatVeloxWrites() throws {
-        let text = #"{"BinaryResult": {"PixelSize": {"width": "8.1728831922978511e-12"}, "Detector": "BM-Ceta", "n": -1.5e3,"#
+        let text =
+            #"{"BinaryResult": {"PixelSize": {"width": "8.1728831922978511e-12"}, "Detector": "BM-Ceta", "n": -1.5e3,"#
             + #" "list": [1, true, null, "a\/b\u00b5"]}}"#
         let json = try #require(JSONValue.parse(text))
         #expect(json["BinaryResult"]?["PixelSize"]?["width"]?.double == 8.1728831922978511e-12)
@@ -22,26 +24,37 @@ import SonicCore
         #expect(JSONValue.parse(String(repeating: "[", count: 10) + String(repeating: "]", count: 10)) != nil)
     }
 
-    func velox(_ width: String, _ height: String, unitX: String, unitY: String? = nil,
-               offset: (String, String) = ("0", "0")) -> Calibration {
-        let json = JSONValue.object(["BinaryResult": .object([
-            "PixelSize": .object(["width": .string(width), "height": .string(height)]),
-            "PixelUnitX": .string(unitX), "PixelUnitY": .string(unitY ?? unitX),
-            "Offset": .object(["x": .string(offset.0), "y": .string(offset.1)]),
-        ])])
+    func velox(
+        _ width: String, _ height: String, unitX: String, unitY: String? = nil,
+        offset: (String, String) = ("0", "0")
+    ) -> Calibration {
+        let json = JSONValue.object([
+            "BinaryResult": .object([
+                "PixelSize": .object(["width": .string(width), "height": .string(height)]),
+                "PixelUnitX": .string(unitX), "PixelUnitY": .string(unitY ?? unitX),
+                "Offset": .object(["x": .string(offset.0), "y": .string(offset.1)])
+            ])
+        ])
         return VeloxEntries.calibration(json)
     }
 
-    func expectAxis(_ axis: AxisCalibration?, _ scale: Double, offset: Double = 0, _ unit: String,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectAxis(
+        _ axis: AxisCalibration?, _ scale: Double, offset: Double = 0, _ unit: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(axis?.unit == unit, sourceLocation: sourceLocation)
         #expect(abs((axis?.scale ?? .nan) - scale) <= 1e-12 * abs(scale), sourceLocation: sourceLocation)
-        #expect(abs((axis?.offset ?? .nan) - offset) <= 1e-12 * max(abs(offset), abs(scale)), sourceLocation: sourceLocation)
+        #expect(
+            abs((axis?.offset ?? .nan) - offset) <= 1e-12 * max(abs(offset), abs(scale)), sourceLocation: sourceLocation
+        )
     }
 
     @Test func veloxMetresBecomeAUnitThatSuitsThePixelSize() {
-        expectAxis(velox("8.1728831922978511e-12", "8.1728831922978511e-12", unitX: "m", offset: ("-1.6738064777825999e-08", "0")).x,
-                   8.1728831922978511, offset: -16738.064777825999, "pm")
+        expectAxis(
+            velox(
+                "8.1728831922978511e-12", "8.1728831922978511e-12", unitX: "m", offset: ("-1.6738064777825999e-08", "0")
+            ).x,
+            8.1728831922978511, offset: -16738.064777825999, "pm")
         #expect(velox("2e-9", "2e-9", unitX: "m").x?.unit == "nm")
         #expect(velox("1.5e-7", "1.5e-7", unitX: "m").x?.unit == "nm")
         #expect(velox("3e-6", "3e-6", unitX: "m").x?.unit == "µm")
@@ -68,8 +81,10 @@ import SonicCore
         let dataset = VeloxDataset(kind: "Image", id: "abc123", layout: DatasetLayout(dims: [2, 2, 1]), metadata: nil)
         let camera = try #require(JSONValue.parse(#"{"dataPath": "\/Data\/Image\/abc123", "cameraName": "Ceta"}"#))
         let other = try #require(JSONValue.parse(#"{"dataPath": "/Data/Image/zzz", "cameraName": "Wrong"}"#))
-        let metadata = try #require(JSONValue.parse(
-            #"{"BinaryResult": {"DetectorIndex": "1", "Detector": "Fallback"}, "Detectors": {"Detector-1": {"DetectorName": "HAADF"}}}"#))
+        let metadata = try #require(
+            JSONValue.parse(
+                #"{"BinaryResult": {"DetectorIndex": "1", "Detector": "Fallback"}, "Detectors": {"Detector-1": {"DetectorName": "HAADF"}}}"#
+            ))
         #expect(VeloxEntries.detectorName(of: dataset, operations: [other, camera], metadata: metadata) == "Ceta")
         #expect(VeloxEntries.detectorName(of: dataset, operations: [other], metadata: metadata) == "HAADF")
         let bare = try #require(JSONValue.parse(#"{"BinaryResult": {"Detector": "Fallback"}}"#))
@@ -91,10 +106,16 @@ import SonicCore
 
     @Test func surveysSurviveTheTripFromTheChild() throws {
         var survey = Survey(veloxVersion: #"{"format": "Velox"}"#, hasBerkeleyVersion: true)
-        survey.velox = [VeloxDataset(kind: "Image", id: "x", layout: DatasetLayout(dims: [3, 4, 2], sampleType: .int16), metadata: "{}")]
-        survey.berkeley = [BerkeleyDataset(group: ["a", "b"], name: "data",
-                                           layout: DatasetLayout(dims: [5], sampleType: nil, unsupported: "not numeric data"),
-                                           axesFromZero: false, axes: [BerkeleyAxis(first: -1, step: 0.25, units: "nm"), nil])]
+        survey.velox = [
+            VeloxDataset(
+                kind: "Image", id: "x", layout: DatasetLayout(dims: [3, 4, 2], sampleType: .int16), metadata: "{}")
+        ]
+        survey.berkeley = [
+            BerkeleyDataset(
+                group: ["a", "b"], name: "data",
+                layout: DatasetLayout(dims: [5], sampleType: nil, unsupported: "not numeric data"),
+                axesFromZero: false, axes: [BerkeleyAxis(first: -1, step: 0.25, units: "nm"), nil])
+        ]
         survey.operations = ["{}", "µ"]
         #expect(try Survey(decoding: survey.encoded()) == survey)
         let bytes = survey.encoded()

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import SonicCore
 import TestSupport
+import Testing
+
 @testable import SonicHDF5
 
 /// The committed fixtures (written by Tests/Fixtures/emd/make_fixtures.py with h5py) against the
@@ -14,8 +15,10 @@ import TestSupport
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test(arguments: ["velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd",
-                      "berkeley_image.emd", "berkeley_stack.emd"])
+    @Test(arguments: [
+        "velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd",
+        "berkeley_image.emd", "berkeley_stack.emd"
+    ])
     func fixtureReadsAsExpected(name: String) throws {
         let expected = try #require(try Self.expected()[name] as? [[String: Any]])
         let contents = try EMDReader.contents(path: Self.fixtures + name)
@@ -47,26 +50,34 @@ import TestSupport
     }
 
     /// Compares without listing every sample when they differ.
-    func expectSamples(_ read: [Float], _ expected: [Float], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectSamples(
+        _ read: [Float], _ expected: [Float], _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(read.count == expected.count, "\(label)", sourceLocation: sourceLocation)
         if let first = zip(read, expected).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
-            Issue.record("\(label): sample \(first.offset) is \(first.element.0), expected \(first.element.1)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(label): sample \(first.offset) is \(first.element.0), expected \(first.element.1)",
+                sourceLocation: sourceLocation)
         }
     }
 
-    func expectAxis(_ axis: AxisCalibration?, _ facts: [String: Any]?, _ label: String,
-                    sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectAxis(
+        _ axis: AxisCalibration?, _ facts: [String: Any]?, _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let facts else {
             #expect(axis == nil, "\(label)", sourceLocation: sourceLocation)
             return
         }
         guard let axis, let scale = facts["scale"] as? Double, let offset = facts["offset"] as? Double else {
-            Issue.record("\(label): expected \(facts), read \(String(describing: axis))", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(label): expected \(facts), read \(String(describing: axis))", sourceLocation: sourceLocation)
             return
         }
         #expect(abs(axis.scale - scale) <= 1e-9 * abs(scale), "\(label)", sourceLocation: sourceLocation)
-        #expect(abs(axis.offset - offset) <= 1e-9 * max(abs(offset), abs(scale)), "\(label)", sourceLocation: sourceLocation)
+        #expect(
+            abs(axis.offset - offset) <= 1e-9 * max(abs(offset), abs(scale)), "\(label)", sourceLocation: sourceLocation
+        )
         #expect(axis.unit == facts["unit"] as? String, "\(label)", sourceLocation: sourceLocation)
     }
 
@@ -103,8 +114,12 @@ import TestSupport
                     if let title = signal["title"] as? String { #expect(entry.title.hasPrefix(title), "\(name)") }
                     #expect(entry.shape == [columns, rows], "\(name)")
                     #expect(entry.sampleType?.rawValue == signal["dtype"] as? String, "\(name)")
-                    expectAxis(entry.calibration.x, Self.calibrated(axes.first { $0["name"] as? String == "x" } ?? axes.first), "\(name) x")
-                    expectAxis(entry.calibration.y, Self.calibrated(axes.first { $0["name"] as? String == "y" } ?? axes.last), "\(name) y")
+                    expectAxis(
+                        entry.calibration.x, Self.calibrated(axes.first { $0["name"] as? String == "x" } ?? axes.first),
+                        "\(name) x")
+                    expectAxis(
+                        entry.calibration.y, Self.calibrated(axes.first { $0["name"] as? String == "y" } ?? axes.last),
+                        "\(name) y")
                     let plane = try entry.read()
                     let data = try #require(signal["data"] as? [Any], "\(name): facts without data")
                     let values = try #require((frames > 1 ? data[frame] : data) as? [[Double]])
@@ -135,9 +150,11 @@ import TestSupport
         #expect(bytes.count == facts["samplesStartAt"] as? Int)
         let value: (Int) -> Float = { Float($0 % 65_521) * 0.25 - 1000 }
         var samples = (0..<width * height).map(value)
-        samples.withUnsafeBytes { bytes.append(contentsOf: $0) }   // little-endian, as the file declares
+        samples.withUnsafeBytes { bytes.append(contentsOf: $0) } // little-endian, as the file declares
         samples = []
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sonic-emd-large-\(UUID().uuidString).emd").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sonic-emd-large-\(UUID().uuidString).emd"
+        ).path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         bytes = []

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import SonicCore
 import TestSupport
+import Testing
+
 @testable import SonicPNG
 
 @Suite struct PNGDecoderTests {
@@ -10,7 +11,7 @@ import TestSupport
 
     func gray16(width: Int = 37, height: Int = 11) -> TestPNG {
         let samples = (0..<width * height).map { i in
-            i < Self.awkward16.count ? Self.awkward16[i] : UInt16(truncatingIfNeeded: i &* 2654435761 >> 7)
+            i < Self.awkward16.count ? Self.awkward16[i] : UInt16(truncatingIfNeeded: i &* 2_654_435_761 >> 7)
         }
         return TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples)
     }
@@ -25,10 +26,10 @@ import TestSupport
     @Test func sixteenBitGrayIsExactDespiteColourSpaceChunks() throws {
         var png = gray16()
         png.extraChunks = [
-            ("gAMA", [0, 0, 0xB1, 0x8F]),            // 1/2.2
+            ("gAMA", [0, 0, 0xB1, 0x8F]), // 1/2.2
             ("cHRM", [UInt8](repeating: 1, count: 32)),
             ("sRGB", [0]),
-            ("iCCP", Array("icc\0".utf8) + [0, 0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0, 0, 0, 1]),
+            ("iCCP", Array("icc\0".utf8) + [0, 0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0, 0, 0, 1])
         ]
         #expect(try PNGDecoder.decode(bytes: png.bytes).samples == png.samples.map(Float.init))
     }
@@ -50,8 +51,9 @@ import TestSupport
 
     @Test func eightBitGrayIsExact() throws {
         for interlaced in [false, true] {
-            var png = TestPNG(width: 19, height: 13, bitDepth: 8, colourType: .gray,
-                              samples: (0..<19 * 13).map { UInt16($0 % 256) })
+            var png = TestPNG(
+                width: 19, height: 13, bitDepth: 8, colourType: .gray,
+                samples: (0..<19 * 13).map { UInt16($0 % 256) })
             png.interlaced = interlaced
             let image = try PNGDecoder.decode(bytes: png.bytes)
             #expect(image.bitDepth == 8 && image.samples == png.samples.map(Float.init))
@@ -61,8 +63,9 @@ import TestSupport
     @Test func lowBitDepthGrayIsSpreadOverEightBits() throws {
         for depth in [1, 2, 4] {
             let top = (1 << depth) - 1
-            let png = TestPNG(width: 9, height: 2, bitDepth: depth, colourType: .gray,
-                              samples: (0..<18).map { UInt16($0 % (top + 1)) })
+            let png = TestPNG(
+                width: 9, height: 2, bitDepth: depth, colourType: .gray,
+                samples: (0..<18).map { UInt16($0 % (top + 1)) })
             let image = try PNGDecoder.decode(bytes: png.bytes)
             #expect(image.bitDepth == 8)
             #expect(image.samples == png.samples.map { Float($0 * UInt16(255 / top)) }, "depth \(depth)")
@@ -71,8 +74,10 @@ import TestSupport
 
     @Test func rgbBecomesLuminance() throws {
         // Grays stay themselves; pure colours order as luminance does: green > red > blue.
-        let pixels: [[UInt16]] = [[0, 0, 0], [77, 77, 77], [200, 200, 200], [255, 255, 255],
-                                  [255, 0, 0], [0, 255, 0], [0, 0, 255]]
+        let pixels: [[UInt16]] = [
+            [0, 0, 0], [77, 77, 77], [200, 200, 200], [255, 255, 255],
+            [255, 0, 0], [0, 255, 0], [0, 0, 255]
+        ]
         let png = TestPNG(width: 7, height: 1, bitDepth: 8, colourType: .rgb, samples: pixels.flatMap { $0 })
         let image = try PNGDecoder.decode(bytes: png.bytes)
         #expect(Array(image.samples[0..<4]) == [0, 77, 200, 255])
@@ -83,12 +88,14 @@ import TestSupport
     }
 
     @Test func rgbaAndGrayAlphaBecomeLuminance() throws {
-        let rgba = TestPNG(width: 2, height: 1, bitDepth: 8, colourType: .rgba, samples: [90, 90, 90, 255, 10, 10, 10, 255])
+        let rgba = TestPNG(
+            width: 2, height: 1, bitDepth: 8, colourType: .rgba, samples: [90, 90, 90, 255, 10, 10, 10, 255])
         #expect(try PNGDecoder.decode(bytes: rgba.bytes).samples == [90, 10])
         let grayAlpha = TestPNG(width: 2, height: 1, bitDepth: 8, colourType: .grayAlpha, samples: [123, 255, 45, 255])
         #expect(try PNGDecoder.decode(bytes: grayAlpha.bytes).samples == [123, 45])
-        let grayAlpha16 = TestPNG(width: 2, height: 1, bitDepth: 16, colourType: .grayAlpha,
-                                  samples: [40000, 65535, 7, 65535])
+        let grayAlpha16 = TestPNG(
+            width: 2, height: 1, bitDepth: 16, colourType: .grayAlpha,
+            samples: [40000, 65535, 7, 65535])
         let wide = try PNGDecoder.decode(bytes: grayAlpha16.bytes)
         #expect(wide.bitDepth == 16 && wide.samples == [40000, 7])
     }
@@ -124,7 +131,7 @@ import TestSupport
         for i in idat..<idat + 8 { corruptData[i] ^= 0x5A }
         expectError(corruptData, containing: "damaged")
         var badHeader = good
-        badHeader[12] = UInt8(ascii: "X")       // IHDR renamed
+        badHeader[12] = UInt8(ascii: "X") // IHDR renamed
         expectError(badHeader, containing: "IHDR")
     }
 
@@ -166,7 +173,7 @@ import TestSupport
     @Test func encoderRoundTripsWithoutColourSpaceChunks() throws {
         for image in [
             GrayImage(width: 5, height: 3, bitDepth: 16, samples: (0..<15).map { UInt16($0) * 4369 }),
-            GrayImage(width: 3, height: 2, bitDepth: 8, samples: [0, 1, 2, 128, 254, 255]),
+            GrayImage(width: 3, height: 2, bitDepth: 8, samples: [0, 1, 2, 128, 254, 255])
         ] {
             let bytes = try PNGEncoder.encode(image)
             #expect(try PNGDecoder.decode(bytes: bytes) == image)

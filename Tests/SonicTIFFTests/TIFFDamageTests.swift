@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SonicCore
+import Testing
+
 @testable import SonicTIFF
 
 /// Damaged, hostile and odd files: each gives one clear line of error, never a crash or a hang.
@@ -11,13 +12,16 @@ import SonicCore
     }
 
     /// Expects an ImageFileError of one line, without the file's name (the caller adds it).
-    func expectError(_ bytes: [UInt8], containing text: String? = nil, in scratch: ScratchFolder,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectError(
+        _ bytes: [UInt8], containing text: String? = nil, in scratch: ScratchFolder,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let path = try scratch.write(bytes, as: "damaged.tif")
         #expect(sourceLocation: sourceLocation) { try Self.readAll(path) } throws: { error in
             let message = "\(error)"
             guard error is ImageFileError, !message.contains("\n"), !message.contains(path),
-                  text.map(message.contains) ?? true else {
+                text.map(message.contains) ?? true
+            else {
                 Issue.record("message: \(message)", sourceLocation: sourceLocation)
                 return false
             }
@@ -31,11 +35,13 @@ import SonicCore
         try expectError([], containing: "the file is empty", in: scratch)
         try expectError(Array("hello, this is text\n".utf8), containing: "not a TIFF file", in: scratch)
         try expectError([0x49, 0x49, 0x2A, 0x00], containing: "the TIFF header is truncated", in: scratch)
-        try expectError([0x49, 0x49, 0x2A, 0x00, 0x08, 0, 0, 0], containing: "the directory of page 1 is damaged",
-                        in: scratch)
+        try expectError(
+            [0x49, 0x49, 0x2A, 0x00, 0x08, 0, 0, 0], containing: "the directory of page 1 is damaged",
+            in: scratch)
         try expectError([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 0], containing: "no pages", in: scratch)
-        try expectError((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }, containing: "not a TIFF file",
-                        in: scratch)
+        try expectError(
+            (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }, containing: "not a TIFF file",
+            in: scratch)
     }
 
     @Test func missingFilesAndFolders() throws {
@@ -52,8 +58,10 @@ import SonicCore
 
     /// Cut anywhere, a file gives an error, or (when only a compressed stream's tail is lost and
     /// libtiff still decodes every sample) exactly its samples.
-    @Test(arguments: ["uint16.tif", "uint16-strips.tif", "uint16-tiled.tif", "three-pages.tif", "uint16-lzw.tif",
-                      "float32-bigtiff.tif", "int16-bigendian.tif", "float32-deflate-predictor.tif"])
+    @Test(arguments: [
+        "uint16.tif", "uint16-strips.tif", "uint16-tiled.tif", "three-pages.tif", "uint16-lzw.tif",
+        "float32-bigtiff.tif", "int16-bigendian.tif", "float32-deflate-predictor.tif"
+    ])
     func truncatedAnywhere(name: String) throws {
         let scratch = try ScratchFolder("truncated-\(name)")
         defer { scratch.remove() }
@@ -101,12 +109,14 @@ import SonicCore
         let scratch = try ScratchFolder("dimensions")
         defer { scratch.remove() }
         var listed = 0
-        for (width, height) in [(100_000, 1000), (8193, 8193), (3, 70_000_000), (0x7FFF_FFFF, 0x7FFF_FFFF),
-                                (0xFFFF_FFFF, 1)] {
+        for (width, height) in [
+            (100_000, 1000), (8193, 8193), (3, 70_000_000), (0x7FFF_FFFF, 0x7FFF_FFFF),
+            (0xFFFF_FFFF, 1)
+        ] {
             var file = TIFFPatcher(try TIFFFixtures.bytes("uint16.tif"))
             file.set(256, to: width)
             file.set(257, to: height)
-            file.set(278, to: height)   // one strip, as in the file
+            file.set(278, to: height) // one strip, as in the file
             let path = try scratch.write(file.bytes, as: "huge.tif")
             // libtiff may refuse the directory itself; if it lists the page, reading it is refused.
             guard let contents = try? TIFFReader.contents(path: path) else { continue }
@@ -131,8 +141,9 @@ import SonicCore
 
         var offsetPastEnd = strips
         offsetPastEnd.write(strips.bytes.count + 10, at: stripOffsets.at, width: stripOffsets.width)
-        try expectError(offsetPastEnd.bytes, containing: "the data of strip 0 of 5 lies past the end of the file",
-                        in: scratch)
+        try expectError(
+            offsetPastEnd.bytes, containing: "the data of strip 0 of 5 lies past the end of the file",
+            in: scratch)
 
         // libtiff replaces uncompressed byte counts that disagree with each other by its own
         // estimate, which here falls short of the rows: an error either way.
@@ -146,8 +157,9 @@ import SonicCore
         let lzwCounts = try #require(lzw.firstValueOffset(279))
         var lzwCountPastEnd = lzw
         lzwCountPastEnd.write(0x7FFF_FFFF, at: lzwCounts.at, width: lzwCounts.width)
-        try expectError(lzwCountPastEnd.bytes, containing: "the data of strip 0 of 3 lies past the end of the file",
-                        in: scratch)
+        try expectError(
+            lzwCountPastEnd.bytes, containing: "the data of strip 0 of 3 lies past the end of the file",
+            in: scratch)
 
         var noData = strips
         noData.write(0, at: stripOffsets.at, width: stripOffsets.width)
@@ -168,8 +180,9 @@ import SonicCore
         let tileOffsets = try #require(tiles.firstValueOffset(324))
         var tilePastEnd = tiles
         tilePastEnd.write(0x7FFF_0000, at: tileOffsets.at, width: tileOffsets.width)
-        try expectError(tilePastEnd.bytes, containing: "the data of tile 0 of 6 lies past the end of the file",
-                        in: scratch)
+        try expectError(
+            tilePastEnd.bytes, containing: "the data of tile 0 of 6 lies past the end of the file",
+            in: scratch)
 
         // Compressed data damaged in the middle of its stream.
         let lzwOffsets = try #require(lzw.firstValueOffset(273))

@@ -43,12 +43,14 @@ enum TIFFFixtures {
         let calibration = json["calibration"] as? [String: [String: Any]] ?? [:]
         func axis(_ name: String) -> AxisCalibration? {
             guard let axis = calibration[name], let scale = axis["scale"] as? Double,
-                  let offset = axis["offset"] as? Double, let unit = axis["unit"] as? String else { return nil }
+                let offset = axis["offset"] as? Double, let unit = axis["unit"] as? String
+            else { return nil }
             return AxisCalibration(scale: scale, offset: offset, unit: unit)
         }
-        return Page(width: shape.first ?? -1, height: shape.last ?? -1, title: json["title"] as? String ?? "",
-                    dtype: json["dtype"] as? String, values: json["values"] as? [Double],
-                    unsupported: json["unsupported"] as? String, x: axis("x"), y: axis("y"))
+        return Page(
+            width: shape.first ?? -1, height: shape.last ?? -1, title: json["title"] as? String ?? "",
+            dtype: json["dtype"] as? String, values: json["values"] as? [Double],
+            unsupported: json["unsupported"] as? String, x: axis("x"), y: axis("y"))
     }
 }
 

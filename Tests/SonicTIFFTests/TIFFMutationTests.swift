@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SonicCore
+import Testing
+
 @testable import SonicTIFF
 
 /// Thousands of seeded mutations of every fixture: each gives contents whose planes fill their
@@ -48,9 +49,11 @@ import SonicCore
                     let plane = try entry.read()
                     tally.planes += 1
                     if !entry.isImage || [plane.width, plane.height] != entry.shape
-                        || plane.sampleType != entry.sampleType {
-                        tally.problems.append("a plane of \(plane.width) × \(plane.height) \(plane.sampleType) "
-                                              + "for an entry of \(entry.shape) \(String(describing: entry.sampleType))")
+                        || plane.sampleType != entry.sampleType
+                    {
+                        tally.problems.append(
+                            "a plane of \(plane.width) × \(plane.height) \(plane.sampleType) "
+                                + "for an entry of \(entry.shape) \(String(describing: entry.sampleType))")
                     }
                 } catch {
                     record(error)

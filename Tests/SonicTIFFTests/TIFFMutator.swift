@@ -4,9 +4,11 @@ import SonicCore
 /// truncations, splices from another file, and awkward integers written over the length, count
 /// and offset fields of directory entries (found by walking the IFDs, so most land on real fields).
 struct TIFFMutator {
-    static let awkward: [UInt64] = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
-                                    0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF, 1 << 32,
-                                    0x7FFF_FFFF_FFFF_FFFF, .max]
+    static let awkward: [UInt64] = [
+        0, 1, 2, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
+        0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF, 1 << 32,
+        0x7FFF_FFFF_FFFF_FFFF, .max
+    ]
 
     var random: SeededRandom
 

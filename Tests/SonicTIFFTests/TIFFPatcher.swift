@@ -37,7 +37,8 @@ struct TIFFPatcher {
             let count = read(offset, 2)
             let entries = (0..<count).map { i in
                 let start = offset + 2 + 12 * i
-                return Entry(tag: read(start, 2), type: read(start + 2, 2), count: read(start + 4, 4), valueField: start + 8)
+                return Entry(
+                    tag: read(start, 2), type: read(start + 2, 2), count: read(start + 4, 4), valueField: start + 8)
             }
             result.append(Directory(offset: offset, entries: entries, nextField: offset + 2 + 12 * count))
             offset = read(offset + 2 + 12 * count, 4)

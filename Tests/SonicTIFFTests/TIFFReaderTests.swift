@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SonicCore
+import Testing
+
 @testable import SonicTIFF
 
 @Suite struct TIFFReaderTests {
@@ -35,8 +36,10 @@ import SonicCore
         }
     }
 
-    func expectCalibration(_ actual: AxisCalibration?, _ wanted: AxisCalibration?, _ context: String,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectCalibration(
+        _ actual: AxisCalibration?, _ wanted: AxisCalibration?, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let wanted else {
             #expect(actual == nil, "\(context)", sourceLocation: sourceLocation)
             return
@@ -46,9 +49,11 @@ import SonicCore
             return
         }
         // libtiff hands resolutions over as 32-bit floats.
-        #expect(abs(actual.scale - wanted.scale) <= 1e-6 * abs(wanted.scale), "\(context)", sourceLocation: sourceLocation)
-        #expect(abs(actual.offset - wanted.offset) <= 1e-6 * max(1, abs(wanted.offset)), "\(context)",
-                sourceLocation: sourceLocation)
+        #expect(
+            abs(actual.scale - wanted.scale) <= 1e-6 * abs(wanted.scale), "\(context)", sourceLocation: sourceLocation)
+        #expect(
+            abs(actual.offset - wanted.offset) <= 1e-6 * max(1, abs(wanted.offset)), "\(context)",
+            sourceLocation: sourceLocation)
         #expect(actual.unit == wanted.unit, "\(context)", sourceLocation: sourceLocation)
     }
 

@@ -1,6 +1,7 @@
 import CX11
 import SonicCore
 import Testing
+
 @testable import SonicX11
 
 /// The keysym → key name step between X and the binding table.

@@ -98,8 +98,10 @@ public enum SignalAnalysis {
 
     /// Steady pitches in a stretch of tone: frequencies measured in consecutive windows, grouped
     /// while they agree within `tolerance` (relative); groups shorter than `minimumLength` samples dropped.
-    public static func pitchPlateaus(_ x: ArraySlice<Float>, sampleRate: Double, window: Int,
-                                     tolerance: Double, minimumLength: Int) -> [(frequency: Double, range: Range<Int>)] {
+    public static func pitchPlateaus(
+        _ x: ArraySlice<Float>, sampleRate: Double, window: Int,
+        tolerance: Double, minimumLength: Int
+    ) -> [(frequency: Double, range: Range<Int>)] {
         var plateaus: [(frequency: Double, range: Range<Int>)] = []
         var group: [(Double, Range<Int>)] = []
         func close() {
@@ -176,7 +178,9 @@ public enum SignalAnalysis {
     public static func readFloat32(_ path: String) throws -> [Float] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return data.withUnsafeBytes { raw in
-            (0..<data.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<data.count / 4).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
     }
 }

@@ -22,8 +22,10 @@ public enum Spectrum {
 
     /// Where short bursts at `frequency` start: the amplitude there, measured over `window`-sample
     /// stretches every half window, rising above `threshold` after at least `minimumGap` samples below it.
-    public static func burstOnsets(_ x: [Float], at frequency: Double, sampleRate: Double, threshold: Double,
-                                   window: Int = 192, minimumGap: Int = 960) -> [Int] {
+    public static func burstOnsets(
+        _ x: [Float], at frequency: Double, sampleRate: Double, threshold: Double,
+        window: Int = 192, minimumGap: Int = 960
+    ) -> [Int] {
         var onsets: [Int] = []
         var lastLoud = -minimumGap - 1
         var start = 0
@@ -41,7 +43,9 @@ public enum Spectrum {
     public static func magnitudes(_ frame: ArraySlice<Float>) -> [Double] {
         let n = frame.count
         precondition(n > 1 && n & (n - 1) == 0, "FFT length must be a power of two")
-        var re = frame.enumerated().map { k, v in Double(v) * (0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(n - 1))) }
+        var re = frame.enumerated().map { k, v in
+            Double(v) * (0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(n - 1)))
+        }
         var im = [Double](repeating: 0, count: n)
         // Iterative radix-2 Cooley–Tukey.
         var j = 0

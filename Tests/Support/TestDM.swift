@@ -5,8 +5,17 @@
 public struct TestDM {
     /// Tag data element types (the first info word).
     public enum ElementType: UInt64, Sendable {
-        case int16 = 2, int32 = 3, uint16 = 4, uint32 = 5, float32 = 6, float64 = 7
-        case bool = 8, int8 = 9, uint8 = 10, int64 = 11, uint64 = 12
+        case int16 = 2
+        case int32 = 3
+        case uint16 = 4
+        case uint32 = 5
+        case float32 = 6
+        case float64 = 7
+        case bool = 8
+        case int8 = 9
+        case uint8 = 10
+        case int64 = 11
+        case uint64 = 12
 
         public var size: Int {
             switch self {
@@ -20,8 +29,19 @@ public struct TestDM {
 
     /// Image pixel types (`ImageData/DataType`).
     public enum DataType: Int, Sendable {
-        case int16 = 1, float32 = 2, complex64 = 3, uint8 = 6, int32 = 7, rgb = 8, int8 = 9
-        case uint16 = 10, uint32 = 11, float64 = 12, complex128 = 13, binary = 14, rgba = 23
+        case int16 = 1
+        case float32 = 2
+        case complex64 = 3
+        case uint8 = 6
+        case int32 = 7
+        case rgb = 8
+        case int8 = 9
+        case uint16 = 10
+        case uint32 = 11
+        case float64 = 12
+        case complex128 = 13
+        case binary = 14
+        case rgba = 23
 
         /// How each value of `Image.values` is stored: complex pixels take two values (real,
         /// imaginary), RGB pixels one packed 32-bit value.
@@ -119,49 +139,65 @@ public struct TestDM {
     /// Tags of every encoding, like those DigitalMicrograph writes before the images.
     public static let typicalLeadingTags: [Tag] = [
         .data("ApplicationBounds", .structure([(.int32, 0), (.int32, 0), (.int32, 701), (.int32, 1276)])),
-        .group("DocumentObjectList", [
-            .group("", [
-                .data("AnnotationType", .simple(.int32, 20)),
-                .data("CLUT", .structArray([.int16, .int16, .int16], count: 4, values: Array(repeating: -1, count: 12))),
-                .data("CLUTName", .text("Greyscale")),
-                .data("HasBackground", .simple(.bool, 0)),
-                .data("ImageSource", .simple(.uint64, 0)),
-                .data("Offset", .simple(.int64, -5)),
-                .data("Comment", .string(Array("a note".utf8))),
-                .group("ObjectTags", []),
+        .group(
+            "DocumentObjectList",
+            [
+                .group(
+                    "",
+                    [
+                        .data("AnnotationType", .simple(.int32, 20)),
+                        .data(
+                            "CLUT",
+                            .structArray([.int16, .int16, .int16], count: 4, values: Array(repeating: -1, count: 12))),
+                        .data("CLUTName", .text("Greyscale")),
+                        .data("HasBackground", .simple(.bool, 0)),
+                        .data("ImageSource", .simple(.uint64, 0)),
+                        .data("Offset", .simple(.int64, -5)),
+                        .data("Comment", .string(Array("a note".utf8))),
+                        .group("ObjectTags", [])
+                    ])
             ]),
-        ]),
-        .data("InImageMode", .simple(.bool, 1)),
+        .data("InImageMode", .simple(.bool, 1))
     ]
 
     /// An `ImageList` entry laid out as DigitalMicrograph writes it.
     public static func tag(for image: Image) -> Tag {
         let axes = image.axes.map { axis in
-            Tag.group("", [
-                .data("Origin", .simple(.float32, axis.origin)),
-                .data("Scale", .simple(.float32, axis.scale)),
-                .data("Units", .text(axis.units)),
-            ])
+            Tag.group(
+                "",
+                [
+                    .data("Origin", .simple(.float32, axis.origin)),
+                    .data("Scale", .simple(.float32, axis.scale)),
+                    .data("Units", .text(axis.units))
+                ])
         }
-        let data: Value = image.dataType.isComplex
-            ? .structArray([image.dataType.element, image.dataType.element], count: image.values.count / 2,
-                           values: image.values)
+        let data: Value =
+            image.dataType.isComplex
+            ? .structArray(
+                [image.dataType.element, image.dataType.element], count: image.values.count / 2,
+                values: image.values)
             : .array(image.dataType.element, image.values)
-        let imageData = Tag.group("ImageData", [
-            .group("Calibrations", [
-                .group("Brightness", [
-                    .data("Origin", .simple(.float32, 0)),
-                    .data("Scale", .simple(.float32, 1)),
-                    .data("Units", .text("counts")),
-                ]),
-                .group("Dimension", axes),
-                .data("DisplayCalibratedUnits", .simple(.bool, 1)),
-            ]),
-            .data("Data", data),
-            .data("DataType", .simple(.uint32, Double(image.dataType.rawValue))),
-            .group("Dimensions", image.dimensions.map { .data("", .simple(.uint32, Double($0))) }),
-            .data("PixelDepth", .simple(.uint32, Double(image.dataType.element.size))),
-        ])
+        let imageData = Tag.group(
+            "ImageData",
+            [
+                .group(
+                    "Calibrations",
+                    [
+                        .group(
+                            "Brightness",
+                            [
+                                .data("Origin", .simple(.float32, 0)),
+                                .data("Scale", .simple(.float32, 1)),
+                                .data("Units", .text("counts"))
+                            ]),
+                        .group("Dimension", axes),
+                        .data("DisplayCalibratedUnits", .simple(.bool, 1))
+                    ]),
+                .data("Data", data),
+                .data("DataType", .simple(.uint32, Double(image.dataType.rawValue))),
+                .group("Dimensions", image.dimensions.map { .data("", .simple(.uint32, Double($0))) }),
+                .data("PixelDepth", .simple(.uint32, Double(image.dataType.element.size)))
+            ])
         var tags = [imageData, .group("ImageTags", [])]
         if let title = image.title { tags.append(.data("Name", .text(title))) }
         tags.append(.group("UniqueID", (1...4).map { .data("", .simple(.uint32, Double($0))) }))
@@ -194,10 +230,11 @@ public struct TestDM {
         }
 
         func tag(_ tag: Tag) -> [UInt8] {
-            let (kind, label, body): (UInt8, String, [UInt8]) = switch tag {
-            case .group(let label, let tags, let claimed): (20, label, groupBody(tags, claimedCount: claimed))
-            case .data(let label, let value): (21, label, dataBody(value))
-            }
+            let (kind, label, body): (UInt8, String, [UInt8]) =
+                switch tag {
+                case .group(let label, let tags, let claimed): (20, label, groupBody(tags, claimedCount: claimed))
+                case .data(let label, let value): (21, label, dataBody(value))
+                }
             let name = Array(label.utf8)
             var out = [kind] + Self.bigEndian(UInt64(name.count), width: 2) + name
             // DM4 gives each tag's size: the bytes that follow the size field.
@@ -218,8 +255,10 @@ public struct TestDM {
                 return ([20, type.rawValue, UInt64(numbers.count)], elements(numbers.lazy.map { (type, $0) }))
             case .text(let text):
                 let units = Array(text.utf16)
-                return ([20, ElementType.uint16.rawValue, UInt64(units.count)],
-                        elements(units.lazy.map { (.uint16, Double($0)) }))
+                return (
+                    [20, ElementType.uint16.rawValue, UInt64(units.count)],
+                    elements(units.lazy.map { (.uint16, Double($0)) })
+                )
             case .string(let bytes):
                 return ([18, UInt64(bytes.count)], bytes)
             case .structure(let fields):
@@ -243,18 +282,19 @@ public struct TestDM {
 
         /// One value in the file's byte order.
         func append(_ type: ElementType, _ value: Double, to out: inout [UInt8]) {
-            let bits: UInt64 = switch type {
-            case .int16: UInt64(truncatingIfNeeded: Int16(value))
-            case .int32: UInt64(truncatingIfNeeded: Int32(value))
-            case .uint16: UInt64(UInt16(value))
-            case .uint32: UInt64(UInt32(value))
-            case .float32: UInt64(Float(value).bitPattern)
-            case .float64: value.bitPattern
-            case .bool, .uint8: UInt64(UInt8(value))
-            case .int8: UInt64(truncatingIfNeeded: Int8(value))
-            case .int64: UInt64(truncatingIfNeeded: Int64(value))
-            case .uint64: UInt64(value)
-            }
+            let bits: UInt64 =
+                switch type {
+                case .int16: UInt64(truncatingIfNeeded: Int16(value))
+                case .int32: UInt64(truncatingIfNeeded: Int32(value))
+                case .uint16: UInt64(UInt16(value))
+                case .uint32: UInt64(UInt32(value))
+                case .float32: UInt64(Float(value).bitPattern)
+                case .float64: value.bitPattern
+                case .bool, .uint8: UInt64(UInt8(value))
+                case .int8: UInt64(truncatingIfNeeded: Int8(value))
+                case .int64: UInt64(truncatingIfNeeded: Int64(value))
+                case .uint64: UInt64(value)
+                }
             for index in 0..<type.size {
                 let shift = littleEndian ? index : type.size - 1 - index
                 out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(shift))))

@@ -3,7 +3,11 @@
 /// Adam7 interlacing and arbitrary extra chunks; pixel data is stored uncompressed (deflate "stored").
 public struct TestPNG {
     public enum ColourType: UInt8 {
-        case gray = 0, rgb = 2, palette = 3, grayAlpha = 4, rgba = 6
+        case gray = 0
+        case rgb = 2
+        case palette = 3
+        case grayAlpha = 4
+        case rgba = 6
         var channels: Int {
             switch self {
             case .gray, .palette: 1
@@ -47,7 +51,8 @@ public struct TestPNG {
 
     /// Filter-type-0 scanlines, pass by pass when interlaced.
     private func scanlines() -> [UInt8] {
-        let passes: [(x: Int, y: Int, dx: Int, dy: Int)] = interlaced
+        let passes: [(x: Int, y: Int, dx: Int, dy: Int)] =
+            interlaced
             ? [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
             : [(0, 0, 1, 1)]
         var data: [UInt8] = []
@@ -89,7 +94,9 @@ public struct TestPNG {
         return bigEndian32(UInt32(data.count)) + typeBytes + data + bigEndian32(crc32(typeBytes + data))
     }
 
-    static func bigEndian32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func bigEndian32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     static func zlibStored(_ data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x78, 0x01]

@@ -3,7 +3,9 @@
 /// little-endian, in one strip, with an optional ImageJ calibration.
 public struct TestTIFF {
     public enum SampleKind: Sendable {
-        case unsigned(bits: Int), signed(bits: Int), float(bits: Int)
+        case unsigned(bits: Int)
+        case signed(bits: Int)
+        case float(bits: Int)
     }
 
     public struct Page: Sendable {
@@ -14,7 +16,10 @@ public struct TestTIFF {
         /// ImageJ's calibration: pixels per `unit` (written as XResolution and YResolution).
         public var imageJ: (pixelsPerUnit: Double, unit: String)?
 
-        public init(width: Int, height: Int, kind: SampleKind, values: [Double], imageJ: (pixelsPerUnit: Double, unit: String)? = nil) {
+        public init(
+            width: Int, height: Int, kind: SampleKind, values: [Double],
+            imageJ: (pixelsPerUnit: Double, unit: String)? = nil
+        ) {
             precondition(values.count == width * height)
             self.width = width; self.height = height; self.kind = kind; self.values = values; self.imageJ = imageJ
         }
@@ -32,11 +37,12 @@ public struct TestTIFF {
         var nextLink = out.count
         u32(0, into: &out)
         for page in pages {
-            let (bits, format): (Int, Int) = switch page.kind {
-            case .unsigned(let bits): (bits, 1)
-            case .signed(let bits): (bits, 2)
-            case .float(let bits): (bits, 3)
-            }
+            let (bits, format): (Int, Int) =
+                switch page.kind {
+                case .unsigned(let bits): (bits, 1)
+                case .signed(let bits): (bits, 2)
+                case .float(let bits): (bits, 3)
+                }
             // The samples, then the texts and rationals the IFD points at, then the IFD itself.
             let strip = out.count
             for value in page.values { out += Self.sample(value, bits: bits, format: format) }
@@ -55,11 +61,13 @@ public struct TestTIFF {
             var entries: [(tag: Int, type: Int, count: Int, value: Int)] = [
                 (256, 4, 1, page.width), (257, 4, 1, page.height), (258, 3, 1, bits), (259, 3, 1, 1), (262, 3, 1, 1),
                 (273, 4, 1, strip), (277, 3, 1, 1), (278, 4, 1, page.height),
-                (279, 4, 1, page.values.count * bits / 8), (339, 3, 1, format),
+                (279, 4, 1, page.values.count * bits / 8), (339, 3, 1, format)
             ]
             if page.imageJ != nil {
-                entries += [(270, 2, descriptionText.count, description), (282, 5, 1, resolution), (283, 5, 1, resolution),
-                            (296, 3, 1, 1)]
+                entries += [
+                    (270, 2, descriptionText.count, description), (282, 5, 1, resolution), (283, 5, 1, resolution),
+                    (296, 3, 1, 1)
+                ]
             }
             entries.sort { $0.tag < $1.tag }
             if out.count % 2 == 1 { out.append(0) }

@@ -12,7 +12,9 @@ public struct WAVFile {
     public func channel(_ c: Int) -> [Float] { stride(from: c, to: samples.count, by: channels).map { samples[$0] } }
 
     public init(bytes: [UInt8]) throws {
-        func u32(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24 }
+        func u32(_ o: Int) -> Int {
+            Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24
+        }
         func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
         func tag(_ o: Int) -> String { String(decoding: bytes[o..<o + 4], as: UTF8.self) }
         struct Bad: Error, CustomStringConvertible { let description: String }

@@ -70,7 +70,9 @@ struct BandPass: Sendable {
 
     /// Filters the region `xs`×`ys` of the image and returns the rows `outRows` (⊆ ys), columns `outColumns`
     /// (⊆ xs), row-major.
-    func filter(_ image: GrayImage, xs: Range<Int>, ys: Range<Int>, outColumns: Range<Int>, outRows: Range<Int>) -> [Double] {
+    func filter(_ image: GrayImage, xs: Range<Int>, ys: Range<Int>, outColumns: Range<Int>, outRows: Range<Int>)
+        -> [Double]
+    {
         let w = xs.count, h = ys.count
         let count = w * h
         let fine = UnsafeMutablePointer<Int>.allocate(capacity: count)
@@ -118,7 +120,8 @@ struct BandPass: Sendable {
     }
 
     /// dst[i] = Σ src[clamp(i + k)] for |k| ≤ radius.
-    static func boxRow(_ src: UnsafeMutablePointer<Int>, _ dst: UnsafeMutablePointer<Int>, count n: Int, radius r: Int) {
+    static func boxRow(_ src: UnsafeMutablePointer<Int>, _ dst: UnsafeMutablePointer<Int>, count n: Int, radius r: Int)
+    {
         if r == 0 { dst.update(from: src, count: n); return }
         var sum = 0
         for k in -r...r { sum &+= src[min(max(k, 0), n - 1)] }
@@ -143,8 +146,10 @@ struct BandPass: Sendable {
     }
 
     /// The same down the columns, a whole row at a time.
-    static func boxColumns(_ src: UnsafeMutablePointer<Int>, _ dst: UnsafeMutablePointer<Int>, width w: Int, height h: Int,
-                           radius r: Int, accumulator acc: UnsafeMutablePointer<Int>) {
+    static func boxColumns(
+        _ src: UnsafeMutablePointer<Int>, _ dst: UnsafeMutablePointer<Int>, width w: Int, height h: Int,
+        radius r: Int, accumulator acc: UnsafeMutablePointer<Int>
+    ) {
         if r == 0 { dst.update(from: src, count: w * h); return }
         acc.update(repeating: 0, count: w)
         for k in -r...r {

@@ -48,9 +48,10 @@ public struct ColumnFinder: Sendable {
         let noise = NoiseLevel.estimate(image)
         self.spacing = spacing
         self.noise = noise
-        jointly = spacing.map { d in
-            (Self.typicalWidth(image, spacing: d, noise: noise) ?? 0) >= ColumnGeometry.jointOverlap * d
-        } ?? false
+        jointly =
+            spacing.map { d in
+                (Self.typicalWidth(image, spacing: d, noise: noise) ?? 0) >= ColumnGeometry.jointOverlap * d
+            } ?? false
     }
 
     /// The median width (σ) of the locally refined columns in a central patch six spacings across.
@@ -96,12 +97,17 @@ public struct ColumnFinder: Sendable {
     }
 
     /// The candidates' local columns, and the pixels of those the local stage could not refine.
-    private static func split(_ candidates: [ColumnCandidate], by refiner: ColumnRefiner,
-                              where included: (ColumnCandidate) -> Bool = { _ in true })
-        -> (local: [LocalColumn], unrefined: [(x: Int, y: Int)]) {
+    private static func split(
+        _ candidates: [ColumnCandidate], by refiner: ColumnRefiner,
+        where included: (ColumnCandidate) -> Bool = { _ in true }
+    )
+        -> (local: [LocalColumn], unrefined: [(x: Int, y: Int)])
+    {
         var local: [LocalColumn] = [], unrefined: [(x: Int, y: Int)] = []
         for i in candidates.indices where included(candidates[i]) {
-            if let column = refiner.localColumn(i) { local.append(column) } else {
+            if let column = refiner.localColumn(i) {
+                local.append(column)
+            } else {
                 unrefined.append((candidates[i].x, candidates[i].y))
             }
         }
@@ -109,8 +115,10 @@ public struct ColumnFinder: Sendable {
     }
 
     private static func inFoundOrder(_ columns: [PlacedColumn]) -> [AtomColumn] {
-        columns.sorted { ($0.pixelY, $0.pixelX, $0.column.y, $0.column.x) < ($1.pixelY, $1.pixelX, $1.column.y, $1.column.x) }
-            .map(\.column)
+        columns.sorted {
+            ($0.pixelY, $0.pixelX, $0.column.y, $0.column.x) < ($1.pixelY, $1.pixelX, $1.column.y, $1.column.x)
+        }
+        .map(\.column)
     }
 
     /// The column at a tapped point: the brightest column-like local maximum whose refined centre is within
@@ -122,7 +130,8 @@ public struct ColumnFinder: Sendable {
         let geometry = ColumnGeometry(spacing: spacing ?? min(128, max(8, radius / 0.6)))
         if jointly { return snapJointly(x: x, y: y, radius: radius, geometry: geometry).map(range.inFileUnits) }
         let targetReach = radius + 2
-        let reach = targetReach + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
+        let reach =
+            targetReach + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
         let left = max(0, x - reach), right = min(Double(image.width - 1), x + reach)
         let top = max(0, y - reach), bottom = min(Double(image.height - 1), y + reach)
         guard left <= right && top <= bottom else { return nil }
@@ -161,11 +170,15 @@ public struct ColumnFinder: Sendable {
             let inner = geometry.maximumShift + 1
             let outer = inner + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
             let detector = ColumnDetector(geometry: geometry, noise: noise)
-            let candidates = detector.candidates(in: image, xs: widened(xs, by: outer, limit: image.width),
-                                                 ys: widened(ys, by: outer, limit: image.height))
+            let candidates = detector.candidates(
+                in: image, xs: widened(xs, by: outer, limit: image.width),
+                ys: widened(ys, by: outer, limit: image.height))
             let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
-            let reachXs = widened(xs, by: inner, limit: image.width), reachYs = widened(ys, by: inner, limit: image.height)
-            let (local, unrefined) = Self.split(candidates, by: refiner) { reachXs.contains($0.x) && reachYs.contains($0.y) }
+            let reachXs = widened(xs, by: inner, limit: image.width),
+                reachYs = widened(ys, by: inner, limit: image.height)
+            let (local, unrefined) = Self.split(candidates, by: refiner) {
+                reachXs.contains($0.x) && reachYs.contains($0.y)
+            }
             results.store(tiling.refine(tiles[t], in: image, local: local, unrefined: unrefined), at: t)
         }
         var best: AtomColumn?

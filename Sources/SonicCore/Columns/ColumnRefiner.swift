@@ -28,8 +28,10 @@ final class ColumnRefiner {
     private let minimumAmplitude: Double
     private struct Box { var fit: GaussianPlaneFit? }
 
-    init(image: GrayImage, geometry: ColumnGeometry, noise: Double, candidates: [ColumnCandidate],
-         passes: Int = ColumnGeometry.passes) {
+    init(
+        image: GrayImage, geometry: ColumnGeometry, noise: Double, candidates: [ColumnCandidate],
+        passes: Int = ColumnGeometry.passes
+    ) {
         self.passes = max(1, passes)
         minimumAmplitude = ColumnGeometry.minimumContrast * noise
         later = Array(repeating: Array(repeating: nil, count: candidates.count), count: self.passes - 1)
@@ -47,8 +49,9 @@ final class ColumnRefiner {
         if fitted[i] { return firstFits[i] }
         let c = candidates[i]
         let start = GaussianFitter.Start(x: c.startX, y: c.startY, sigma: geometry.sigmaGuess)
-        let fit = fitter.fit(image, centreX: c.x, centreY: c.y, radius: geometry.firstWindow, start: start,
-                             subtracting: [])
+        let fit = fitter.fit(
+            image, centreX: c.x, centreY: c.y, radius: geometry.firstWindow, start: start,
+            subtracting: [])
         let result = fit.flatMap { accepts($0, from: c, significance: ColumnGeometry.firstPassSignificance) ? $0 : nil }
         firstFits[i] = result
         fitted[i] = true
@@ -66,7 +69,8 @@ final class ColumnRefiner {
                 guard kept, q != i, let other = firstFit(q) else { return }
                 let ex = other.x - fit.x, ey = other.y - fit.y
                 if ex * ex + ey * ey < geometry.duplicateDistance * geometry.duplicateDistance
-                    && (other.amplitude > fit.amplitude || (other.amplitude == fit.amplitude && q < i)) {
+                    && (other.amplitude > fit.amplitude || (other.amplitude == fit.amplitude && q < i))
+                {
                     kept = false
                 }
             }
@@ -79,14 +83,16 @@ final class ColumnRefiner {
     /// centre is outside the image).
     func refine(_ i: Int) -> AtomColumn? {
         guard let fit = fit(i, pass: passes - 1),
-              fit.x >= -0.5 && fit.x <= Double(image.width) - 0.5 && fit.y >= -0.5 && fit.y <= Double(image.height) - 0.5
+            fit.x >= -0.5 && fit.x <= Double(image.width) - 0.5 && fit.y >= -0.5 && fit.y <= Double(image.height) - 0.5
         else { return nil }
         return AtomColumn(x: fit.x, y: fit.y, peak: fit.amplitude, quality: min(1, max(0, fit.rSquared)))
     }
 
     /// Candidate i's final fit, wherever its centre lies; nil if it is not a column.
     func localColumn(_ i: Int) -> LocalColumn? {
-        fit(i, pass: passes - 1).map { LocalColumn(gaussian: $0.gaussian, pixelX: candidates[i].x, pixelY: candidates[i].y) }
+        fit(i, pass: passes - 1).map {
+            LocalColumn(gaussian: $0.gaussian, pixelX: candidates[i].x, pixelY: candidates[i].y)
+        }
     }
 
     /// Pass k ≥ 1: the fit of candidate i with its neighbours' pass k − 1 Gaussians subtracted.
@@ -110,9 +116,12 @@ final class ColumnRefiner {
             let start = GaussianFitter.Start(
                 x: previous.x, y: previous.y, sigma: previous.sigma, amplitude: previous.amplitude,
                 offset: previous.plane(atX: wx, y: wy), slopeX: previous.slopeX, slopeY: previous.slopeY)
-            result = fitter.fit(image, centreX: wx, centreY: wy, radius: window, start: start,
-                                subtracting: neighbours.map(\.gaussian))
-            if let fit = result, !accepts(fit, from: c, significance: ColumnGeometry.minimumSignificance) { result = nil }
+            result = fitter.fit(
+                image, centreX: wx, centreY: wy, radius: window, start: start,
+                subtracting: neighbours.map(\.gaussian))
+            if let fit = result, !accepts(fit, from: c, significance: ColumnGeometry.minimumSignificance) {
+                result = nil
+            }
         }
         later[pass - 1][i] = .some(Box(fit: result))
         return result
@@ -164,8 +173,10 @@ struct CandidateGrid: Sendable {
     }
 
     /// Calls `body` with the index of every candidate whose pixel is within `radius` of (x, y).
-    func forEach(nearX x: Double, y: Double, within radius: Double, _ candidates: [ColumnCandidate],
-                 _ body: (Int) -> Void) {
+    func forEach(
+        nearX x: Double, y: Double, within radius: Double, _ candidates: [ColumnCandidate],
+        _ body: (Int) -> Void
+    ) {
         guard !candidates.isEmpty else { return }
         let c0 = max(0, Int(((x - radius - Double(originX)) / cellSize).rounded(.down)))
         let c1 = min(columns - 1, Int(((x + radius - Double(originX)) / cellSize).rounded(.down)))

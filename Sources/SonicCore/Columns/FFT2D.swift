@@ -3,9 +3,9 @@ import RealModule
 /// Radix-2 complex FFT of one power-of-two length, on split real and imaginary arrays.
 struct FFT: Sendable {
     let count: Int
-    private let cosines: [Double]   // cos(2πk/count), k < count/2
-    private let sines: [Double]     // sin(2πk/count)
-    private let reversed: [Int]     // bit-reversed index
+    private let cosines: [Double] // cos(2πk/count), k < count/2
+    private let sines: [Double] // sin(2πk/count)
+    private let reversed: [Int] // bit-reversed index
 
     init(count: Int) {
         precondition(count > 0 && count & (count - 1) == 0, "FFT length must be a power of two")

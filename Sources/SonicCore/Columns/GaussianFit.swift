@@ -74,8 +74,10 @@ final class GaussianFitter {
 
     /// Fits the pixels within `radius` of (centreX, centreY) that lie in the image, after subtracting the
     /// given neighbours' Gaussians. Nil when the window is too small or the fit breaks down numerically.
-    func fit(_ image: GrayImage, centreX: Int, centreY: Int, radius: Double, start: Start,
-             subtracting neighbours: [ColumnGaussian]) -> GaussianPlaneFit? {
+    func fit(
+        _ image: GrayImage, centreX: Int, centreY: Int, radius: Double, start: Start,
+        subtracting neighbours: [ColumnGaussian]
+    ) -> GaussianPlaneFit? {
         let reach = Int(radius.rounded(.down))
         let x0 = max(0, centreX - reach), x1 = min(image.width - 1, centreX + reach)
         let y0 = max(0, centreY - reach), y1 = min(image.height - 1, centreY + reach)
@@ -147,7 +149,8 @@ final class GaussianFitter {
             }
             let trialCost = evaluate(trial, trialH, trialG)
             if trialCost <= cost {
-                let small = abs(step[1]) < 1e-5 && abs(step[2]) < 1e-5 && abs(step[3]) < 1e-5 * trial[3]
+                let small =
+                    abs(step[1]) < 1e-5 && abs(step[2]) < 1e-5 && abs(step[3]) < 1e-5 * trial[3]
                     && abs(step[0]) < 1e-6 * abs(trial[0]) + 1e-9
                 for i in 0..<7 { p[i] = trial[i]; g[i] = trialG[i] }
                 for i in 0..<49 { H[i] = trialH[i] }
@@ -180,8 +183,10 @@ final class GaussianFitter {
     }
 
     /// Sum of squared residuals at p; fills the Gauss–Newton matrix H = JᵀJ and gradient g = Jᵀr.
-    private func evaluate(_ p: UnsafeMutablePointer<Double>, _ H: UnsafeMutablePointer<Double>,
-                          _ g: UnsafeMutablePointer<Double>) -> Double {
+    private func evaluate(
+        _ p: UnsafeMutablePointer<Double>, _ H: UnsafeMutablePointer<Double>,
+        _ g: UnsafeMutablePointer<Double>
+    ) -> Double {
         let a = p[0], u = p[1], v = p[2], s = p[3], c0 = p[4], cx = p[5], cy = p[6]
         let invS2 = 1 / (s * s), half = 0.5 * invS2, invS3 = invS2 / s
         var cost = 0.0
@@ -219,8 +224,10 @@ final class GaussianFitter {
 
     /// Solves M·x = b for a symmetric positive-definite 7×7 M by Cholesky (M is overwritten). False if M is not
     /// positive definite.
-    private static func solve(_ m: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>,
-                              _ x: UnsafeMutablePointer<Double>) -> Bool {
+    private static func solve(
+        _ m: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>,
+        _ x: UnsafeMutablePointer<Double>
+    ) -> Bool {
         for j in 0..<7 {
             var d = m[j * 7 + j]
             for k in 0..<j { d -= m[j * 7 + k] * m[j * 7 + k] }

@@ -18,7 +18,8 @@ struct LatticeSteps {
         for k in columns.indices { grid.insert(k, x: columns[k].x, y: columns[k].y) }
         var steps: [(x: Double, y: Double)] = []
         for p in columns.indices {
-            for q in grid.indices(nearX: columns[p].x, y: columns[p].y, within: 1.3 * spacing, in: columns) where q != p {
+            for q in grid.indices(nearX: columns[p].x, y: columns[p].y, within: 1.3 * spacing, in: columns) where q != p
+            {
                 steps.append((columns[q].x - columns[p].x, columns[q].y - columns[p].y))
             }
         }

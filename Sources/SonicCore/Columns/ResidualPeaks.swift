@@ -16,8 +16,10 @@ enum ResidualPeaks {
 
     /// Maxima within `suppression` pixels whose height is at least `minimumHeight` and `significance` standard
     /// errors, in row-major order.
-    static func find(in residual: [Double], width: Int, height: Int, sigma: Double, noise: Double,
-                     minimumHeight: Double, significance: Double, suppression: Double) -> [Peak] {
+    static func find(
+        in residual: [Double], width: Int, height: Int, sigma: Double, noise: Double,
+        minimumHeight: Double, significance: Double, suppression: Double
+    ) -> [Peak] {
         guard width > 0 && height > 0 && residual.count == width * height && sigma > 0 else { return [] }
         let reach = max(1, Int((3 * sigma).rounded(.up)))
         let kernel = (-reach...reach).map { o in Double.exp(-Double(o * o) / (2 * sigma * sigma)) }
@@ -35,7 +37,9 @@ enum ResidualPeaks {
         for y in 0..<height {
             for x in 0..<width {
                 var sum = 0.0
-                for o in max(-reach, -x)...min(reach, width - 1 - x) { sum += kernel[o + reach] * residual[y * width + x + o] }
+                for o in max(-reach, -x)...min(reach, width - 1 - x) {
+                    sum += kernel[o + reach] * residual[y * width + x + o]
+                }
                 rows[y * width + x] = sum
             }
         }
@@ -43,7 +47,9 @@ enum ResidualPeaks {
         for y in 0..<height {
             for x in 0..<width {
                 var sum = 0.0
-                for o in max(-reach, -y)...min(reach, height - 1 - y) { sum += kernel[o + reach] * rows[(y + o) * width + x] }
+                for o in max(-reach, -y)...min(reach, height - 1 - y) {
+                    sum += kernel[o + reach] * rows[(y + o) * width + x]
+                }
                 filtered[y * width + x] = sum / (energyX[x] * energyY[y])
             }
         }
@@ -55,9 +61,10 @@ enum ResidualPeaks {
                     let index = y * width + x
                     let error = noise / (energyX[x] * energyY[y]).squareRoot()
                     guard f[index] >= minimumHeight && f[index] >= significance * error,
-                          disc.isMaximum(f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
+                        disc.isMaximum(f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
                     else { continue }
-                    let at = SuppressionDisc.vertex(f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
+                    let at = SuppressionDisc.vertex(
+                        f, index: index, x: x, y: y, width: width, xs: 0..<width, ys: 0..<height)
                     peaks.append(Peak(x: at.x, y: at.y, height: f[index]))
                 }
             }

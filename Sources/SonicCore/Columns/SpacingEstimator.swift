@@ -124,10 +124,14 @@ enum SpacingEstimator {
         // the mean cell confirms one. Averaged only once there is a shoulder to confirm.
         var sites: [(x: Double, y: Double)]?
         func confirmed(_ px: Double, _ py: Double, within tolerance: Double) -> Bool {
-            let found = sites ?? sublatticeSites(data, width: cw, height: ch, a: a, b: b, noise: NoiseLevel.estimate(image, crop: side))
+            let found =
+                sites
+                ?? sublatticeSites(
+                    data, width: cw, height: ch, a: a, b: b, noise: NoiseLevel.estimate(image, crop: side))
             sites = found
             return found.contains { site in
-                [1.0, -1].contains { sign in latticeRemainder(px - sign * site.x, py - sign * site.y, a, b) <= tolerance }
+                [1.0, -1].contains { sign in latticeRemainder(px - sign * site.x, py - sign * site.y, a, b) <= tolerance
+                }
             }
         }
         let clearPeaks = peaks
@@ -142,11 +146,14 @@ enum SpacingEstimator {
                 var (px, py) = vertex(laplacian, tx, ty)
                 let distance = length(px, py)
                 // The inner flank of a peak already found is no sublattice.
-                guard !clearPeaks.contains(where: { length($0.x - px, $0.y - py) < flankShare * distance }) else { continue }
+                guard !clearPeaks.contains(where: { length($0.x - px, $0.y - py) < flankShare * distance }) else {
+                    continue
+                }
                 // On the central peak's flank the shoulder's own position is pulled aside; a sublattice at a
                 // half-cell position is then placed by the strong peaks, which are measured cleanly.
                 if let half = halfCells.min(by: { length($0.x - px, $0.y - py) < length($1.x - px, $1.y - py) }),
-                   length(half.x - px, half.y - py) <= halfCellTolerance * distance {
+                    length(half.x - px, half.y - py) <= halfCellTolerance * distance
+                {
                     (px, py) = half
                 }
                 guard confirmed(px, py, within: halfCellTolerance * distance) else { continue }
@@ -160,7 +167,7 @@ enum SpacingEstimator {
     private static func shortestIndependent(_ peaks: [Peak]) -> (Peak, Peak)? {
         let sorted = peaks.sorted { $0.distance < $1.distance }
         guard let a = sorted.first,
-              let b = sorted.dropFirst().first(where: { abs(a.x * $0.y - a.y * $0.x) > 0.3 * a.distance * $0.distance })
+            let b = sorted.dropFirst().first(where: { abs(a.x * $0.y - a.y * $0.x) > 0.3 * a.distance * $0.distance })
         else { return nil }
         return (a, b)
     }
@@ -174,8 +181,10 @@ enum SpacingEstimator {
     /// The columns of the cell spanned by a and b besides the main one, as vectors from it: the crop is averaged
     /// over that cell (every cell's columns laid on one another, the noise averaged away), and each other maximum
     /// of that mean cell that stands clear of its surroundings is a column.
-    private static func sublatticeSites(_ data: [Double], width: Int, height: Int, a: Peak, b: Peak,
-                                        noise: Double) -> [(x: Double, y: Double)] {
+    private static func sublatticeSites(
+        _ data: [Double], width: Int, height: Int, a: Peak, b: Peak,
+        noise: Double
+    ) -> [(x: Double, y: Double)] {
         let det = a.x * b.y - a.y * b.x
         guard abs(det) > 1 else { return [] }
         // Bins about 1.5 px wide.
@@ -201,7 +210,10 @@ enum SpacingEstimator {
         for j in 0..<n {
             for i in 0..<n where (i, j) != (mi, mj) && isStrictMaximum(at, i, j) {
                 var surroundings = -Double.infinity
-                for o in -2...2 { surroundings = max(surroundings, at(i + o, j - 2), at(i + o, j + 2), at(i - 2, j + o), at(i + 2, j + o)) }
+                for o in -2...2 {
+                    surroundings = max(
+                        surroundings, at(i + o, j - 2), at(i + o, j + 2), at(i - 2, j + o), at(i + 2, j + o))
+                }
                 guard at(i, j) - surroundings >= minimumRise else { continue }
                 let (fu, fv) = vertex(at, i, j)
                 let u = (fu - Double(mi)) / Double(n), v = (fv - Double(mj)) / Double(n)
@@ -250,8 +262,10 @@ enum SpacingEstimator {
     /// The sub-pixel position of the maximum of f at (tx, ty), from parabolas along x and y.
     private static func vertex(_ f: (Int, Int) -> Double, _ tx: Int, _ ty: Int) -> (Double, Double) {
         let v = f(tx, ty)
-        return (Double(tx) + parabolaVertex(f(tx - 1, ty), v, f(tx + 1, ty)),
-                Double(ty) + parabolaVertex(f(tx, ty - 1), v, f(tx, ty + 1)))
+        return (
+            Double(tx) + parabolaVertex(f(tx - 1, ty), v, f(tx + 1, ty)),
+            Double(ty) + parabolaVertex(f(tx, ty - 1), v, f(tx, ty + 1))
+        )
     }
 
     /// Offset of the vertex of the parabola through (−1, a), (0, b), (1, c), from 0; within ±0.5.

@@ -20,8 +20,10 @@ struct SuppressionDisc: Sendable {
     /// Whether `values[index]`, the value at (x, y) of a row-major grid `width` wide that covers `xs`×`ys`,
     /// is the maximum of its disc (the part of the disc inside the grid).
     @inline(__always)
-    func isMaximum(_ values: UnsafeBufferPointer<Double>, index: Int, x: Int, y: Int, width: Int,
-                   xs: Range<Int>, ys: Range<Int>) -> Bool {
+    func isMaximum(
+        _ values: UnsafeBufferPointer<Double>, index: Int, x: Int, y: Int, width: Int,
+        xs: Range<Int>, ys: Range<Int>
+    ) -> Bool {
         let v = values[index]
         return offsets.withUnsafeBufferPointer { disc in
             for o in disc {
@@ -36,8 +38,10 @@ struct SuppressionDisc: Sendable {
     /// (x, y) moved to the vertex of a parabola through the value at `index` and its two neighbours, along each
     /// axis on which both neighbours are in the grid.
     @inline(__always)
-    static func vertex(_ values: UnsafeBufferPointer<Double>, index: Int, x: Int, y: Int, width: Int,
-                       xs: Range<Int>, ys: Range<Int>) -> (x: Double, y: Double) {
+    static func vertex(
+        _ values: UnsafeBufferPointer<Double>, index: Int, x: Int, y: Int, width: Int,
+        xs: Range<Int>, ys: Range<Int>
+    ) -> (x: Double, y: Double) {
         let v = values[index]
         var vx = Double(x), vy = Double(y)
         if xs.contains(x - 1) && xs.contains(x + 1) {

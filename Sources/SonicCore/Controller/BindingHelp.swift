@@ -25,7 +25,9 @@ extension Bindings {
         }
         for binding in table where binding.listed {
             guard case .pen(let gesture) = binding.input else { continue }
-            penLines.append("\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action).")
+            penLines.append(
+                "\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action)."
+            )
         }
         return (["Keys."] + keyLines + ["Pen."] + penLines).joined(separator: " ")
     }
@@ -35,14 +37,17 @@ extension Bindings {
         if keys == arrowKeys { return "Arrow keys" }
         let digits = keys.compactMap { Int($0) }
         if digits.count == keys.count, digits.count > 2, let first = digits.first, let last = digits.last,
-           digits == Array(first...last) {
+            digits == Array(first...last)
+        {
             return "\(first)\(spoken ? " to " : "-")\(last)"
         }
         return keys.map { spoken ? spokenNames[$0] ?? $0 : $0 }.joined(separator: " or ")
     }
 
     /// Keys whose written names a voice would misread or skip.
-    static let spokenNames = ["Shift+Tab": "Shift Tab", "BackSpace": "Backspace", "+": "Plus", "=": "equals", "-": "Minus"]
+    static let spokenNames = [
+        "Shift+Tab": "Shift Tab", "BackSpace": "Backspace", "+": "Plus", "=": "equals", "-": "Minus"
+    ]
 }
 
 extension Binding {

@@ -86,7 +86,7 @@ public enum Bindings {
             pen(.lowerBarrelClick, .whereAmI, "where am I"),
             pen(.upperBarrelPress, .removeLastTag, "remove the last tag", in: .tagging),
             pen(.upperBarrelPress, .repeatLast, "repeat the last announcement", in: .others),
-            pen(.upperBarrelDrag, .dragView, "move the view"),
+            pen(.upperBarrelDrag, .dragView, "move the view")
         ]
 
     /// The command `input` gives in `mode`, if any.
@@ -97,13 +97,17 @@ public enum Bindings {
     /// The arrow keys, as the user reads them, in `Direction.allCases` order.
     public static let arrowKeys = ["Left", "Right", "Up", "Down"]
 
-    private static func key(_ name: String, _ command: Command, _ action: String, in modes: ModeScope = .all,
-                            listed: Bool = true) -> Binding {
+    private static func key(
+        _ name: String, _ command: Command, _ action: String, in modes: ModeScope = .all,
+        listed: Bool = true
+    ) -> Binding {
         Binding(input: .key(name), modes: modes, command: command, action: action, listed: listed)
     }
 
-    private static func keys(_ names: [String], _ command: Command, _ action: String,
-                             in modes: ModeScope = .all) -> [Binding] {
+    private static func keys(
+        _ names: [String], _ command: Command, _ action: String,
+        in modes: ModeScope = .all
+    ) -> [Binding] {
         names.map { key($0, command, action, in: modes) }
     }
 
@@ -111,8 +115,10 @@ public enum Bindings {
         zip(arrowKeys, Direction.allCases).map { key($0, command($1), action, in: modes) }
     }
 
-    private static func pen(_ gesture: PenGesture, _ command: Command, _ action: String,
-                            in modes: ModeScope = .all) -> Binding {
+    private static func pen(
+        _ gesture: PenGesture, _ command: Command, _ action: String,
+        in modes: ModeScope = .all
+    ) -> Binding {
         Binding(input: .pen(gesture), modes: modes, command: command, action: action, listed: true)
     }
 }

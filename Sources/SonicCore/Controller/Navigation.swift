@@ -37,7 +37,10 @@ final class Navigation {
         } else if let cursor {
             anchor = view.viewport.rootPoint(of: cursor)
         } else {
-            anchor = (Double(view.window.x) + Double(view.window.width) / 2, Double(view.window.y) + Double(view.window.height) / 2)
+            anchor = (
+                Double(view.window.x) + Double(view.window.width) / 2,
+                Double(view.window.y) + Double(view.window.height) / 2
+            )
         }
         view.zoom(to: level, keeping: anchor)
         self.view = view
@@ -78,8 +81,9 @@ final class Navigation {
         let bottomRight = v.imagePoint(rootX: Double(w.x + w.width), rootY: Double(w.y + w.height))
         func clamp(_ value: Double, _ size: Int) -> Int { min(max(Int(value.rounded()), 0), size - 1) }
         let width = instrument.image.width, height = instrument.image.height
-        return Phrases.showing(x: (clamp(topLeft.x, width), clamp(bottomRight.x, width)),
-                               y: (clamp(topLeft.y, height), clamp(bottomRight.y, height)))
+        return Phrases.showing(
+            x: (clamp(topLeft.x, width), clamp(bottomRight.x, width)),
+            y: (clamp(topLeft.y, height), clamp(bottomRight.y, height)))
     }
 
     /// The new placement to the instrument, the screen and the log, and what the still pen is over now.

@@ -4,8 +4,10 @@ public enum Phrases {
     // MARK: - The session
 
     /// "SonicAtomic. atomic-lattice.png, 384 by 384 pixels, 16 bit. Mode 1, intensity pitch."
-    public static func greeting(_ opened: OpenedImage, _ image: GrayImage, pixelSize: PixelSize?, modeNumber: Int,
-                                mode: Mode) -> String {
+    public static func greeting(
+        _ opened: OpenedImage, _ image: GrayImage, pixelSize: PixelSize?, modeNumber: Int,
+        mode: Mode
+    ) -> String {
         let scale = opened.spokenScale(pixelSize: pixelSize).map { ", \($0)" } ?? ""
         return "SonicAtomic. \(opened.spokenName), \(image.width) by \(image.height) pixels, "
             + "\(image.sampleType.spoken)\(scale). " + self.mode(modeNumber, mode)
@@ -32,7 +34,8 @@ public enum Phrases {
 
     /// "x 512, y 300, intensity 82 percent": whole pixels, or to a tenth for refined column centres.
     public static func point(_ p: ImagePoint, level: Double, precise: Bool) -> String {
-        let position = precise
+        let position =
+            precise
             ? "x \(UnitCell.oneDecimal(p.x)), y \(UnitCell.oneDecimal(p.y))"
             : "x \(p.nearestPixel.x), y \(p.nearestPixel.y)"
         return "\(position), intensity \(percent(level)) percent"
@@ -50,7 +53,8 @@ public enum Phrases {
             guard let pixelSize else { return "\(UnitCell.oneDecimal(pixels)) pixels" }
             return "\(UnitCell.oneDecimal(pixels * pixelSize.picometres)) picometres"
         }
-        return "Unit cell: a \(length(cell.lengthA)), b \(length(cell.lengthB)), gamma \(UnitCell.oneDecimal(cell.gamma)) degrees."
+        return
+            "Unit cell: a \(length(cell.lengthA)), b \(length(cell.lengthB)), gamma \(UnitCell.oneDecimal(cell.gamma)) degrees."
     }
 
     // MARK: - Zoom and pan
@@ -66,12 +70,13 @@ public enum Phrases {
 
     /// "At the left edge.", "At the top edge."
     public static func atEdge(_ direction: Direction) -> String {
-        let edge = switch direction {
-        case .left: "left"
-        case .right: "right"
-        case .up: "top"
-        case .down: "bottom"
-        }
+        let edge =
+            switch direction {
+            case .left: "left"
+            case .right: "right"
+            case .up: "top"
+            case .down: "bottom"
+            }
         return "At the \(edge) edge."
     }
 
@@ -100,12 +105,16 @@ public enum Phrases {
     public static func removedTag(_ id: Int) -> String { "Removed tag \(id)." }
 
     public static let noTagsToClear = "No tags to clear."
-    public static func confirmClearing(_ count: Int) -> String { "Clear all \(counted(count, "tag"))? Press C again to confirm." }
+    public static func confirmClearing(_ count: Int) -> String {
+        "Clear all \(counted(count, "tag"))? Press C again to confirm."
+    }
     public static func cleared(_ count: Int) -> String { "Cleared \(counted(count, "tag"))." }
 
     public static let waitingTagWillBeOrigin = "The tag being placed will be the unit cell's origin."
     public static let noTagForOrigin = "No tags yet: tag the cell's origin first."
-    public static func origin(_ id: Int) -> String { "Tag \(id) is the unit cell's origin. Tag its two neighbours next." }
+    public static func origin(_ id: Int) -> String {
+        "Tag \(id) is the unit cell's origin. Tag its two neighbours next."
+    }
 
     /// "2 tags. Tag 1 at …. Tag 2 at …. 1 tag still being placed. Unit cell: …"
     public static func tagList(_ tags: [(id: Int, point: String)], waiting: Int, cell: String?) -> String {
@@ -129,12 +138,13 @@ public enum Phrases {
     public static let moveToAColumnFirst = "Move to a column with the arrow keys first."
 
     public static func noColumnFurther(_ direction: Direction) -> String {
-        let way = switch direction {
-        case .left: "left"
-        case .right: "right"
-        case .up: "up"
-        case .down: "down"
-        }
+        let way =
+            switch direction {
+            case .left: "left"
+            case .right: "right"
+            case .up: "up"
+            case .down: "down"
+            }
         return "No column further \(way)."
     }
 
@@ -160,7 +170,8 @@ public enum Phrases {
     public static func placedNow(_ placed: [Tag]) -> String? {
         guard let first = placed.first, let last = placed.last else { return nil }
         let which = placed.count == 1 ? "Tag \(first.id) was" : "Tags \(first.id) to \(last.id) were"
-        return "\(which) still being placed when the program stopped, and \(placed.count == 1 ? "is" : "are") placed now."
+        return
+            "\(which) still being placed when the program stopped, and \(placed.count == 1 ? "is" : "are") placed now."
     }
 
     public static func tagsSavedElsewhere(in folder: String) -> String {

@@ -14,8 +14,10 @@ public final class SessionController {
     /// The time of the latest event or command.
     private var now = 0.0
 
-    public init(instrument: Instrument, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
-                columnSpacing: Double? = nil) {
+    public init(
+        instrument: Instrument, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
+        columnSpacing: Double? = nil
+    ) {
         self.instrument = instrument
         self.opened = opened
         tagging = Tagging(instrument: instrument, book: tags, pixelSize: pixelSize, columnSpacing: columnSpacing)
@@ -40,8 +42,9 @@ public final class SessionController {
     /// and the status panel when shown.
     public var overlay: Overlay {
         var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
-        overlay.status = statusPanel.lines(modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
-                                           zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
+        overlay.status = statusPanel.lines(
+            modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
+            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
         return overlay
     }
 
@@ -58,8 +61,11 @@ public final class SessionController {
     /// know (`notices`).
     public func start(notices: [String] = []) -> [ControllerOutput] {
         completing {
-            var parts = [Phrases.greeting(opened, instrument.image, pixelSize: pixelSize, modeNumber: modes.number,
-                                          mode: instrument.mode)]
+            var parts = [
+                Phrases.greeting(
+                    opened, instrument.image, pixelSize: pixelSize, modeNumber: modes.number,
+                    mode: instrument.mode)
+            ]
             if !book.tags.isEmpty {
                 parts.append(Phrases.savedTagsLoaded(book.tags.count))
                 if let cell = tagging.cellDescription { parts.append(cell) }
@@ -231,7 +237,8 @@ public final class SessionController {
 
     /// Moves the column cursor; its tone sounds the column it reaches.
     private func stepCursor(_ direction: Direction) -> [ControllerOutput] {
-        let start = instrument.lastRecord.map { ImagePoint(x: $0.imageX, y: $0.imageY) }
+        let start =
+            instrument.lastRecord.map { ImagePoint(x: $0.imageX, y: $0.imageY) }
             ?? ImagePoint(x: Double(instrument.image.width - 1) / 2, y: Double(instrument.image.height - 1) / 2)
         switch columnCursor.step(direction, from: start, at: now) {
         case .searching: return [.speak(Phrases.stillFindingColumns)]

@@ -8,13 +8,18 @@ struct StatusPanel: Sendable {
         guard shown else { return [] }
         var lines = ["Mode \(modeNumber): \(mode.spokenName)"]
         if let r = pen {
-            lines.append(r.frequency > 0
-                         ? "Pitch \(UnitCell.oneDecimal(r.frequency)) Hz" + (NoteName.of(r.frequency).map { " (\($0))" } ?? "")
-                         : "Silent")
-            lines.append(r.inImage
-                         ? "Level \(Phrases.percent(r.level)) %   x \(UnitCell.oneDecimal(r.imageX)), y \(UnitCell.oneDecimal(r.imageY))"
-                         : "Outside the image")
-            lines.append("Pressure \(Phrases.percent(r.pressure)) %   Tilt \(Int(r.tiltX.rounded()))°, \(Int(r.tiltY.rounded()))°")
+            lines.append(
+                r.frequency > 0
+                    ? "Pitch \(UnitCell.oneDecimal(r.frequency)) Hz"
+                        + (NoteName.of(r.frequency).map { " (\($0))" } ?? "")
+                    : "Silent")
+            lines.append(
+                r.inImage
+                    ? "Level \(Phrases.percent(r.level)) %   x \(UnitCell.oneDecimal(r.imageX)), y \(UnitCell.oneDecimal(r.imageY))"
+                    : "Outside the image")
+            lines.append(
+                "Pressure \(Phrases.percent(r.pressure)) %   Tilt \(Int(r.tiltX.rounded()))°, \(Int(r.tiltY.rounded()))°"
+            )
         }
         lines.append("Zoom \(Phrases.times(zoom))   Tags \(tagCount)")
         return lines

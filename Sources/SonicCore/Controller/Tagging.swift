@@ -112,7 +112,8 @@ final class Tagging {
 
     /// Every tag and where it is, those still being placed, and the cell.
     var list: String {
-        Phrases.tagList(queue.book.tags.map { ($0.id, describe($0)) }, waiting: queue.waitingCount, cell: cellDescription)
+        Phrases.tagList(
+            queue.book.tags.map { ($0.id, describe($0)) }, waiting: queue.waitingCount, cell: cellDescription)
     }
 
     /// A tag's place as spoken: to a tenth of a pixel when snapped to a column's refined centre.

@@ -9,7 +9,7 @@ public final class CostelloReverb: SoundUnit {
         (2473 / 44100, 0.0010, 3.100, 1966), (2767 / 44100, 0.0011, 3.500, 29491),
         (3217 / 44100, 0.0017, 1.110, 22937), (3557 / 44100, 0.0006, 3.973, 9830),
         (3907 / 44100, 0.0010, 2.341, 20643), (4127 / 44100, 0.0011, 1.897, 22937),
-        (2143 / 44100, 0.0017, 0.891, 29491), (1933 / 44100, 0.0006, 3.221, 14417),
+        (2143 / 44100, 0.0017, 0.891, 29491), (1933 / 44100, 0.0006, 3.221, 14417)
     ]
     private static let outputGain: Float = 0.35
     /// 2/N for N = 8 lines: the junction's scattering makes the feedback matrix orthogonal.
@@ -72,8 +72,10 @@ public final class CostelloReverb: SoundUnit {
     }
 
     /// Picks the line's next random delay and the read speed that glides there over one segment.
-    private static func startNextSegment(_ line: inout Line, _ p: (delay: Double, drift: Double, rate: Double, seed: Int),
-                                         sampleRate: Double) {
+    private static func startNextSegment(
+        _ line: inout Line, _ p: (delay: Double, drift: Double, rate: Double, seed: Int),
+        sampleRate: Double
+    ) {
         var seed = line.seed
         if seed < 0 { seed += 0x10000 }
         seed = (seed * 15625 + 1) & 0xFFFF
@@ -81,7 +83,8 @@ public final class CostelloReverb: SoundUnit {
         line.seed = seed
         let segment = Int(sampleRate / p.rate + 0.5)
         line.segmentRemaining = segment
-        var current = Double(line.writeIndex) - (Double(line.readIndex) + Double(line.readFraction) / Double(fractionScale))
+        var current =
+            Double(line.writeIndex) - (Double(line.readIndex) + Double(line.readFraction) / Double(fractionScale))
         while current < 0 { current += Double(line.size) }
         let next = (p.delay + Double(seed) * p.drift / 32768) * sampleRate
         let speed = (current - next) / Double(segment) + 1
@@ -107,7 +110,8 @@ public final class CostelloReverb: SoundUnit {
                 for n in 0..<8 {
                     let size = lines[n].size
                     let buffer = lines[n].buffer
-                    buffer[lines[n].writeIndex] = FastMath.flushed((n & 1 == 1 ? inRight : inLeft) - lines[n].filterState)
+                    buffer[lines[n].writeIndex] = FastMath.flushed(
+                        (n & 1 == 1 ? inRight : inLeft) - lines[n].filterState)
                     lines[n].writeIndex += 1
                     if lines[n].writeIndex >= size { lines[n].writeIndex -= size }
                     if lines[n].readFraction >= Self.fractionScale {

@@ -13,8 +13,10 @@ public final class FMOscillator: Oscillator {
     private var carrierPhase = 0.0
     private var modulatorPhase = 0.0
 
-    public init(sampleRate: Double, rampSamples: Int, carrierFrequency: Double = 440, modulatorRatio: Double = 1,
-                index: Double = 0, level: Double = 1) {
+    public init(
+        sampleRate: Double, rampSamples: Int, carrierFrequency: Double = 440, modulatorRatio: Double = 1,
+        index: Double = 0, level: Double = 1
+    ) {
         self.sampleRate = sampleRate
         let nyquist = sampleRate / 2
         self.carrierFrequency = ExponentialRamp(value: carrierFrequency, duration: rampSamples, range: 1...nyquist)

@@ -46,8 +46,10 @@ public final class FeedbackDelay: SoundUnit {
     /// One channel's sample: the echo read from its line, the input and the fed-back echo written to it, and the
     /// blend of the two.
     @inline(__always)
-    private static func echo(_ x: Float, _ line: UnsafeMutablePointer<Float>, _ whole: Int, _ next: Int,
-                             _ fraction: Float, _ writeIndex: Int, _ feedback: Float, _ wet: Float) -> Float {
+    private static func echo(
+        _ x: Float, _ line: UnsafeMutablePointer<Float>, _ whole: Int, _ next: Int,
+        _ fraction: Float, _ writeIndex: Int, _ feedback: Float, _ wet: Float
+    ) -> Float {
         let echo = line[whole] + (line[next] - line[whole]) * fraction
         line[writeIndex] = FastMath.flushed(x + feedback * echo)
         return x * (1 - wet) + echo * wet

@@ -10,7 +10,10 @@ public struct LinearRamp: Sendable {
     public let duration: Int
     public let range: ClosedRange<Double>
 
-    public init(value: Double, duration: Int, range: ClosedRange<Double> = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude) {
+    public init(
+        value: Double, duration: Int,
+        range: ClosedRange<Double> = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+    ) {
         precondition(duration >= 1)
         let start = min(max(value, range.lowerBound), range.upperBound)
         self.value = start

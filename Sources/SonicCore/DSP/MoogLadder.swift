@@ -33,8 +33,9 @@ public final class MoogLadder: SoundUnit {
 
     public init(sampleRate: Double, rampSamples: Int, cutoff: Double = 1000, resonance: Double = 0) {
         self.sampleRate = sampleRate
-        self.cutoff = ExponentialRamp(value: cutoff, duration: rampSamples, range: 10...(0.45 * sampleRate),
-                                      maximumRate: Self.maximumSweepRate / sampleRate)
+        self.cutoff = ExponentialRamp(
+            value: cutoff, duration: rampSamples, range: 10...(0.45 * sampleRate),
+            maximumRate: Self.maximumSweepRate / sampleRate)
         self.resonance = LinearRamp(value: resonance, duration: rampSamples, range: 0...1)
     }
 

@@ -10,10 +10,10 @@ public final class Panner: SoundUnit {
 
     public func process(_ audio: StereoBuffer, frames: Int) {
         for i in 0..<frames {
-            let cycles = (pan.next() + 1) / 8          // θ/2π
+            let cycles = (pan.next() + 1) / 8 // θ/2π
             let mono = audio.left[i]
-            audio.left[i] = mono * FastMath.sine(cycles: cycles + 0.25)   // cos θ
-            audio.right[i] = mono * FastMath.sine(cycles: cycles)         // sin θ
+            audio.left[i] = mono * FastMath.sine(cycles: cycles + 0.25) // cos θ
+            audio.right[i] = mono * FastMath.sine(cycles: cycles) // sin θ
         }
     }
 }

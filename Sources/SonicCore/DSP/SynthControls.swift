@@ -16,8 +16,10 @@ public struct SynthTargets: Sendable, Equatable {
     /// For chains that play notes: a new number starts a new note.
     public var note: Int
 
-    public init(frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
-                pan: Double = 0, timbre: Double? = nil, note: Int = 0) {
+    public init(
+        frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
+        pan: Double = 0, timbre: Double? = nil, note: Int = 0
+    ) {
         self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
         self.resonance = resonance; self.pan = pan; self.timbre = timbre; self.note = note
     }
@@ -60,8 +62,9 @@ public final class SynthControls: Sendable {
     public var targets: SynthTargets {
         func load(_ a: borrowing Atomic<UInt64>) -> Double { Double(bitPattern: a.load(ordering: .relaxed)) }
         func optional(_ v: Double) -> Double? { v.isNaN ? nil : v }
-        return SynthTargets(frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
-                            resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
-                            note: note.load(ordering: .relaxed))
+        return SynthTargets(
+            frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
+            resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
+            note: note.load(ordering: .relaxed))
     }
 }

@@ -13,8 +13,10 @@ public final class Tick: SoundUnit {
     private var envelope = 0.0
     private var rising = false
 
-    public init(sampleRate: Double, frequency: Double = 3200, level: Double, attack: Double = 0.0005,
-                decay: Double = 0.004) {
+    public init(
+        sampleRate: Double, frequency: Double = 3200, level: Double, attack: Double = 0.0005,
+        decay: Double = 0.004
+    ) {
         self.level = min(max(level, 0), 1)
         phaseStep = frequency / sampleRate
         attackStep = 1 / max(1, attack * sampleRate)

@@ -45,19 +45,27 @@ public struct ImageRaster {
         } else {
             // The stretch between its ends in steps far finer than the screen's 256 grays.
             let steps = 4096
-            let table = (0...steps).map { pixel(level: stretch.level(value: stretch.low + (stretch.high - stretch.low) * Double($0) / Double(steps))) }
+            let table = (0...steps).map {
+                pixel(
+                    level: stretch.level(value: stretch.low + (stretch.high - stretch.low) * Double($0) / Double(steps))
+                )
+            }
             let span = stretch.high - stretch.low
             let scale = span > 0 ? Double(steps) / span : 0
-            pixels = image.samples.map { table[min(steps, max(0, Int(((Double($0) - stretch.low) * scale).rounded())))] }
+            pixels = image.samples.map {
+                table[min(steps, max(0, Int(((Double($0) - stretch.low) * scale).rounded())))]
+            }
         }
     }
 
     /// Pixels of the window at `window` (root coordinates), row-major.
     public func render(window: ScreenRect, viewport: Viewport) -> [UInt32] {
-        let columns = Self.sourceIndices(count: window.width, start: window.x, origin: viewport.originX,
-                                         scale: viewport.scale, limit: width)
-        let rows = Self.sourceIndices(count: window.height, start: window.y, origin: viewport.originY,
-                                      scale: viewport.scale, limit: height)
+        let columns = Self.sourceIndices(
+            count: window.width, start: window.x, origin: viewport.originX,
+            scale: viewport.scale, limit: width)
+        let rows = Self.sourceIndices(
+            count: window.height, start: window.y, origin: viewport.originY,
+            scale: viewport.scale, limit: height)
         // Starts black: the letterbox needs no drawing.
         var pixels = [UInt32](repeating: 0, count: window.width * window.height)
         pixels.withUnsafeMutableBufferPointer { out in

@@ -14,8 +14,10 @@ public struct SoundChain: Sendable, Equatable {
         public var level: Double
 
         /// `modulatorRatio` and `index` are for the sine (FM) waveform.
-        public init(waveform: Waveform = .sine, ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0,
-                    level: Double = 1) {
+        public init(
+            waveform: Waveform = .sine, ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0,
+            level: Double = 1
+        ) {
             self.waveform = waveform
             self.ratio = ratio; self.modulatorRatio = modulatorRatio; self.index = index; self.level = level
         }
@@ -50,8 +52,10 @@ public struct SoundChain: Sendable, Equatable {
     /// Seconds every parameter change glides over.
     public var glideTime: Double
 
-    public init(oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [], limiterThreshold: Double = 0.9,
-                glideTime: Double = 0.005) {
+    public init(
+        oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [], limiterThreshold: Double = 0.9,
+        glideTime: Double = 0.005
+    ) {
         self.oscillators = oscillators; self.effects = effects
         self.limiterThreshold = limiterThreshold; self.glideTime = glideTime
     }

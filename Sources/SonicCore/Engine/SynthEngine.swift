@@ -59,9 +59,10 @@ public final class SynthEngine {
         oscillators = chain.oscillators.map { settings -> any Oscillator in
             switch settings.waveform {
             case .sine:
-                let oscillator = FMOscillator(sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
-                                              modulatorRatio: settings.modulatorRatio, index: settings.index,
-                                              level: settings.level)
+                let oscillator = FMOscillator(
+                    sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
+                    modulatorRatio: settings.modulatorRatio, index: settings.index,
+                    level: settings.level)
                 timbres.append(TimbreControl(oscillator: oscillator, ownIndex: settings.index))
                 return oscillator
             case .square:
@@ -76,16 +77,20 @@ public final class SynthEngine {
         var lastLadder: DrivenLadder?
         for effect in chain.effects {
             switch effect {
-            case let .delay(time, feedback, mix):
-                effects.append(FeedbackDelay(sampleRate: sampleRate, rampSamples: ramp, time: time, feedback: feedback,
-                                             mix: mix))
-            case let .reverb(feedback, cutoff, mix):
-                let reverb = CostelloReverb(sampleRate: sampleRate, rampSamples: filterRamp, feedback: feedback,
-                                            cutoff: cutoff)
+            case .delay(let time, let feedback, let mix):
+                effects.append(
+                    FeedbackDelay(
+                        sampleRate: sampleRate, rampSamples: ramp, time: time, feedback: feedback,
+                        mix: mix))
+            case .reverb(let feedback, let cutoff, let mix):
+                let reverb = CostelloReverb(
+                    sampleRate: sampleRate, rampSamples: filterRamp, feedback: feedback,
+                    cutoff: cutoff)
                 effects.append(DryWetMixer(reverb, rampSamples: ramp, balance: mix, capacity: Self.blockSize))
-            case let .ladder(cutoff, resonance):
-                let ladder = MoogLadder(sampleRate: sampleRate, rampSamples: filterRamp, cutoff: cutoff,
-                                        resonance: resonance)
+            case .ladder(let cutoff, let resonance):
+                let ladder = MoogLadder(
+                    sampleRate: sampleRate, rampSamples: filterRamp, cutoff: cutoff,
+                    resonance: resonance)
                 effects.append(ladder)
                 lastLadder = DrivenLadder(ladder: ladder, cutoff: cutoff, resonance: resonance)
             }
@@ -159,7 +164,8 @@ public final class SynthEngine {
         }
         if targets.frequency > 0 {
             for k in oscillators.indices {
-                oscillators[k].setFrequency(targets.frequency * chain.oscillators[k].ratio, glide: !(fromSilence || newNote))
+                oscillators[k].setFrequency(
+                    targets.frequency * chain.oscillators[k].ratio, glide: !(fromSilence || newNote))
             }
         }
         for timbre in timbres { timbre.oscillator.index.glide(to: targets.timbre ?? timbre.ownIndex) }

@@ -58,14 +58,17 @@ struct DMImageEntry {
         switch readable(shape: shape, pixelType: pixelType, data: data) {
         case .success(let readable): (array, type) = (readable.array, readable.type)
         case .failure(let problem):
-            return ImageEntry(title: title, shape: shape, sampleType: sampleType, unsupported: problem.message,
-                              calibration: calibration) { throw problem }
+            return ImageEntry(
+                title: title, shape: shape, sampleType: sampleType, unsupported: problem.message,
+                calibration: calibration
+            ) { throw problem }
         }
         let (file, fileIsLittleEndian) = (bytes, littleEndian)
         return ImageEntry(title: title, shape: shape, sampleType: type, calibration: calibration) {
             let count = shape[0] * shape[1]
-            let samples = DMValues.samples(in: file, at: array.offset, count: count, type: type,
-                                           littleEndian: fileIsLittleEndian)
+            let samples = DMValues.samples(
+                in: file, at: array.offset, count: count, type: type,
+                littleEndian: fileIsLittleEndian)
             guard samples.count == count else { throw ImageFileError("the image data is missing") }
             return GrayImage(width: shape[0], height: shape[1], sampleType: type, samples: samples)
         }
@@ -92,7 +95,8 @@ struct DMImageEntry {
 
     /// The samples of a 2-D image, or why they cannot be read.
     private func readable(shape: [Int], pixelType: DMPixelType, data: DMTagValue)
-        -> Result<(array: DMArray, type: SampleType), ImageFileError> {
+        -> Result<(array: DMArray, type: SampleType), ImageFileError>
+    {
         let type: SampleType
         switch pixelType {
         case .samples(let samples): type = samples
@@ -104,10 +108,13 @@ struct DMImageEntry {
         } catch {
             return .failure(error)
         }
-        guard let array = data.array else { return .failure(ImageFileError("the image data is not an array of numbers")) }
+        guard let array = data.array else {
+            return .failure(ImageFileError("the image data is not an array of numbers"))
+        }
         let available = array.byteCount / (type.bits / 8)
         guard available >= width * height else {
-            return .failure(ImageFileError("the data holds \(available) samples, fewer than its \(width) × \(height) pixels"))
+            return .failure(
+                ImageFileError("the data holds \(available) samples, fewer than its \(width) × \(height) pixels"))
         }
         return .success((array, type))
     }
@@ -120,7 +127,8 @@ struct DMImageEntry {
             let axis = groups[index]
             let scale = axis["Scale"]?.number ?? 1
             let origin = axis["Origin"]?.number ?? 0
-            let unit = axis["Units"]?.array.flatMap { DMValues.text(of: $0, in: bytes, littleEndian: littleEndian) } ?? ""
+            let unit =
+                axis["Units"]?.array.flatMap { DMValues.text(of: $0, in: bytes, littleEndian: littleEndian) } ?? ""
             guard scale.isFinite, origin.isFinite, scale != 0, scale != 1 || !unit.isEmpty else { return nil }
             return AxisCalibration(scale: scale, offset: -origin * scale, unit: unit)
         }

@@ -7,11 +7,12 @@ enum DMLayout {
 
     /// The data's size in bytes, or nil when it overflows or is more than `available`.
     func byteCount(fitting available: Int) -> Int? {
-        let (size, count): (UInt64, UInt64) = switch self {
-        case .simple(let type): (UInt64(type.size), 1)
-        case .array(let type, let count): (UInt64(type.size), count)
-        case .opaque(let elementSize, let count): (elementSize, count)
-        }
+        let (size, count): (UInt64, UInt64) =
+            switch self {
+            case .simple(let type): (UInt64(type.size), 1)
+            case .array(let type, let count): (UInt64(type.size), count)
+            case .opaque(let elementSize, let count): (elementSize, count)
+            }
         let (total, overflow) = size.multipliedReportingOverflow(by: count)
         guard !overflow, total <= UInt64(available) else { return nil }
         return Int(total)
@@ -47,7 +48,9 @@ struct DMInfo {
             return .opaque(elementSize: 1, count: word(1))
         case Self.structure:
             // [15, name length, field count, (name length, type) per field]
-            guard let size = try structSize(fieldCountAt: 2, trailingWords: 0, tagStart: tagStart) else { throw invalid }
+            guard let size = try structSize(fieldCountAt: 2, trailingWords: 0, tagStart: tagStart) else {
+                throw invalid
+            }
             return .opaque(elementSize: size, count: 1)
         case Self.array:
             return try arrayLayout(tagStart: tagStart, invalid: invalid)
@@ -66,7 +69,9 @@ struct DMInfo {
         switch element {
         case Self.structure:
             // [20, 15, name length, field count, (name length, type) per field, length]
-            guard let size = try structSize(fieldCountAt: 3, trailingWords: 1, tagStart: tagStart) else { throw invalid }
+            guard let size = try structSize(fieldCountAt: 3, trailingWords: 1, tagStart: tagStart) else {
+                throw invalid
+            }
             return .opaque(elementSize: size, count: word(count - 1))
         case Self.string:
             // [20, 18, string length, length]
@@ -87,7 +92,9 @@ struct DMInfo {
 
     /// The byte size of a struct whose field count is word `index`, its (name length, type) pairs
     /// following; nil when the words do not match that description. Fields must be simple values.
-    private func structSize(fieldCountAt index: Int, trailingWords: Int, tagStart: Int) throws(ImageFileError) -> UInt64? {
+    private func structSize(fieldCountAt index: Int, trailingWords: Int, tagStart: Int) throws(ImageFileError)
+        -> UInt64?
+    {
         guard count > index else { return nil }
         let fields = word(index)
         guard fields <= UInt64(count), count == index + 1 + 2 * Int(fields) + trailingWords else { return nil }

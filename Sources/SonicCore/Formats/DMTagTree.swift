@@ -26,8 +26,17 @@ struct DMTagGroup {
 
 /// The element types of DigitalMicrograph tag data.
 enum DMElementType: UInt64 {
-    case int16 = 2, int32 = 3, uint16 = 4, uint32 = 5, float32 = 6, float64 = 7
-    case bool = 8, int8 = 9, uint8 = 10, int64 = 11, uint64 = 12
+    case int16 = 2
+    case int32 = 3
+    case uint16 = 4
+    case uint32 = 5
+    case float32 = 6
+    case float64 = 7
+    case bool = 8
+    case int8 = 9
+    case uint8 = 10
+    case int64 = 11
+    case uint64 = 12
 
     var size: Int {
         switch self {
@@ -87,7 +96,7 @@ struct DMTagParser {
 
     private mutating func group(depth: Int) throws(ImageFileError) -> DMTagGroup {
         let start = input.position
-        try input.skip(2)   // sorted and open flags
+        try input.skip(2) // sorted and open flags
         let claimed = try word()
         // The smallest tag is an empty group: kind, label length, flags and count (plus its size in DM4).
         let smallestTag = version == 4 ? 21 : 9
@@ -110,7 +119,7 @@ struct DMTagParser {
         let kind = try input.bigEndian(1)
         let labelLength = Int(try input.bigEndian(2))
         let label = String(decoding: try input.take(labelLength), as: UTF8.self)
-        if version == 4 { try input.skip(8) }   // the tag's size, redundant with its contents
+        if version == 4 { try input.skip(8) } // the tag's size, redundant with its contents
         switch kind {
         case 20:
             guard depth < Self.maxDepth else {
@@ -131,8 +140,9 @@ struct DMTagParser {
         let infoCount = try word()
         guard infoCount >= 1 else { throw ImageFileError("the data tag at byte \(tagStart) has no type description") }
         guard infoCount <= UInt64(input.remaining / wordSize) else {
-            throw ImageFileError("the data tag at byte \(tagStart) has \(infoCount) info words, "
-                                 + "more than the file can hold")
+            throw ImageFileError(
+                "the data tag at byte \(tagStart) has \(infoCount) info words, "
+                    + "more than the file can hold")
         }
         let info = DMInfo(bytes: input.bytes, start: input.position, count: Int(infoCount), wordSize: wordSize)
         try input.skip(info.count * wordSize)

@@ -39,7 +39,8 @@ enum DMValues {
     }
 
     /// `count` samples of `type` from `offset`, as floats (none if `bytes` is empty).
-    static func samples(in bytes: [UInt8], at offset: Int, count: Int, type: SampleType, littleEndian: Bool) -> [Float] {
+    static func samples(in bytes: [UInt8], at offset: Int, count: Int, type: SampleType, littleEndian: Bool) -> [Float]
+    {
         [Float](unsafeUninitializedCapacity: count) { output, initialized in
             bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
@@ -52,7 +53,8 @@ enum DMValues {
                 case .uint32: convert(source, into: output, littleEndian, UInt32.self) { Float($0) }
                 case .int32: convert(source, into: output, littleEndian, Int32.self) { Float($0) }
                 case .float32: convert(source, into: output, littleEndian, UInt32.self) { Float(bitPattern: $0) }
-                case .float64: convert(source, into: output, littleEndian, UInt64.self) { Float(Double(bitPattern: $0)) }
+                case .float64:
+                    convert(source, into: output, littleEndian, UInt64.self) { Float(Double(bitPattern: $0)) }
                 }
                 initialized = count
             }
@@ -61,12 +63,15 @@ enum DMValues {
 
     /// One loop per byte order, so that the order is not tested per sample.
     @inline(__always)
-    private static func convert<T: FixedWidthInteger>(_ source: UnsafeRawPointer, into output: UnsafeMutableBufferPointer<Float>,
-                                                     _ littleEndian: Bool, _: T.Type, _ float: (T) -> Float) {
+    private static func convert<T: FixedWidthInteger>(
+        _ source: UnsafeRawPointer, into output: UnsafeMutableBufferPointer<Float>,
+        _ littleEndian: Bool, _: T.Type, _ float: (T) -> Float
+    ) {
         let stride = MemoryLayout<T>.size
         if littleEndian {
             for index in 0..<output.count {
-                output[index] = float(T(littleEndian: source.loadUnaligned(fromByteOffset: index &* stride, as: T.self)))
+                output[index] = float(
+                    T(littleEndian: source.loadUnaligned(fromByteOffset: index &* stride, as: T.self)))
             }
         } else {
             for index in 0..<output.count {

@@ -11,7 +11,9 @@ public enum DigitalMicrograph {
         let builder = DMImageEntry(bytes: bytes, littleEndian: parser.littleEndian)
         var entries = images.map(builder.entry(for:))
         // The preview DigitalMicrograph puts first is named as what it is, not just as colour data.
-        if entries.count > 1, entries[0].unsupported == DMPixelType.rgbReason { entries[0].unsupported = "the file's thumbnail" }
+        if entries.count > 1, entries[0].unsupported == DMPixelType.rgbReason {
+            entries[0].unsupported = "the file's thumbnail"
+        }
         return ImageFileContents(format: parser.version == 4 ? .dm4 : .dm3, entries: entries)
     }
 }

@@ -35,8 +35,9 @@ public struct GrayImage: Sendable, Equatable {
     /// An 8- or 16-bit unsigned image from its raw values.
     public init(width: Int, height: Int, bitDepth: Int, samples: [UInt16]) {
         precondition(bitDepth == 8 || bitDepth == 16, "bit depth is 8 or 16")
-        self.init(width: width, height: height, sampleType: bitDepth == 16 ? .uint16 : .uint8,
-                  samples: samples.map(Float.init))
+        self.init(
+            width: width, height: height, sampleType: bitDepth == 16 ? .uint16 : .uint8,
+            samples: samples.map(Float.init))
     }
 
     public var bitDepth: Int { sampleType.bits }

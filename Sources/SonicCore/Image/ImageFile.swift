@@ -42,7 +42,10 @@ public enum ImageFileFormat: String, Sendable, CaseIterable, Equatable {
         if starts([0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]) { return .emd }
         // Classic TIFF (42) and BigTIFF (43), either byte order.
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A])
-            || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
+            || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B])
+        {
+            return .tiff
+        }
         // DigitalMicrograph: a big-endian version number, 3 or 4.
         if starts([0, 0, 0, 3]) { return .dm3 }
         if starts([0, 0, 0, 4]) { return .dm4 }
@@ -90,8 +93,10 @@ public struct ImageEntry: Sendable {
     public var calibration: Calibration
     private let reader: @Sendable () throws -> GrayImage
 
-    public init(title: String, shape: [Int], sampleType: SampleType?, unsupported: String? = nil,
-                calibration: Calibration = .none, read: @escaping @Sendable () throws -> GrayImage) {
+    public init(
+        title: String, shape: [Int], sampleType: SampleType?, unsupported: String? = nil,
+        calibration: Calibration = .none, read: @escaping @Sendable () throws -> GrayImage
+    ) {
         self.title = title
         self.shape = shape
         self.sampleType = sampleType

@@ -6,7 +6,7 @@ enum LengthUnit {
     static let units: [String: (picometres: Double, name: String)] = [
         "pm": (1, "picometres"), "nm": (1e3, "nanometres"), "Å": (100, "ångströms"), "A": (100, "ångströms"),
         "Angstrom": (100, "ångströms"), "µm": (1e6, "micrometres"), "μm": (1e6, "micrometres"),
-        "um": (1e6, "micrometres"), "micron": (1e6, "micrometres"), "mm": (1e9, "millimetres"), "m": (1e12, "metres"),
+        "um": (1e6, "micrometres"), "micron": (1e6, "micrometres"), "mm": (1e9, "millimetres"), "m": (1e12, "metres")
     ]
 
     /// A length is spoken in the largest of these that keeps it at or above 1.
@@ -64,8 +64,10 @@ public struct OpenedImage: Sendable, Equatable {
     public var imageCount: Int
     public var calibration: Calibration
 
-    public init(fileName: String, title: String = "", number: Int = 1, imageCount: Int = 1,
-                calibration: Calibration = .none) {
+    public init(
+        fileName: String, title: String = "", number: Int = 1, imageCount: Int = 1,
+        calibration: Calibration = .none
+    ) {
         self.fileName = fileName
         self.title = title
         self.number = number

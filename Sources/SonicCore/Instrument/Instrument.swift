@@ -28,7 +28,9 @@ public final class Instrument {
     /// resting on a boundary does not chatter.
     static let boundaryMargin = 0.02
 
-    public init(image: GrayImage, profile: Profile, statistics: SampleStatistics, viewport: Viewport, controls: SynthControls) {
+    public init(
+        image: GrayImage, profile: Profile, statistics: SampleStatistics, viewport: Viewport, controls: SynthControls
+    ) {
         self.image = image
         self.profile = profile
         self.stretch = profile.level.stretch(statistics)
@@ -57,8 +59,10 @@ public final class Instrument {
         let value = inImage ? sampledValue(at: point) : 0
         var record = PenRecord(
             t: event.time, rootX: event.rootX, rootY: event.rootY, imageX: point.x, imageY: point.y,
-            inImage: inImage, sample: Double(sample), level: inImage ? stretch.level(value: value) : 0, pressure: event.pressure,
-            tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0, amplitude: 0)
+            inImage: inImage, sample: Double(sample), level: inImage ? stretch.level(value: value) : 0,
+            pressure: event.pressure,
+            tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0,
+            amplitude: 0)
         let targets = targets(for: record, value: value)
         followCell(to: touching(record) ? point : nil)
         record.frequency = targets.frequency
@@ -96,7 +100,8 @@ public final class Instrument {
         }
         let f = cell.fractional(point)
         let margin = Self.boundaryMargin
-        let outside = f.u < Double(n) - margin || f.u > Double(n + 1) + margin
+        let outside =
+            f.u < Double(n) - margin || f.u > Double(n + 1) + margin
             || f.v < Double(m) - margin || f.v > Double(m + 1) + margin
         guard outside else { return }
         cellUnderPen = cell.cellIndex(of: point)
@@ -116,8 +121,9 @@ public final class Instrument {
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
         let value = sampledValue(at: point)
-        var tone = SynthTargets(frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
-                                amplitude: profile.amplitude)
+        var tone = SynthTargets(
+            frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
+            amplitude: profile.amplitude)
         notes += 1
         tone.note = notes
         controls.set(tone)
@@ -154,7 +160,8 @@ public final class Instrument {
             return silent
         }
         let sample = value ?? Double(record.sample)
-        var targets = SynthTargets(frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
+        var targets = SynthTargets(
+            frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
         if case .notes(let bands, _) = profile.articulation {
             // One note per band: its pitch is the band's middle level; a new band plays a new note.
             let band = min(bands - 1, Int(record.level * Double(bands)))

@@ -14,8 +14,10 @@ public struct PenEvent: Sendable, Equatable {
     /// False once the pointer has left the window (or the pen its proximity).
     public var inWindow: Bool
 
-    public init(time: Double, rootX: Double, rootY: Double, pressure: Double, tiltX: Double, tiltY: Double,
-                buttons: PenButtons, inWindow: Bool) {
+    public init(
+        time: Double, rootX: Double, rootY: Double, pressure: Double, tiltX: Double, tiltY: Double,
+        buttons: PenButtons, inWindow: Bool
+    ) {
         self.time = time; self.rootX = rootX; self.rootY = rootY; self.pressure = pressure
         self.tiltX = tiltX; self.tiltY = tiltY; self.buttons = buttons; self.inWindow = inWindow
     }

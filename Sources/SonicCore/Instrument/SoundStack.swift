@@ -11,14 +11,16 @@ public struct SoundStack {
     public init(profile: Profile, sampleRate: Int, speechSeconds: Double) {
         self.profile = profile
         speech = SpeechBuffer(capacity: Int(speechSeconds * Double(sampleRate)))
-        renderer = VoicedRenderer(engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
-                                  speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
+        renderer = VoicedRenderer(
+            engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
+            speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
     }
 
     /// An instrument that plays `image` through this stack, one screen pixel a pixel until the
     /// window is placed.
     public func instrument(playing image: GrayImage) -> Instrument {
-        Instrument(image: image, profile: profile, statistics: SampleStatistics(image),
-                   viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+        Instrument(
+            image: image, profile: profile, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
     }
 }

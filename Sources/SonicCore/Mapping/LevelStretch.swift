@@ -21,23 +21,27 @@ public struct LevelStretch: Sendable, Equatable {
     }
 
     /// low and high are nearest-rank percentiles of all the image's samples.
-    public init(statistics: SampleStatistics, lowPercentile: Double, highPercentile: Double,
-                curve: Curve = .linear, inverted: Bool = false) {
-        self.init(low: statistics.percentile(lowPercentile), high: statistics.percentile(highPercentile),
-                  curve: curve, inverted: inverted)
+    public init(
+        statistics: SampleStatistics, lowPercentile: Double, highPercentile: Double,
+        curve: Curve = .linear, inverted: Bool = false
+    ) {
+        self.init(
+            low: statistics.percentile(lowPercentile), high: statistics.percentile(highPercentile),
+            curve: curve, inverted: inverted)
     }
 
     /// The level of a (possibly interpolated) sample value.
     public func level(value: Double) -> Double {
         // A flat image (high == low) has nothing to tell apart: everything is level 0 (1 inverted).
         let t = high > low ? min(max((value - low) / (high - low), 0), 1) : 0
-        let shaped = switch curve {
-        case .linear: t
-        // As in astronomical display tools: log(1 + 1000 t) / log(1001), asinh(10 t) / asinh(10).
-        case .log: Double.log(onePlus: 1000 * t) / Double.log(1001)
-        case .sqrt: t.squareRoot()
-        case .asinh: Double.asinh(10 * t) / Double.asinh(10)
-        }
+        let shaped =
+            switch curve {
+            case .linear: t
+            // As in astronomical display tools: log(1 + 1000 t) / log(1001), asinh(10 t) / asinh(10).
+            case .log: Double.log(onePlus: 1000 * t) / Double.log(1001)
+            case .sqrt: t.squareRoot()
+            case .asinh: Double.asinh(10 * t) / Double.asinh(10)
+            }
         return inverted ? 1 - shaped : shaped
     }
 }

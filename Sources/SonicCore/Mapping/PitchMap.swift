@@ -40,11 +40,12 @@ public struct PitchMap: Sendable, Equatable {
     }
 
     public func frequency(level: Double, sample: Double = 0) -> Double {
-        let raw = switch shape {
-        case .exponential: baseFrequency * Double.exp2(octaves * level)
-        case .linear: baseFrequency + (baseFrequency * Double.exp2(octaves) - baseFrequency) * level
-        case .sample(let divisor): max(Self.lowestAudible, sample / divisor)
-        }
+        let raw =
+            switch shape {
+            case .exponential: baseFrequency * Double.exp2(octaves * level)
+            case .linear: baseFrequency + (baseFrequency * Double.exp2(octaves) - baseFrequency) * level
+            case .sample(let divisor): max(Self.lowestAudible, sample / divisor)
+            }
         return quantized(raw)
     }
 

@@ -26,8 +26,9 @@ public struct View: Sendable, Equatable {
     /// The placement; at zoom 1 it is the centred, letterboxed fit.
     public var viewport: Viewport {
         let s = scale
-        return Viewport(originX: Double(window.x) + Double(window.width) / 2 - (centre.x + 0.5) * s,
-                        originY: Double(window.y) + Double(window.height) / 2 - (centre.y + 0.5) * s, scale: s)
+        return Viewport(
+            originX: Double(window.x) + Double(window.width) / 2 - (centre.x + 0.5) * s,
+            originY: Double(window.y) + Double(window.height) / 2 - (centre.y + 0.5) * s, scale: s)
     }
 
     public mutating func place(in window: ScreenRect) {
@@ -40,8 +41,10 @@ public struct View: Sendable, Equatable {
         let point = viewport.imagePoint(rootX: anchor.x, rootY: anchor.y)
         zoom = min(max(newZoom, 1), 16)
         let s = scale
-        centre = clamped(ImagePoint(x: (Double(window.x) + Double(window.width) / 2 - anchor.x) / s + point.x,
-                                    y: (Double(window.y) + Double(window.height) / 2 - anchor.y) / s + point.y))
+        centre = clamped(
+            ImagePoint(
+                x: (Double(window.x) + Double(window.width) / 2 - anchor.x) / s + point.x,
+                y: (Double(window.y) + Double(window.height) / 2 - anchor.y) / s + point.y))
     }
 
     /// The next zoom step in or out from the current zoom.

@@ -21,7 +21,9 @@ enum Cholesky {
 
     /// Solves L·Lᵀ·x = v in place for the factor L stored at `factor[offset...]` and the n entries of `vector`
     /// from `start`: forward substitution through L, then back substitution through Lᵀ.
-    static func solve(_ factor: [Double], at offset: Int = 0, size n: Int, _ vector: inout [Double], from start: Int = 0) {
+    static func solve(
+        _ factor: [Double], at offset: Int = 0, size n: Int, _ vector: inout [Double], from start: Int = 0
+    ) {
         for i in 0..<n {
             var value = vector[start + i]
             for k in 0..<i { value -= factor[offset + i * n + k] * vector[start + k] }

@@ -1,8 +1,10 @@
 /// Preconditioned conjugate gradients for a symmetric positive definite system A·x = b, given only as a function
 /// applying A to a vector, and an approximate inverse of A (the preconditioner) as another. Starts from x = 0 and
 /// stops when the preconditioned residual norm² (rᵀ·M⁻¹·r) has fallen by `tolerance`, or after `limit` iterations.
-func conjugateGradients(_ rhs: [Double], tolerance: Double, limit: Int, apply: ([Double]) -> [Double],
-                        precondition: ([Double]) -> [Double]) -> [Double] {
+func conjugateGradients(
+    _ rhs: [Double], tolerance: Double, limit: Int, apply: ([Double]) -> [Double],
+    precondition: ([Double]) -> [Double]
+) -> [Double] {
     var solution = [Double](repeating: 0, count: rhs.count), residual = rhs
     var preconditioned = precondition(residual), direction = preconditioned
     var residualNorm = zip(residual, preconditioned).reduce(0) { $0 + $1.0 * $1.1 }

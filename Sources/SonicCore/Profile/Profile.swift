@@ -36,9 +36,10 @@ public struct Profile: Sendable, Equatable {
         /// The stretch for an image with these statistics.
         public func stretch(_ statistics: SampleStatistics) -> LevelStretch {
             switch range {
-            case let .percentiles(low, high):
-                LevelStretch(statistics: statistics, lowPercentile: low, highPercentile: high, curve: curve, inverted: inverted)
-            case let .fixed(low, high):
+            case .percentiles(let low, let high):
+                LevelStretch(
+                    statistics: statistics, lowPercentile: low, highPercentile: high, curve: curve, inverted: inverted)
+            case .fixed(let low, let high):
                 LevelStretch(low: low, high: high, curve: curve, inverted: inverted)
             }
         }
@@ -110,9 +111,11 @@ public struct Profile: Sendable, Equatable {
         return profile
     }()
 
-    public init(name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
-                articulation: Articulation, chain: SoundChain, modes: [Mode],
-                pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings) {
+    public init(
+        name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
+        articulation: Articulation, chain: SoundChain, modes: [Mode],
+        pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings
+    ) {
         self.name = name; self.description = description
         self.level = level; self.pitch = pitch; self.amplitude = amplitude; self.articulation = articulation
         self.chain = chain

@@ -170,7 +170,7 @@ private struct Scanner {
     }
 }
 
-private extension String {
+extension String {
     /// TOML allows 1_000 for readability.
-    func replacingUnderscores() -> String { String(unicodeScalars.filter { $0 != "_" }) }
+    fileprivate func replacingUnderscores() -> String { String(unicodeScalars.filter { $0 != "_" }) }
 }

@@ -39,8 +39,10 @@ struct ProfileKey: Sendable {
     /// What the key means, in one line.
     let meaning: String
 
-    init(_ name: String, _ defaultValue: ProfileValue?, _ allowed: Allowed, constraint: String? = nil,
-         when condition: Condition? = nil, _ meaning: String) {
+    init(
+        _ name: String, _ defaultValue: ProfileValue?, _ allowed: Allowed, constraint: String? = nil,
+        when condition: Condition? = nil, _ meaning: String
+    ) {
         self.name = name; self.defaultValue = defaultValue; self.allowed = allowed
         self.constraint = constraint; self.condition = condition; self.meaning = meaning
     }
@@ -72,124 +74,170 @@ enum ProfileKeys {
         .number(range, unit: unit)
     }
 
-    private static let description = ProfileKey("description", word(""), .text,
-                                                "one line about the profile, shown by `profiles`")
+    private static let description = ProfileKey(
+        "description", word(""), .text,
+        "one line about the profile, shown by `profiles`")
 
     private static let level: [ProfileKey] = [
-        ProfileKey("level.range", word("percentile"), .choice(["percentile", "fixed"]),
-                   "`percentile`: low and high are percentiles of the image's samples; `fixed`: sample values"),
-        ProfileKey("level.low_percentile", number(0.5), range(0...100), when: .when(key: "level.range", is: "percentile"),
-                   "the percentile (nearest rank) that is level 0"),
-        ProfileKey("level.high_percentile", number(99.5), range(0...100), constraint: "above `level.low_percentile`",
-                   when: .when(key: "level.range", is: "percentile"), "the percentile (nearest rank) that is level 1"),
+        ProfileKey(
+            "level.range", word("percentile"), .choice(["percentile", "fixed"]),
+            "`percentile`: low and high are percentiles of the image's samples; `fixed`: sample values"),
+        ProfileKey(
+            "level.low_percentile", number(0.5), range(0...100), when: .when(key: "level.range", is: "percentile"),
+            "the percentile (nearest rank) that is level 0"),
+        ProfileKey(
+            "level.high_percentile", number(99.5), range(0...100), constraint: "above `level.low_percentile`",
+            when: .when(key: "level.range", is: "percentile"), "the percentile (nearest rank) that is level 1"),
         // Raw sample values in the file's units: signed, 32-bit or float data reach far beyond 16 bits.
-        ProfileKey("level.low", number(0), range(-1e30...1e30), when: .when(key: "level.range", is: "fixed"),
-                   "the sample value that is level 0, in the file's sample units"),
-        ProfileKey("level.high", number(65535), range(-1e30...1e30), constraint: "above `level.low`",
-                   when: .when(key: "level.range", is: "fixed"), "the sample value that is level 1, in the file's sample units"),
-        ProfileKey("level.stretch", word(LevelStretch.Curve.linear.rawValue),
-                   .choice(LevelStretch.Curve.allCases.map(\.rawValue)),
-                   "the curve from t to level: t, log(1 + 1000 t)/log 1001, √t, asinh(10 t)/asinh 10"),
+        ProfileKey(
+            "level.low", number(0), range(-1e30...1e30), when: .when(key: "level.range", is: "fixed"),
+            "the sample value that is level 0, in the file's sample units"),
+        ProfileKey(
+            "level.high", number(65535), range(-1e30...1e30), constraint: "above `level.low`",
+            when: .when(key: "level.range", is: "fixed"), "the sample value that is level 1, in the file's sample units"
+        ),
+        ProfileKey(
+            "level.stretch", word(LevelStretch.Curve.linear.rawValue),
+            .choice(LevelStretch.Curve.allCases.map(\.rawValue)),
+            "the curve from t to level: t, log(1 + 1000 t)/log 1001, √t, asinh(10 t)/asinh 10"),
         ProfileKey("level.inverted", .bool(false), .flag, "dark high, bright low"),
-        ProfileKey("level.sampling", word(Profile.LevelSettings.Sampling.nearest.rawValue),
-                   .choice(Profile.LevelSettings.Sampling.allCases.map(\.rawValue)),
-                   "the nearest pixel, or interpolated between the four around the nib"),
+        ProfileKey(
+            "level.sampling", word(Profile.LevelSettings.Sampling.nearest.rawValue),
+            .choice(Profile.LevelSettings.Sampling.allCases.map(\.rawValue)),
+            "the nearest pixel, or interpolated between the four around the nib")
     ]
 
     private static let pitch: [ProfileKey] = [
-        ProfileKey("pitch.shape", word("exponential"), .choice(["exponential", "linear", "sample"]),
-                   "base · 2^(octaves · level); evenly in Hz over the same range; or the raw sample / `divisor` Hz "
-                   + "(never below 20 Hz)"),
+        ProfileKey(
+            "pitch.shape", word("exponential"), .choice(["exponential", "linear", "sample"]),
+            "base · 2^(octaves · level); evenly in Hz over the same range; or the raw sample / `divisor` Hz "
+                + "(never below 20 Hz)"),
         ProfileKey("pitch.base_frequency", number(110), range(20...8000, "Hz"), "the pitch at level 0"),
-        ProfileKey("pitch.octaves", number(4), range(0.1...8), constraint: "the top pitch at most 20 kHz",
-                   "octaves from level 0 to level 1"),
-        ProfileKey("pitch.divisor", number(120), range(1...10_000), when: .when(key: "pitch.shape", is: "sample"),
-                   "what the raw sample is divided by to give hertz"),
-        ProfileKey("pitch.scale", word(PitchMap.Scale.continuous.rawValue), .choice(PitchMap.Scale.allCases.map(\.rawValue)),
-                   "or snap to the nearest note of the scale, from the base frequency, in equal temperament"),
+        ProfileKey(
+            "pitch.octaves", number(4), range(0.1...8), constraint: "the top pitch at most 20 kHz",
+            "octaves from level 0 to level 1"),
+        ProfileKey(
+            "pitch.divisor", number(120), range(1...10_000), when: .when(key: "pitch.shape", is: "sample"),
+            "what the raw sample is divided by to give hertz"),
+        ProfileKey(
+            "pitch.scale", word(PitchMap.Scale.continuous.rawValue), .choice(PitchMap.Scale.allCases.map(\.rawValue)),
+            "or snap to the nearest note of the scale, from the base frequency, in equal temperament")
     ]
 
     private static let tone: [ProfileKey] = [
-        ProfileKey("tone.amplitude", number(0.5), range(0...1),
-                   "loudness while touching in the modes without pressure, of full scale"),
-        ProfileKey("tone.articulation", word("continuous"), .choice(["continuous", "notes"]),
-                   "a continuous tone, or a short note each time the pen enters another level band"),
-        ProfileKey("tone.bands", number(8), range(2...64), when: .when(key: "tone.articulation", is: "notes"),
-                   "how many equal level bands"),
-        ProfileKey("tone.note_length", number(0.12), range(0.02...2, "s"), when: .when(key: "tone.articulation", is: "notes"),
-                   "how long a note lasts"),
-        ProfileKey("tone.glide", number(SoundChain.plainTone.glideTime), range(0.0005...0.1, "s"),
-                   "how long every change glides"),
+        ProfileKey(
+            "tone.amplitude", number(0.5), range(0...1),
+            "loudness while touching in the modes without pressure, of full scale"),
+        ProfileKey(
+            "tone.articulation", word("continuous"), .choice(["continuous", "notes"]),
+            "a continuous tone, or a short note each time the pen enters another level band"),
+        ProfileKey(
+            "tone.bands", number(8), range(2...64), when: .when(key: "tone.articulation", is: "notes"),
+            "how many equal level bands"),
+        ProfileKey(
+            "tone.note_length", number(0.12), range(0.02...2, "s"), when: .when(key: "tone.articulation", is: "notes"),
+            "how long a note lasts"),
+        ProfileKey(
+            "tone.glide", number(SoundChain.plainTone.glideTime), range(0.0005...0.1, "s"),
+            "how long every change glides")
     ]
 
     /// The keys of each of the sections `[oscillator1]` … `[oscillator4]`.
     private static let oscillator: [ProfileKey] = {
         let plain = SoundChain.Oscillator()
         return [
-            ProfileKey("oscillatorN.waveform", word(plain.waveform.rawValue),
-                       .choice(SoundChain.Oscillator.Waveform.allCases.map(\.rawValue)), when: .inSection,
-                       "a sine (with FM) or a band-limited square"),
-            ProfileKey("oscillatorN.ratio", number(plain.ratio), range(0.01...16), when: .inSection,
-                       "the carrier's frequency as a multiple of the pitch"),
-            ProfileKey("oscillatorN.modulator_ratio", number(plain.modulatorRatio), range(0...16), when: .inSection,
-                       "the modulator's frequency as a multiple of the carrier's"),
-            ProfileKey("oscillatorN.index", number(plain.index), range(0...20), when: .inSection,
-                       "FM index (0: a pure sine)"),
-            ProfileKey("oscillatorN.level", number(plain.level), range(0...1), when: .inSection, "its level in the mix"),
+            ProfileKey(
+                "oscillatorN.waveform", word(plain.waveform.rawValue),
+                .choice(SoundChain.Oscillator.Waveform.allCases.map(\.rawValue)), when: .inSection,
+                "a sine (with FM) or a band-limited square"),
+            ProfileKey(
+                "oscillatorN.ratio", number(plain.ratio), range(0.01...16), when: .inSection,
+                "the carrier's frequency as a multiple of the pitch"),
+            ProfileKey(
+                "oscillatorN.modulator_ratio", number(plain.modulatorRatio), range(0...16), when: .inSection,
+                "the modulator's frequency as a multiple of the carrier's"),
+            ProfileKey(
+                "oscillatorN.index", number(plain.index), range(0...20), when: .inSection,
+                "FM index (0: a pure sine)"),
+            ProfileKey("oscillatorN.level", number(plain.level), range(0...1), when: .inSection, "its level in the mix")
         ]
     }()
 
     private static let effects: [ProfileKey] = [
-        ProfileKey("effects.order", .array([]), .words(effectNames, required: false),
-                   "the effects after the oscillators, in order"),
-        ProfileKey("delay.time", number(0.1), range(0.001...FeedbackDelay.maximumTime, "s"), when: .inSection,
-                   "the time between echoes"),
-        ProfileKey("delay.feedback", number(0.3), range(-0.99...0.99), when: .inSection,
-                   "each echo's level as a share of the last's"),
-        ProfileKey("delay.mix", number(0.5), range(0...1), when: .inSection, "from the dry sound (0) to the echoes only (1)"),
-        ProfileKey("reverb.feedback", number(0.6), range(0...0.999), when: .inSection, "how long the reverberation lasts"),
-        ProfileKey("reverb.cutoff", number(4000), range(20...20_000, "Hz"), when: .inSection,
-                   "the damping: lower is darker"),
-        ProfileKey("reverb.mix", number(0.5), range(0...1), when: .inSection,
-                   "from the reverb's input (0) to the reverberation only (1)"),
-        ProfileKey("ladder.cutoff", number(2000), range(20...20_000, "Hz"), when: .inSection,
-                   "the Moog ladder's −3 dB point"),
+        ProfileKey(
+            "effects.order", .array([]), .words(effectNames, required: false),
+            "the effects after the oscillators, in order"),
+        ProfileKey(
+            "delay.time", number(0.1), range(0.001...FeedbackDelay.maximumTime, "s"), when: .inSection,
+            "the time between echoes"),
+        ProfileKey(
+            "delay.feedback", number(0.3), range(-0.99...0.99), when: .inSection,
+            "each echo's level as a share of the last's"),
+        ProfileKey(
+            "delay.mix", number(0.5), range(0...1), when: .inSection, "from the dry sound (0) to the echoes only (1)"),
+        ProfileKey(
+            "reverb.feedback", number(0.6), range(0...0.999), when: .inSection, "how long the reverberation lasts"),
+        ProfileKey(
+            "reverb.cutoff", number(4000), range(20...20_000, "Hz"), when: .inSection,
+            "the damping: lower is darker"),
+        ProfileKey(
+            "reverb.mix", number(0.5), range(0...1), when: .inSection,
+            "from the reverb's input (0) to the reverberation only (1)"),
+        ProfileKey(
+            "ladder.cutoff", number(2000), range(20...20_000, "Hz"), when: .inSection,
+            "the Moog ladder's −3 dB point"),
         ProfileKey("ladder.resonance", number(0), range(0...1), when: .inSection, "the Moog ladder's resonance"),
-        ProfileKey("limiter.threshold", number(SoundChain.plainTone.limiterThreshold), range(0.1...0.99),
-                   "where the soft limiter starts"),
+        ProfileKey(
+            "limiter.threshold", number(SoundChain.plainTone.limiterThreshold), range(0.1...0.99),
+            "where the soft limiter starts")
     ]
 
     private static let pen: [ProfileKey] = [
-        ProfileKey("modes.order", .array(Mode.allCases.map { .string($0.rawValue) }),
-                   .words(Mode.allCases.map(\.rawValue), required: true),
-                   "the mode cycle; the first is the mode a session starts in"),
-        ProfileKey("pressure.curve", .array([0, 0, 1, 1].map(ProfileValue.number)), .numbers(count: 4, 0...1),
-                   "Bézier control points x1, y1, x2, y2 (as xsetwacom's PressureCurve)"),
-        ProfileKey("pressure.threshold", number(0.013), range(0...0.5), "pressure where the tip registers: silence there"),
+        ProfileKey(
+            "modes.order", .array(Mode.allCases.map { .string($0.rawValue) }),
+            .words(Mode.allCases.map(\.rawValue), required: true),
+            "the mode cycle; the first is the mode a session starts in"),
+        ProfileKey(
+            "pressure.curve", .array([0, 0, 1, 1].map(ProfileValue.number)), .numbers(count: 4, 0...1),
+            "Bézier control points x1, y1, x2, y2 (as xsetwacom's PressureCurve)"),
+        ProfileKey(
+            "pressure.threshold", number(0.013), range(0...0.5), "pressure where the tip registers: silence there"),
         ProfileKey("pressure.full_level", number(0.7), range(0...1), "loudness at full pressure"),
-        ProfileKey("tilt.cutoff_upright", number(16), range(0.25...64), "the filter's cutoff with the pen upright, "
-                   + "as a multiple of the pitch"),
-        ProfileKey("tilt.cutoff_flat", number(1), range(0.25...64), "the filter's cutoff with the pen fully leant, "
-                   + "as a multiple of the pitch"),
+        ProfileKey(
+            "tilt.cutoff_upright", number(16), range(0.25...64),
+            "the filter's cutoff with the pen upright, "
+                + "as a multiple of the pitch"),
+        ProfileKey(
+            "tilt.cutoff_flat", number(1), range(0.25...64),
+            "the filter's cutoff with the pen fully leant, "
+                + "as a multiple of the pitch"),
         ProfileKey("tilt.lean_range", number(60), range(10...80, "degrees"), "the lean from upright to fully leant"),
-        ProfileKey("tilt.azimuth", word(Profile.TiltSettings.Azimuth.resonance.rawValue),
-                   .choice(Profile.TiltSettings.Azimuth.allCases.map(\.rawValue)), "what the lean's direction does"),
-        ProfileKey("tilt.resonance", .array([0, 0.8].map(ProfileValue.number)), .numbers(count: 2, 0...1),
-                   "resonance without leaning towards you, and leaning fully towards you"),
-        ProfileKey("tilt.timbre", number(6), range(0...20), "FM index of the tone in tilt-filter mode (0: the profile's own)"),
-        ProfileKey("buttons.double_click_time", number(0.4), range(0.1...2, "s"),
-                   "the longest time between the two presses of a double click"),
+        ProfileKey(
+            "tilt.azimuth", word(Profile.TiltSettings.Azimuth.resonance.rawValue),
+            .choice(Profile.TiltSettings.Azimuth.allCases.map(\.rawValue)), "what the lean's direction does"),
+        ProfileKey(
+            "tilt.resonance", .array([0, 0.8].map(ProfileValue.number)), .numbers(count: 2, 0...1),
+            "resonance without leaning towards you, and leaning fully towards you"),
+        ProfileKey(
+            "tilt.timbre", number(6), range(0...20), "FM index of the tone in tilt-filter mode (0: the profile's own)"),
+        ProfileKey(
+            "buttons.double_click_time", number(0.4), range(0.1...2, "s"),
+            "the longest time between the two presses of a double click")
     ]
 
     private static let tagging: [ProfileKey] = [
         ProfileKey("tagging.tap_time", number(0.3), range(0.05...2, "s"), "a tap: tip down and up within this time"),
-        ProfileKey("tagging.tap_distance", number(4), range(0...100, "screen pixels"),
-                   "a tap: tip down and up within this distance"),
+        ProfileKey(
+            "tagging.tap_distance", number(4), range(0...100, "screen pixels"),
+            "a tap: tip down and up within this distance"),
         ProfileKey("tagging.snap_radius", number(0.6), range(0...2), "how far a tap snaps, in column spacings"),
-        ProfileKey("tagging.pixel_size", nil, .pixelSize, "the pixel size when neither the user nor the file gives one"),
-        ProfileKey("tagging.cell_ticks", .bool(true), .flag,
-                   "whether a session starts with ticks at the unit cell's boundaries (`T` toggles)"),
-        ProfileKey("tagging.cell_tick_level", number(SoundChain.plainTone.tickLevel), range(0...1), "the ticks' peak level"),
+        ProfileKey(
+            "tagging.pixel_size", nil, .pixelSize, "the pixel size when neither the user nor the file gives one"),
+        ProfileKey(
+            "tagging.cell_ticks", .bool(true), .flag,
+            "whether a session starts with ticks at the unit cell's boundaries (`T` toggles)"),
+        ProfileKey(
+            "tagging.cell_tick_level", number(SoundChain.plainTone.tickLevel), range(0...1), "the ticks' peak level")
     ]
 
     private static let speech: [ProfileKey] = [
@@ -197,6 +245,6 @@ enum ProfileKeys {
         ProfileKey("speech.rate", number(175), range(80...450), "words a minute"),
         ProfileKey("speech.pitch", number(50), range(0...100), "eSpeak-NG's pitch"),
         ProfileKey("speech.volume", number(0.8), range(0...1), "the voice's level"),
-        ProfileKey("speech.duck", number(12), range(0...60, "dB"), "how far the tone drops while the voice speaks"),
+        ProfileKey("speech.duck", number(12), range(0...60, "dB"), "how far the tone drops while the voice speaks")
     ]
 }

@@ -24,13 +24,16 @@ struct ProfileReader {
         }
         used.insert(key)
         guard let entry = document.entry(key) else { return fallback }
-        guard case .bool(let value) = entry.value else { throw error(key, "must be true or false, not \(entry.value.typeName)") }
+        guard case .bool(let value) = entry.value else {
+            throw error(key, "must be true or false, not \(entry.value.typeName)")
+        }
         return value
     }
 
     mutating func number(_ key: String) throws(ProfileError) -> Double {
         let definition = Self.definition(key)
-        guard case .number(let fallback)? = definition.defaultValue, case .number(let range, _) = definition.allowed else {
+        guard case .number(let fallback)? = definition.defaultValue, case .number(let range, _) = definition.allowed
+        else {
             preconditionFailure("\(key) is not a number in ProfileKeys")
         }
         used.insert(key)
@@ -39,7 +42,9 @@ struct ProfileReader {
             throw error(key, "must be a number, not \(entry.value.typeName)")
         }
         guard range.contains(value) else {
-            throw error(key, "must be between \(range.lowerBound.compact) and \(range.upperBound.compact), not \(value.compact)")
+            throw error(
+                key, "must be between \(range.lowerBound.compact) and \(range.upperBound.compact), not \(value.compact)"
+            )
         }
         return value
     }
@@ -47,7 +52,8 @@ struct ProfileReader {
     /// A list of exactly as many numbers as the key takes, each in its range.
     mutating func numbers(_ key: String) throws(ProfileError) -> [Double] {
         let definition = Self.definition(key)
-        guard case .array(let defaults)? = definition.defaultValue, case .numbers(let count, let range) = definition.allowed
+        guard case .array(let defaults)? = definition.defaultValue,
+            case .numbers(let count, let range) = definition.allowed
         else { preconditionFailure("\(key) is not a list of numbers in ProfileKeys") }
         used.insert(key)
         guard let entry = document.entry(key) else { return defaults.compactMap(\.number) }
@@ -72,13 +78,16 @@ struct ProfileReader {
     /// One of the words the key allows.
     mutating func choice(_ key: String) throws(ProfileError) -> String {
         let definition = Self.definition(key)
-        guard case .string(let fallback)? = definition.defaultValue, case .choice(let allowed) = definition.allowed else {
+        guard case .string(let fallback)? = definition.defaultValue, case .choice(let allowed) = definition.allowed
+        else {
             preconditionFailure("\(key) is not a choice in ProfileKeys")
         }
         return try string(key, default: fallback, allowed: allowed)
     }
 
-    private mutating func string(_ key: String, default fallback: String, allowed: [String]?) throws(ProfileError) -> String {
+    private mutating func string(_ key: String, default fallback: String, allowed: [String]?) throws(ProfileError)
+        -> String
+    {
         used.insert(key)
         guard let entry = document.entry(key) else { return fallback }
         guard case .string(let value) = entry.value else {
@@ -93,7 +102,8 @@ struct ProfileReader {
     /// A list of the words the key allows, none twice.
     mutating func words(_ key: String) throws(ProfileError) -> [String] {
         let definition = Self.definition(key)
-        guard case .array(let defaults)? = definition.defaultValue, case .words(let allowed, _) = definition.allowed else {
+        guard case .array(let defaults)? = definition.defaultValue, case .words(let allowed, _) = definition.allowed
+        else {
             preconditionFailure("\(key) is not a list of words in ProfileKeys")
         }
         used.insert(key)
@@ -114,10 +124,14 @@ struct ProfileReader {
 
     /// A pixel size like "9.33pm", or nil when the key is absent.
     mutating func pixelSize(_ key: String) throws(ProfileError) -> PixelSize? {
-        guard Self.definition(key).allowed == .pixelSize else { preconditionFailure("\(key) is not a pixel size in ProfileKeys") }
+        guard Self.definition(key).allowed == .pixelSize else {
+            preconditionFailure("\(key) is not a pixel size in ProfileKeys")
+        }
         let text = try string(key, default: "", allowed: nil)
         if text.isEmpty { return nil }
-        guard let size = PixelSize(text) else { throw error(key, "must be a size like \"9.33pm\", \"0.933nm\" or \"9.33Å\"") }
+        guard let size = PixelSize(text) else {
+            throw error(key, "must be a size like \"9.33pm\", \"0.933nm\" or \"9.33Å\"")
+        }
         return size
     }
 
@@ -125,7 +139,9 @@ struct ProfileReader {
     /// other than `value`, the value that key has.
     func rejectInapplicable(_ keys: [String], given value: String) throws(ProfileError) {
         for key in keys where has(key) {
-            guard case .when(let other, let required)? = Self.definition(key).condition, required != value else { continue }
+            guard case .when(let other, let required)? = Self.definition(key).condition, required != value else {
+                continue
+            }
             let otherName = ProfileKeys.named(other)?.shortName ?? other
             throw error(key, "applies with \(otherName) = \"\(required)\"")
         }

@@ -41,7 +41,9 @@ extension Profile {
         if kind == "percentile" {
             let low = try reader.number("level.low_percentile")
             let high = try reader.number("level.high_percentile")
-            if high <= low { throw reader.error("level.high_percentile", "must be above level.low_percentile (\(low.compact))") }
+            if high <= low {
+                throw reader.error("level.high_percentile", "must be above level.low_percentile (\(low.compact))")
+            }
             range = .percentiles(low: low, high: high)
         } else {
             let low = try reader.number("level.low")
@@ -49,8 +51,9 @@ extension Profile {
             if high <= low { throw reader.error("level.high", "must be above level.low (\(low.compact))") }
             range = .fixed(low: low, high: high)
         }
-        try reader.rejectInapplicable(["level.low", "level.high", "level.low_percentile", "level.high_percentile"],
-                                      given: kind)
+        try reader.rejectInapplicable(
+            ["level.low", "level.high", "level.low_percentile", "level.high_percentile"],
+            given: kind)
         return LevelSettings(
             curve: LevelStretch.Curve(rawValue: curve)!, range: range,
             inverted: try reader.bool("level.inverted"),
@@ -64,11 +67,12 @@ extension Profile {
             throw reader.error("pitch.octaves", "takes the top pitch above 20 kHz from base_frequency \(base.compact)")
         }
         let shapeName = try reader.choice("pitch.shape")
-        let shape: PitchMap.Shape = switch shapeName {
-        case "linear": .linear
-        case "sample": .sample(divisor: try reader.number("pitch.divisor"))
-        default: .exponential
-        }
+        let shape: PitchMap.Shape =
+            switch shapeName {
+            case "linear": .linear
+            case "sample": .sample(divisor: try reader.number("pitch.divisor"))
+            default: .exponential
+            }
         try reader.rejectInapplicable(["pitch.divisor"], given: shapeName)
         let scale = try reader.choice("pitch.scale")
         return PitchMap(baseFrequency: base, octaves: octaves, shape: shape, scale: PitchMap.Scale(rawValue: scale)!)
@@ -125,27 +129,35 @@ extension Profile {
                 throw reader.error(reader.firstKey(in: section)!, "oscillators are numbered from 1 without gaps")
             }
             let waveform = try reader.choice(section + ".waveform")
-            oscillators.append(SoundChain.Oscillator(
-                waveform: SoundChain.Oscillator.Waveform(rawValue: waveform)!,
-                ratio: try reader.number(section + ".ratio"),
-                modulatorRatio: try reader.number(section + ".modulator_ratio"),
-                index: try reader.number(section + ".index"),
-                level: try reader.number(section + ".level")))
+            oscillators.append(
+                SoundChain.Oscillator(
+                    waveform: SoundChain.Oscillator.Waveform(rawValue: waveform)!,
+                    ratio: try reader.number(section + ".ratio"),
+                    modulatorRatio: try reader.number(section + ".modulator_ratio"),
+                    index: try reader.number(section + ".index"),
+                    level: try reader.number(section + ".level")))
         }
         var effects: [SoundChain.Effect] = []
         for name in try reader.words("effects.order") {
             switch name {
             case "delay":
-                effects.append(.delay(time: try reader.number("delay.time"), feedback: try reader.number("delay.feedback"),
-                                      mix: try reader.number("delay.mix")))
+                effects.append(
+                    .delay(
+                        time: try reader.number("delay.time"), feedback: try reader.number("delay.feedback"),
+                        mix: try reader.number("delay.mix")))
             case "reverb":
-                effects.append(.reverb(feedback: try reader.number("reverb.feedback"), cutoff: try reader.number("reverb.cutoff"),
-                                       mix: try reader.number("reverb.mix")))
+                effects.append(
+                    .reverb(
+                        feedback: try reader.number("reverb.feedback"), cutoff: try reader.number("reverb.cutoff"),
+                        mix: try reader.number("reverb.mix")))
             default:
-                effects.append(.ladder(cutoff: try reader.number("ladder.cutoff"), resonance: try reader.number("ladder.resonance")))
+                effects.append(
+                    .ladder(
+                        cutoff: try reader.number("ladder.cutoff"), resonance: try reader.number("ladder.resonance")))
             }
         }
-        for name in ProfileKeys.effectNames where reader.hasSection(name) && !effects.contains(where: { $0.name == name }) {
+        for name in ProfileKeys.effectNames
+        where reader.hasSection(name) && !effects.contains(where: { $0.name == name }) {
             throw reader.error(reader.firstKey(in: name)!, "[\(name)] is set but effects.order does not use it")
         }
         return SoundChain(

@@ -52,7 +52,9 @@ public final class SessionReplay {
 
     /// Renders up to the record's time, handing the interleaved stereo sound to `output` as it is made,
     /// then applies the record.
-    public func play<E: Error>(_ record: SessionRecord, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) {
+    public func play<E: Error>(_ record: SessionRecord, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void)
+        throws(E)
+    {
         guard let time = record.time else { return }
         // Events logged slightly out of order (stamped on different paths) apply at once.
         _ = try render(until: frame(at: time), into: output)
@@ -86,7 +88,9 @@ public final class SessionReplay {
     public var maximumTailFrames: Int { Int(Self.maximumTail * Double(sampleRate)) + SynthEngine.blockSize }
 
     /// Renders from where it stands to `frame`, chunk by chunk; whether all of it was below the silence level.
-    private func render<E: Error>(until frame: Int, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void) throws(E) -> Bool {
+    private func render<E: Error>(until frame: Int, into output: (UnsafeBufferPointer<Float>) throws(E) -> Void)
+        throws(E) -> Bool
+    {
         var silent = true
         while frames < frame {
             let n = min(Self.chunkFrames, frame - frames)
@@ -104,8 +108,9 @@ public final class SessionReplay {
     private func penEvent(replaying pen: PenRecord) -> PenEvent {
         let pixel = instrument.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
         let overImage = image.contains(pixelX: pixel.x, y: pixel.y)
-        return PenEvent(time: pen.t, rootX: pen.rootX, rootY: pen.rootY, pressure: pen.pressure, tiltX: pen.tiltX,
-                        tiltY: pen.tiltY, buttons: pen.buttons, inWindow: pen.inImage || !overImage)
+        return PenEvent(
+            time: pen.t, rootX: pen.rootX, rootY: pen.rootY, pressure: pen.pressure, tiltX: pen.tiltX,
+            tiltY: pen.tiltY, buttons: pen.buttons, inWindow: pen.inImage || !overImage)
     }
 }
 
@@ -114,8 +119,10 @@ extension SessionRecord {
     public var time: Double? {
         switch self {
         case .start: nil
-        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _), .cursor(let t, _),
-             .cell(let t, _, _), .dropout(let t, _): t
+        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
+            .cursor(let t, _),
+            .cell(let t, _, _), .dropout(let t, _):
+            t
         case .pen(let pen): pen.t
         }
     }

@@ -70,7 +70,8 @@ public enum WAVEncoder {
             case .pcm16:
                 for (i, s) in samples.enumerated() {
                     let clipped = s.isFinite ? min(max(s, -1), 1) : 0
-                    bytes.storeBytes(of: Int16((clipped * 32767).rounded()).littleEndian, toByteOffset: 2 * i, as: Int16.self)
+                    bytes.storeBytes(
+                        of: Int16((clipped * 32767).rounded()).littleEndian, toByteOffset: 2 * i, as: Int16.self)
                 }
             case .float32:
                 for (i, s) in samples.enumerated() {

@@ -55,7 +55,9 @@ private struct Reader {
     var atEnd: Bool { at == bytes.count }
 
     mutating func skipSpace() {
-        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0A || bytes[at] == 0x0D { at += 1 }
+        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0A || bytes[at] == 0x0D {
+            at += 1
+        }
     }
 
     mutating func take(_ byte: UInt8) -> Bool {
@@ -143,7 +145,9 @@ private struct Reader {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = at
         // The common case: no escapes, taken in one piece.
-        while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\"), bytes[at] >= 0x20 { at += 1 }
+        while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\"), bytes[at] >= 0x20 {
+            at += 1
+        }
         guard at < bytes.count else { return nil }
         if bytes[at] == UInt8(ascii: "\"") {
             defer { at += 1 }

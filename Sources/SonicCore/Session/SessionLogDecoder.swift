@@ -22,7 +22,9 @@ public struct SessionLogDecoder {
     static let countLimit = 1e9
 
     /// The record on line `number` (1-based), or nil for a blank line or a record type not replayed.
-    public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(SessionLogError) -> SessionRecord? {
+    public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(SessionLogError)
+        -> SessionRecord?
+    {
         guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return nil }
         guard object.parse(line) else { throw SessionLogError(message: "\(name):\(number): not a JSON object") }
         let fields = Fields(object: object, place: "\(name):\(number)")
@@ -30,49 +32,61 @@ public struct SessionLogDecoder {
         switch type {
         case "start":
             let bitDepth = try fields.integer("bitDepth", 1...64)
-            return .start(StartRecord(
-                t: try fields.time(), image: try fields.string("image"),
-                imageNumber: try fields.optionalInteger("imageNumber", 1...1_000_000) ?? 1,
-                width: try fields.integer("width", 1...65536), height: try fields.integer("height", 1...65536),
-                bitDepth: bitDepth, sampleType: try fields.optionalString("sampleType") ?? "uint\(bitDepth)",
-                profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate", 8000...384_000),
-                voice: try fields.optionalString("voice"), rate: try fields.optionalInteger("rate", 80...450)))
+            return .start(
+                StartRecord(
+                    t: try fields.time(), image: try fields.string("image"),
+                    imageNumber: try fields.optionalInteger("imageNumber", 1...1_000_000) ?? 1,
+                    width: try fields.integer("width", 1...65536), height: try fields.integer("height", 1...65536),
+                    bitDepth: bitDepth, sampleType: try fields.optionalString("sampleType") ?? "uint\(bitDepth)",
+                    profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate", 8000...384_000),
+                    voice: try fields.optionalString("voice"), rate: try fields.optionalInteger("rate", 80...450)))
         case "viewport":
             let scale = try fields.number("scale")
             guard scale > 0 && scale <= Self.scaleLimit else {
                 throw fields.error("\"scale\" must be positive and at most \(Int(Self.scaleLimit))")
             }
-            return .viewport(t: try fields.time(), Viewport(originX: try fields.coordinate("originX"),
-                                                            originY: try fields.coordinate("originY"), scale: scale))
+            return .viewport(
+                t: try fields.time(),
+                Viewport(
+                    originX: try fields.coordinate("originX"),
+                    originY: try fields.coordinate("originY"), scale: scale))
         case "pen":
             var buttons = PenButtons()
             for button in try fields.integers("buttons", 1...32) { buttons.insert(button) }
-            return .pen(PenRecord(
-                t: try fields.time(), rootX: try fields.coordinate("x"), rootY: try fields.coordinate("y"),
-                imageX: try fields.coordinate("ix"), imageY: try fields.coordinate("iy"), inImage: try fields.bool("inImage"),
-                sample: try fields.number("sample"), level: try fields.number("level", 0...1),
-                pressure: try fields.number("pressure", 0...1), tiltX: try fields.number("tiltX", -90...90),
-                tiltY: try fields.number("tiltY", -90...90), buttons: buttons, mode: try fields.mode().rawValue,
-                frequency: try fields.number("frequency", 0...100_000), amplitude: try fields.number("amplitude", 0...1)))
+            return .pen(
+                PenRecord(
+                    t: try fields.time(), rootX: try fields.coordinate("x"), rootY: try fields.coordinate("y"),
+                    imageX: try fields.coordinate("ix"), imageY: try fields.coordinate("iy"),
+                    inImage: try fields.bool("inImage"),
+                    sample: try fields.number("sample"), level: try fields.number("level", 0...1),
+                    pressure: try fields.number("pressure", 0...1), tiltX: try fields.number("tiltX", -90...90),
+                    tiltY: try fields.number("tiltY", -90...90), buttons: buttons, mode: try fields.mode().rawValue,
+                    frequency: try fields.number("frequency", 0...100_000),
+                    amplitude: try fields.number("amplitude", 0...1)))
         case "mode":
             return .mode(t: try fields.time(), try fields.mode())
         case "speech":
             return .speech(t: try fields.time(), text: try fields.string("text"))
         case "tag":
-            return .tag(t: try fields.time(), Tag(id: try fields.integer("id", 0...Int(Self.countLimit)),
-                                                  x: try fields.coordinate("ix"), y: try fields.coordinate("iy"),
-                                                  snapped: try fields.optionalBool("snapped") ?? false))
+            return .tag(
+                t: try fields.time(),
+                Tag(
+                    id: try fields.integer("id", 0...Int(Self.countLimit)),
+                    x: try fields.coordinate("ix"), y: try fields.coordinate("iy"),
+                    snapped: try fields.optionalBool("snapped") ?? false))
         case "untag":
             return .untag(t: try fields.time(), id: try fields.integer("id", 0...Int(Self.countLimit)))
         case "cursor":
             guard fields.has("ix") else { return .cursor(t: try fields.time(), nil) }
-            return .cursor(t: try fields.time(), ImagePoint(x: try fields.coordinate("ix"), y: try fields.coordinate("iy")))
+            return .cursor(
+                t: try fields.time(), ImagePoint(x: try fields.coordinate("ix"), y: try fields.coordinate("iy")))
         case "cell":
             var cell: UnitCell?
             if fields.has("ox") {
-                cell = UnitCell(origin: ImagePoint(x: try fields.coordinate("ox"), y: try fields.coordinate("oy")),
-                                vectorA: ImagePoint(x: try fields.coordinate("ax"), y: try fields.coordinate("ay")),
-                                vectorB: ImagePoint(x: try fields.coordinate("bx"), y: try fields.coordinate("by")))
+                cell = UnitCell(
+                    origin: ImagePoint(x: try fields.coordinate("ox"), y: try fields.coordinate("oy")),
+                    vectorA: ImagePoint(x: try fields.coordinate("ax"), y: try fields.coordinate("ay")),
+                    vectorB: ImagePoint(x: try fields.coordinate("bx"), y: try fields.coordinate("by")))
                 guard cell != nil else { throw fields.error("the cell's vectors do not span a cell") }
             }
             return .cell(t: try fields.time(), cell, ticks: try fields.bool("ticks"))
@@ -119,7 +133,9 @@ private struct Fields {
 
     func number(_ key: String, _ range: ClosedRange<Double>) throws(SessionLogError) -> Double {
         let value = try number(key)
-        guard range.contains(value) else { throw error("\"\(key)\" must be between \(range.lowerBound.compact) and \(range.upperBound.compact)") }
+        guard range.contains(value) else {
+            throw error("\"\(key)\" must be between \(range.lowerBound.compact) and \(range.upperBound.compact)")
+        }
         return value
     }
 
@@ -188,8 +204,9 @@ public struct SessionLogCheck: Sendable {
             throw SessionLogError(message: "\(place): the time goes back \(Self.seconds(lastTime - time))")
         }
         if time > lastTime + Self.longestGap {
-            throw SessionLogError(message: "\(place): \(Self.seconds(time - lastTime)) pass without a record "
-                                  + "(a session has no gap longer than an hour)")
+            throw SessionLogError(
+                message: "\(place): \(Self.seconds(time - lastTime)) pass without a record "
+                    + "(a session has no gap longer than an hour)")
         }
         lastTime = max(lastTime, time)
         if case .speech = record { speaks = true }

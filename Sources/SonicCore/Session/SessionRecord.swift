@@ -107,8 +107,10 @@ public struct StartRecord: Sendable, Equatable {
     public var voice: String?
     public var rate: Int?
 
-    public init(t: Double, image: String, imageNumber: Int = 1, width: Int, height: Int, bitDepth: Int,
-                sampleType: String, profile: String, sampleRate: Int, voice: String? = nil, rate: Int? = nil) {
+    public init(
+        t: Double, image: String, imageNumber: Int = 1, width: Int, height: Int, bitDepth: Int,
+        sampleType: String, profile: String, sampleRate: Int, voice: String? = nil, rate: Int? = nil
+    ) {
         self.t = t; self.image = image; self.imageNumber = imageNumber; self.width = width; self.height = height
         self.bitDepth = bitDepth; self.sampleType = sampleType; self.profile = profile; self.sampleRate = sampleRate
         self.voice = voice; self.rate = rate
@@ -135,9 +137,11 @@ public struct PenRecord: Sendable, Equatable {
     public var frequency: Double
     public var amplitude: Double
 
-    public init(t: Double, rootX: Double, rootY: Double, imageX: Double, imageY: Double, inImage: Bool, sample: Double,
-                level: Double, pressure: Double, tiltX: Double, tiltY: Double, buttons: PenButtons, mode: String,
-                frequency: Double, amplitude: Double) {
+    public init(
+        t: Double, rootX: Double, rootY: Double, imageX: Double, imageY: Double, inImage: Bool, sample: Double,
+        level: Double, pressure: Double, tiltX: Double, tiltY: Double, buttons: PenButtons, mode: String,
+        frequency: Double, amplitude: Double
+    ) {
         self.t = t; self.rootX = rootX; self.rootY = rootY; self.imageX = imageX; self.imageY = imageY
         self.inImage = inImage; self.sample = sample; self.level = level; self.pressure = pressure
         self.tiltX = tiltX; self.tiltY = tiltY; self.buttons = buttons; self.mode = mode

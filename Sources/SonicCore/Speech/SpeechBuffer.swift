@@ -45,7 +45,8 @@ public final class SpeechBuffer: Sendable {
 
     /// Whether fresh (not stale) samples wait to be played.
     public var hasQueuedSamples: Bool {
-        written.load(ordering: .acquiring) > max(consumed.load(ordering: .relaxed), staleBefore.load(ordering: .acquiring))
+        written.load(ordering: .acquiring)
+            > max(consumed.load(ordering: .relaxed), staleBefore.load(ordering: .acquiring))
     }
 
     /// Adds up to `frames` samples × `gain` into every channel of `output`; returns how many it had.

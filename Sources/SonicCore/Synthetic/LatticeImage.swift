@@ -41,10 +41,12 @@ public struct LatticeImage: Sendable {
     /// Sites left empty: no column is rendered there, and `columns` leaves them out.
     public var vacancies: Set<SiteIndex>
 
-    public init(width: Int, height: Int, a: (x: Double, y: Double), b: (x: Double, y: Double),
-                origin: (x: Double, y: Double), sites: [Site], sigma: Double, background: Double,
-                backgroundSlope: (x: Double, y: Double), doseScale: Double, readNoise: Double, seed: UInt64,
-                vacancies: Set<SiteIndex> = []) {
+    public init(
+        width: Int, height: Int, a: (x: Double, y: Double), b: (x: Double, y: Double),
+        origin: (x: Double, y: Double), sites: [Site], sigma: Double, background: Double,
+        backgroundSlope: (x: Double, y: Double), doseScale: Double, readNoise: Double, seed: UInt64,
+        vacancies: Set<SiteIndex> = []
+    ) {
         self.width = width; self.height = height; self.a = a; self.b = b; self.origin = origin
         self.sites = sites; self.sigma = sigma; self.background = background
         self.backgroundSlope = backgroundSlope; self.doseScale = doseScale; self.readNoise = readNoise
@@ -67,8 +69,10 @@ public struct LatticeImage: Sendable {
     /// Every lattice site up to `margin` pixels outside the image, occupied or vacant.
     public func sitePositions(margin: Double) -> [SitePosition] {
         // Enough cells to cover the image from any origin and any lattice orientation.
-        let reach = Int((Double(width + height + 2 * Int(margin.rounded(.up)) + abs(Int(origin.x)) + abs(Int(origin.y)))
-            / min(Self.length(a), Self.length(b))).rounded(.up)) + 2
+        let reach =
+            Int(
+                (Double(width + height + 2 * Int(margin.rounded(.up)) + abs(Int(origin.x)) + abs(Int(origin.y)))
+                    / min(Self.length(a), Self.length(b))).rounded(.up)) + 2
         var result: [SitePosition] = []
         for i in -reach...reach {
             for j in -reach...reach {
@@ -77,10 +81,13 @@ public struct LatticeImage: Sendable {
                     let x = origin.x + p.0 * a.x + p.1 * b.x
                     let y = origin.y + p.0 * a.y + p.1 * b.y
                     if x >= -0.5 - margin && x < Double(width) - 0.5 + margin
-                        && y >= -0.5 - margin && y < Double(height) - 0.5 + margin {
+                        && y >= -0.5 - margin && y < Double(height) - 0.5 + margin
+                    {
                         let index = SiteIndex(i: i, j: j, site: s)
-                        result.append(SitePosition(index: index, x: x, y: y, height: site.height,
-                                                   isVacant: vacancies.contains(index)))
+                        result.append(
+                            SitePosition(
+                                index: index, x: x, y: y, height: site.height,
+                                isVacant: vacancies.contains(index)))
                     }
                 }
             }
@@ -94,7 +101,8 @@ public struct LatticeImage: Sendable {
         let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
         for y in 0..<height {
             for x in 0..<width {
-                intensity[y * width + x] = background + backgroundSlope.x * (Double(x) - cx)
+                intensity[y * width + x] =
+                    background + backgroundSlope.x * (Double(x) - cx)
                     + backgroundSlope.y * (Double(y) - cy)
             }
         }
@@ -139,10 +147,12 @@ extension LatticeImage {
 
     /// A lattice of the given arrangement whose nearest-neighbour column distance is `spacing` pixels,
     /// turned by `angle` radians, with the cell origin at `origin`; `peak` is the height of the (heavy) columns.
-    public init(_ arrangement: Arrangement, width: Int, height: Int, spacing: Double, angle: Double,
-                origin: (x: Double, y: Double), sigma: Double, peak: Double, background: Double,
-                backgroundSlope: (x: Double, y: Double) = (0, 0), doseScale: Double, readNoise: Double,
-                seed: UInt64, vacancies: Set<SiteIndex> = []) {
+    public init(
+        _ arrangement: Arrangement, width: Int, height: Int, spacing: Double, angle: Double,
+        origin: (x: Double, y: Double), sigma: Double, peak: Double, background: Double,
+        backgroundSlope: (x: Double, y: Double) = (0, 0), doseScale: Double, readNoise: Double,
+        seed: UInt64, vacancies: Set<SiteIndex> = []
+    ) {
         let c = Double.cos(angle), s = Double.sin(angle)
         let cell: Double, bAngle: Double, sites: [Site]
         switch arrangement {
@@ -157,9 +167,10 @@ extension LatticeImage {
             sites = [Site(u: 0, v: 0, height: peak), Site(u: 0.5, v: 0.5, height: peak * lightRatio)]
         }
         let cb = Double.cos(angle + bAngle), sb = Double.sin(angle + bAngle)
-        self.init(width: width, height: height, a: (cell * c, cell * s), b: (cell * cb, cell * sb),
-                  origin: origin, sites: sites, sigma: sigma, background: background,
-                  backgroundSlope: backgroundSlope, doseScale: doseScale, readNoise: readNoise, seed: seed,
-                  vacancies: vacancies)
+        self.init(
+            width: width, height: height, a: (cell * c, cell * s), b: (cell * cb, cell * sb),
+            origin: origin, sites: sites, sigma: sigma, background: background,
+            backgroundSlope: backgroundSlope, doseScale: doseScale, readNoise: readNoise, seed: seed,
+            vacancies: vacancies)
     }
 }

@@ -12,7 +12,8 @@ public struct PixelSize: Sendable, Equatable, CustomStringConvertible {
         let trimmed = text.filter { $0 != " " }
         let units: [(String, Double)] = [("pm", 1), ("nm", 1000), ("Å", 100), ("A", 100)]
         guard let (suffix, factor) = units.first(where: { trimmed.hasSuffix($0.0) }),
-              let value = Double(trimmed.dropLast(suffix.count)) else { return nil }
+            let value = Double(trimmed.dropLast(suffix.count))
+        else { return nil }
         self.init(picometres: value * factor)
     }
 

@@ -8,7 +8,8 @@ public struct TagBook: Sendable, Equatable {
 
     public init(tags: [Tag] = [], cellMarks: [Int]? = nil) {
         self.tags = tags
-        self.cellMarks = cellMarks.map { marks in Array(marks.filter { id in tags.contains { $0.id == id } }.prefix(3)) }
+        self.cellMarks = cellMarks.map { marks in Array(marks.filter { id in tags.contains { $0.id == id } }.prefix(3))
+        }
     }
 
     /// Adds a tag at the next number.

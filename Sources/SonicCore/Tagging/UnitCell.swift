@@ -10,8 +10,9 @@ public struct UnitCell: Sendable, Equatable {
 
     /// nil when the three points do not span a cell (coincident or in a line).
     public init?(origin: ImagePoint, a cornerA: ImagePoint, b cornerB: ImagePoint) {
-        self.init(origin: origin, vectorA: ImagePoint(x: cornerA.x - origin.x, y: cornerA.y - origin.y),
-                  vectorB: ImagePoint(x: cornerB.x - origin.x, y: cornerB.y - origin.y))
+        self.init(
+            origin: origin, vectorA: ImagePoint(x: cornerA.x - origin.x, y: cornerA.y - origin.y),
+            vectorB: ImagePoint(x: cornerB.x - origin.x, y: cornerB.y - origin.y))
     }
 
     /// nil when the vectors do not span a cell (too short or nearly parallel).
@@ -39,8 +40,11 @@ public struct UnitCell: Sendable, Equatable {
 
     /// The cell's corners in drawing order: origin, origin + a, origin + a + b, origin + b.
     public var corners: [ImagePoint] {
-        [origin, ImagePoint(x: origin.x + a.x, y: origin.y + a.y),
-         ImagePoint(x: origin.x + a.x + b.x, y: origin.y + a.y + b.y), ImagePoint(x: origin.x + b.x, y: origin.y + b.y)]
+        [
+            origin, ImagePoint(x: origin.x + a.x, y: origin.y + a.y),
+            ImagePoint(x: origin.x + a.x + b.x, y: origin.y + a.y + b.y),
+            ImagePoint(x: origin.x + b.x, y: origin.y + b.y)
+        ]
     }
 
     /// A point's position in cell units: origin + u·a + v·b.
@@ -71,7 +75,9 @@ public struct UnitCell: Sendable, Equatable {
             for c in columns {
                 let f = cell.fractional(c)
                 let n = f.u.rounded(), k = f.v.rounded()
-                guard abs(f.u - n) < tolerance, abs(f.v - k) < tolerance, abs(n) <= reach, abs(k) <= reach else { continue }
+                guard abs(f.u - n) < tolerance, abs(f.v - k) < tolerance, abs(n) <= reach, abs(k) <= reach else {
+                    continue
+                }
                 let row = [1, n, k]
                 for i in 0..<3 {
                     for j in 0..<3 { m[i][j] += row[i] * row[j] }
@@ -81,8 +87,9 @@ public struct UnitCell: Sendable, Equatable {
                 count += 1
             }
             guard count >= 4, let sx = Self.solve(m, rx), let sy = Self.solve(m, ry) else { return cell }
-            cell = UnitCell(unchecked: ImagePoint(x: sx[0], y: sy[0]), vectorA: ImagePoint(x: sx[1], y: sy[1]),
-                            vectorB: ImagePoint(x: sx[2], y: sy[2]))
+            cell = UnitCell(
+                unchecked: ImagePoint(x: sx[0], y: sy[0]), vectorA: ImagePoint(x: sx[1], y: sy[1]),
+                vectorB: ImagePoint(x: sx[2], y: sy[2]))
         }
         return cell
     }

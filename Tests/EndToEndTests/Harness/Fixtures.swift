@@ -28,10 +28,16 @@ enum Fixtures {
         guard stat("/dev/fuse", &info) == 0, info.st_mode & S_IFMT == S_IFCHR else {
             return "no /dev/fuse here, and the emulated pen is a FUSE device"
         }
-        if getuid() != 0 && Subprocess.which("fusermount3") == nil { return "fusermount3 is not installed (Debian package fuse3)" }
-        let parts = ["/usr/lib/xorg/Xorg": "xserver-xorg-core", "/usr/lib/xorg/modules/drivers/dummy_drv.so": "xserver-xorg-video-dummy",
-                     "/usr/lib/xorg/modules/input/wacom_drv.so": "xserver-xorg-input-wacom"]
-        for (file, package) in parts.sorted(by: { $0.key < $1.key }) where !FileManager.default.fileExists(atPath: file) {
+        if getuid() != 0 && Subprocess.which("fusermount3") == nil {
+            return "fusermount3 is not installed (Debian package fuse3)"
+        }
+        let parts = [
+            "/usr/lib/xorg/Xorg": "xserver-xorg-core",
+            "/usr/lib/xorg/modules/drivers/dummy_drv.so": "xserver-xorg-video-dummy",
+            "/usr/lib/xorg/modules/input/wacom_drv.so": "xserver-xorg-input-wacom"
+        ]
+        for (file, package) in parts.sorted(by: { $0.key < $1.key }) where !FileManager.default.fileExists(atPath: file)
+        {
             return "\(package) is not installed"
         }
         return nil

@@ -9,8 +9,10 @@ final class PlaySession {
     /// Where the recording stood when the program started.
     private let startMark: Int
 
-    init(image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
-         environment: [String: String] = [:]) throws {
+    init(
+        image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
         self.display = display
         self.sound = sound
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -21,10 +23,11 @@ final class PlaySession {
         if let image { args.append(image) }
         // The kind's way to play, unless the test chooses.
         args += ["--events", logPath] + (arguments.contains("--audio") ? [] : sound.kind.audioArguments) + arguments
-        process = try Subprocess(Fixtures.binary, args,
-                                 environment: display.environment.merging(sound.clientEnvironment) { $1 }
-                                    .merging(environment) { $1 },
-                                 folder: folder, label: "sonic-atomic")
+        process = try Subprocess(
+            Fixtures.binary, args,
+            environment: display.environment.merging(sound.clientEnvironment) { $1 }
+                .merging(environment) { $1 },
+            folder: folder, label: "sonic-atomic")
     }
 
     /// Every record of the session log so far.

@@ -34,7 +34,9 @@ struct Screenshot {
         let byteOrder = field(7), bitsPerPixel = field(11), bytesPerLine = field(12)
         let redMask = UInt32(field(14)), greenMask = UInt32(field(15)), blueMask = UInt32(field(16))
         let colours = field(19)
-        guard format == 2, bitsPerPixel == 32 else { throw HarnessError("unexpected xwd format \(format)/\(bitsPerPixel) bpp") }
+        guard format == 2, bitsPerPixel == 32 else {
+            throw HarnessError("unexpected xwd format \(format)/\(bitsPerPixel) bpp")
+        }
         let data = headerSize + colours * 12
         guard bytes.count >= data + bytesPerLine * height else { throw HarnessError("xwd output truncated") }
         func channel(_ word: UInt32, _ mask: UInt32) -> UInt32 {
@@ -46,8 +48,11 @@ struct Screenshot {
             for x in 0..<width {
                 let o = data + y * bytesPerLine + x * 4
                 let b = bytes[o..<o + 4].map(UInt32.init)
-                let word = byteOrder == 0 ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24 : b[3] | b[2] << 8 | b[1] << 16 | b[0] << 24
-                pixels[y * width + x] = channel(word, redMask) << 16 | channel(word, greenMask) << 8 | channel(word, blueMask)
+                let word =
+                    byteOrder == 0
+                    ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24 : b[3] | b[2] << 8 | b[1] << 16 | b[0] << 24
+                pixels[y * width + x] =
+                    channel(word, redMask) << 16 | channel(word, greenMask) << 8 | channel(word, blueMask)
             }
         }
         return Screenshot(width: width, height: height, pixels: pixels)

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs `body` with a fresh X display (the pen tablet, or with `plainMouse` a plain pointer), a sound
 /// server of the given kind and a scratch folder, then tears down. Every session the program logged
 /// in the folder is then checked for dropouts: the sound must never run dry (`dropoutsExpected` is
 /// for the one test that starves it on purpose). The folder is kept when a test fails.
-func withServers(_ name: String, sound kind: SoundServer.Kind = .pulseaudio, plainMouse: Bool = false,
-                 dropoutsExpected: Bool = false, _ body: (TestDisplay, SoundServer, String) throws -> Void) throws {
+func withServers(
+    _ name: String, sound kind: SoundServer.Kind = .pulseaudio, plainMouse: Bool = false,
+    dropoutsExpected: Bool = false, _ body: (TestDisplay, SoundServer, String) throws -> Void
+) throws {
     let folder = try Fixtures.scratch(name + "-" + kind.rawValue)
     let sound = try SoundServer(folder: folder, kind: kind)
     defer { sound.stop() }
@@ -18,7 +20,9 @@ func withServers(_ name: String, sound kind: SoundServer.Kind = .pulseaudio, pla
     if !dropoutsExpected {
         for (log, dropouts) in try sessionDropouts(under: folder) where !dropouts.isEmpty {
             let when = dropouts.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
-            Issue.record("the sound ran dry \(dropouts.count) time(s) in \(folder)/\(log) (on \(kind.rawValue)), at \(when) after its start")
+            Issue.record(
+                "the sound ran dry \(dropouts.count) time(s) in \(folder)/\(log) (on \(kind.rawValue)), at \(when) after its start"
+            )
             clean = false
         }
     }
@@ -29,16 +33,22 @@ func withServers(_ name: String, sound kind: SoundServer.Kind = .pulseaudio, pla
 func sessionDropouts(under folder: String) throws -> [(log: String, dropouts: [Double])] {
     let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
     return try files.filter { $0.hasSuffix(".jsonl") }.map { file in
-        let records = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n").compactMap {
+        let records = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n").compactMap
+        {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let start = records.first { $0["type"] as? String == "start" }?["t"] as? Double ?? 0
-        return (file, records.filter { $0["type"] as? String == "dropout" }.compactMap { ($0["t"] as? Double).map { $0 - start } })
+        return (
+            file,
+            records.filter { $0["type"] as? String == "dropout" }.compactMap { ($0["t"] as? Double).map { $0 - start } }
+        )
     }
 }
 
 /// Writes a 16-bit gray test image built by `value(x, y)` and returns its path.
-func writeImage(_ folder: String, _ name: String, width: Int, height: Int, _ value: (Int, Int) -> UInt16) throws -> String {
+func writeImage(_ folder: String, _ name: String, width: Int, height: Int, _ value: (Int, Int) -> UInt16) throws
+    -> String
+{
     let samples = (0..<width * height).map { value($0 % width, $0 / width) }
     let path = folder + "/" + name
     try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A private sound server — PulseAudio, or PipeWire with its pulse service, as most desktops now
 /// run — with a 48 kHz float null sink, and a recording of its monitor for one test, so the test hears
@@ -47,9 +47,12 @@ final class SoundServer {
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
         // Stereo, so that both servers' monitors give the same samples (their stereo-to-mono downmixes differ).
-        recorder = try Subprocess(daemons.parec, [
-            "--device=test.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", "--latency-msec=5",
-        ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec-\(kind.rawValue)")
+        recorder = try Subprocess(
+            daemons.parec,
+            [
+                "--device=test.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw",
+                "--latency-msec=5"
+            ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec-\(kind.rawValue)")
         try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
     }
 
@@ -114,17 +117,22 @@ private final class SoundDaemons: @unchecked Sendable {
         }
         self.parec = parec
         let started = try Subprocess.run(Self.script, ["start", kind.rawValue, runFolder], timeout: 60)
-        guard started.status == 0 else { throw HarnessError("cannot start the \(kind.rawValue) sound server: \(started.output)") }
-        clientEnvironment = Dictionary(uniqueKeysWithValues: started.output.split(separator: "\n").compactMap { line in
-            line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
-        })
+        guard started.status == 0 else {
+            throw HarnessError("cannot start the \(kind.rawValue) sound server: \(started.output)")
+        }
+        clientEnvironment = Dictionary(
+            uniqueKeysWithValues: started.output.split(separator: "\n").compactMap { line in
+                line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+            })
     }
 
     /// Whether every process the script started still runs.
     private var isRunning: Bool {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: runFolder)) ?? []
         let pids = files.filter { $0.hasSuffix(".pid") }.compactMap {
-            (try? String(contentsOfFile: runFolder + "/" + $0, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            (try? String(contentsOfFile: runFolder + "/" + $0, encoding: .utf8)).flatMap {
+                pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
         }
         return !pids.isEmpty && pids.allSatisfy { kill($0, 0) == 0 }
     }
@@ -154,8 +162,10 @@ private struct RecordingReader {
         samples.reserveCapacity(samples.count + frames)
         data.withUnsafeBytes { raw in
             for i in 0..<frames {
-                let left = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt32.self)))
-                let right = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8 + 4, as: UInt32.self)))
+                let left = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt32.self)))
+                let right = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8 + 4, as: UInt32.self)))
                 samples.append((left + right) / 2)
             }
         }

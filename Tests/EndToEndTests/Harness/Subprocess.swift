@@ -17,8 +17,10 @@ final class Subprocess {
     let label: String
     private var exitStatus: Int32?
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-         stdout: String? = nil, folder: String, label: String) throws {
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        stdout: String? = nil, folder: String, label: String
+    ) throws {
         self.label = label
         stdoutPath = stdout ?? "\(folder)/\(label).out"
         stderrPath = "\(folder)/\(label).err"
@@ -40,11 +42,12 @@ final class Subprocess {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw HarnessError("cannot start \(label) (\(executable), output in \(folder)): \(String(cString: strerror(result)))")
+            throw HarnessError(
+                "cannot start \(label) (\(executable), output in \(folder)): \(String(cString: strerror(result)))")
         }
         pid = child
     }
@@ -83,8 +86,10 @@ final class Subprocess {
     }
 
     /// Runs a command to completion and returns its status and output (stderr appended).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Double = 30) throws -> (status: Int32, output: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Double = 30
+    ) throws -> (status: Int32, output: String) {
         let folder = NSTemporaryDirectory() + "sonic-run-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

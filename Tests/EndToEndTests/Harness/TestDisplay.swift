@@ -7,7 +7,10 @@ import Foundation
 /// cannot run it (no FUSE, say in a container), Xvfb with the XTest pointer stands in (position and
 /// buttons only) and tests that need more are skipped; in CI that is a failure instead.
 final class TestDisplay {
-    enum Kind { case penTablet(tool: String), xvfb }
+    enum Kind {
+        case penTablet(tool: String)
+        case xvfb
+    }
 
     let kind: Kind
     let name: String
@@ -39,16 +42,20 @@ final class TestDisplay {
             }
             let tool = Fixtures.penTablet
             kind = .penTablet(tool: tool)
-            let started = try Subprocess.run(tool + "/start-pen-x", [name],
-                                             environment: ["PEN_X_SCREEN": "\(width)x\(height)"], timeout: 60)
+            let started = try Subprocess.run(
+                tool + "/start-pen-x", [name],
+                environment: ["PEN_X_SCREEN": "\(width)x\(height)"], timeout: 60)
             guard started.status == 0 else {
                 throw HarnessError("cannot start the pen-tablet X server on \(name): \(started.output)")
             }
         } else {
             kind = .xvfb
-            guard let server = Subprocess.which("Xvfb") else { throw HarnessError("Xvfb is not installed (scripts/install-deps test)") }
-            xvfb = try Subprocess(server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
-                                  folder: folder, label: "xvfb")
+            guard let server = Subprocess.which("Xvfb") else {
+                throw HarnessError("Xvfb is not installed (scripts/install-deps test)")
+            }
+            xvfb = try Subprocess(
+                server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+                folder: folder, label: "xvfb")
             try waitFor("Xvfb on \(name)", timeout: 10) {
                 FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
             }
@@ -63,8 +70,10 @@ final class TestDisplay {
     }
 
     static func freeDisplayNumber() throws -> Int {
-        for n in 90..<190 where !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
-            && !FileManager.default.fileExists(atPath: "/tmp/pen-x-\(n)") {
+        for n in 90..<190
+        where !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
+            && !FileManager.default.fileExists(atPath: "/tmp/pen-x-\(n)")
+        {
             return n
         }
         throw HarnessError("no free X display number in :90–:189")
@@ -83,7 +92,9 @@ final class TestDisplay {
         switch kind {
         case .penTablet(let tool):
             let result = try Subprocess.run(tool + "/pen", arguments, environment: environment)
-            guard result.status == 0 else { throw HarnessError("pen \(arguments.joined(separator: " ")): \(result.output)") }
+            guard result.status == 0 else {
+                throw HarnessError("pen \(arguments.joined(separator: " ")): \(result.output)")
+            }
         case .xvfb:
             try emulateWithXTest(arguments)
         }
@@ -96,11 +107,15 @@ final class TestDisplay {
     func up() throws { try pen("up") }
     func tap(_ x: Double, _ y: Double, ms: Int = 50) throws { try pen("tap", Self.point(x, y), "--ms", String(ms)) }
     func stroke(from a: (Double, Double), to b: (Double, Double), ms: Int, hz: Int = 100) throws {
-        try pen("stroke", "--from", Self.point(a.0, a.1), "--to", Self.point(b.0, b.1), "--ms", String(ms), "--hz", String(hz))
+        try pen(
+            "stroke", "--from", Self.point(a.0, a.1), "--to", Self.point(b.0, b.1), "--ms", String(ms), "--hz",
+            String(hz))
     }
 
     /// The positions `pen stroke` sends, in order (the tool interpolates linearly at --hz).
-    static func strokePoints(from a: (Double, Double), to b: (Double, Double), ms: Int, hz: Int = 100) -> [(Double, Double)] {
+    static func strokePoints(from a: (Double, Double), to b: (Double, Double), ms: Int, hz: Int = 100) -> [(
+        Double, Double
+    )] {
         let steps = max(2, Int((Double(ms) * Double(hz) / 1000).rounded()))
         return (0...steps).map { i in
             let u = Double(i) / Double(steps)

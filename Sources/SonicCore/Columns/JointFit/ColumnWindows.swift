@@ -55,10 +55,13 @@ struct ColumnWindows {
                     y.gaussian.withUnsafeBufferPointer { yGaussian in
                         y.firstMoment.withUnsafeBufferPointer { yFirstMoment in
                             y.secondMoment.withUnsafeBufferPointer { ySecondMoment in
-                                body(AxisPointers(gaussian: xGaussian, firstMoment: xFirstMoment,
-                                                  secondMoment: xSecondMoment),
-                                     AxisPointers(gaussian: yGaussian, firstMoment: yFirstMoment,
-                                                  secondMoment: ySecondMoment))
+                                body(
+                                    AxisPointers(
+                                        gaussian: xGaussian, firstMoment: xFirstMoment,
+                                        secondMoment: xSecondMoment),
+                                    AxisPointers(
+                                        gaussian: yGaussian, firstMoment: yFirstMoment,
+                                        secondMoment: ySecondMoment))
                             }
                         }
                     }

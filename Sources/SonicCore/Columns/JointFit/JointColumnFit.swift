@@ -52,7 +52,9 @@ final class JointColumnFit {
         width = xs.count; height = ys.count
         var data = [Double](repeating: 0, count: width * height)
         for y in 0..<height {
-            for x in 0..<width { data[y * width + x] = Double(image.samples[(originY + y) * image.width + originX + x]) }
+            for x in 0..<width {
+                data[y * width + x] = Double(image.samples[(originY + y) * image.width + originX + x])
+            }
         }
         self.data = data
         background = BilinearBackground(width: width, height: height, nodeSpacing: nodeSpacing)
@@ -63,21 +65,27 @@ final class JointColumnFit {
     ///
     /// The amplitude errors of the columns listed in `errorsOf` come from the normal equations at the fitted model,
     /// so the share of the data the background and the width could also explain is accounted for.
-    func refine(_ start: [ColumnGaussian], roles: [Role], sigma: Double, qualityRadius: Double,
-                errorsOf asked: [Int] = [], iterations: Int = 8) -> Result {
-        var problem = JointFitProblem(fit: self, columns: start, roles: roles,
-                                      sigma: min(sigmaRange.upperBound, max(sigmaRange.lowerBound, sigma)))
+    func refine(
+        _ start: [ColumnGaussian], roles: [Role], sigma: Double, qualityRadius: Double,
+        errorsOf asked: [Int] = [], iterations: Int = 8
+    ) -> Result {
+        var problem = JointFitProblem(
+            fit: self, columns: start, roles: roles,
+            sigma: min(sigmaRange.upperBound, max(sigmaRange.lowerBound, sigma)))
         if !start.isEmpty {
             problem.solveBackgroundAlone()
             problem.gaussNewton(iterations: iterations)
         }
-        let columns = problem.columns.map { ColumnGaussian(x: $0.x, y: $0.y, amplitude: $0.amplitude, sigma: problem.sigma) }
+        let columns = problem.columns.map {
+            ColumnGaussian(x: $0.x, y: $0.y, amplitude: $0.amplitude, sigma: problem.sigma)
+        }
         let windows = ColumnWindows(problem.columns, sigma: problem.sigma, fit: self)
         let residual = problem.residual(windows, columns: problem.columns, nodes: problem.nodes)
         let preconditioner = JointFitPreconditioner(problem, windows, damping: 0)
-        return Result(columns: columns,
-                      quality: columns.map { problem.rSquared(near: $0, radius: qualityRadius, residual: residual) },
-                      amplitudeErrors: asked.map { problem.amplitudeError(of: $0, preconditioner) }, residual: residual)
+        return Result(
+            columns: columns,
+            quality: columns.map { problem.rSquared(near: $0, radius: qualityRadius, residual: residual) },
+            amplitudeErrors: asked.map { problem.amplitudeError(of: $0, preconditioner) }, residual: residual)
     }
 
     /// The columns to fit a region with, and their roles: the given ones (which should lie inside the
@@ -85,9 +93,11 @@ final class JointColumnFit {
     /// every column inside, not just the edge ones). A column p with a neighbour q implies one a step beyond p, at
     /// about 2p − q (atom columns sit on centrosymmetric sites in projection, and that is a site of q's kind); such a
     /// ghost takes q's amplitude. The given columns are free; the ghosts follow them.
-    static func withGhosts(_ columns: [ColumnGaussian], steps: LatticeSteps,
-                           xs: Range<Int>, ys: Range<Int>, spacing: Double,
-                           reach: Double) -> (columns: [ColumnGaussian], roles: [Role]) {
+    static func withGhosts(
+        _ columns: [ColumnGaussian], steps: LatticeSteps,
+        xs: Range<Int>, ys: Range<Int>, spacing: Double,
+        reach: Double
+    ) -> (columns: [ColumnGaussian], roles: [Role]) {
         let low = (x: Double(xs.lowerBound) - 0.5, y: Double(ys.lowerBound) - 0.5)
         let high = (x: Double(xs.upperBound) - 0.5, y: Double(ys.upperBound) - 0.5)
         func outsideBy(_ x: Double, _ y: Double) -> Double {
@@ -109,10 +119,13 @@ final class JointColumnFit {
                     let (gx, gy) = steps.site(beyond: all[p], from: all[q])
                     let outside = outsideBy(gx, gy)
                     guard outside > 0 && outside < reach,
-                          sites.indices(nearX: gx, y: gy, within: 0.5 * spacing, in: all).isEmpty else { continue }
+                        sites.indices(nearX: gx, y: gy, within: 0.5 * spacing, in: all).isEmpty
+                    else { continue }
                     all.append(ColumnGaussian(x: gx, y: gy, amplitude: all[q].amplitude, sigma: all[q].sigma))
                     // A ghost of a ghost takes its height from the same free column.
-                    if case .ghost(let source) = roles[q] { roles.append(.ghost(of: source)) } else {
+                    if case .ghost(let source) = roles[q] {
+                        roles.append(.ghost(of: source))
+                    } else {
                         roles.append(.ghost(of: q))
                     }
                     sites.insert(all.count - 1, x: gx, y: gy)

@@ -44,10 +44,12 @@ struct JointFitPreconditioner {
         var xHatSums = [Double](repeating: 0, count: 2 * nodesAcross)
         var yHatSums = [Double](repeating: 0, count: 2 * nodesDown)
         for k in 0..<count {
-            let x = Self.windowSums(windows.x.gaussian, windows.x.firstMoment, from: windows.xStart[k],
-                                    over: windows.xRange[k], axis: background.x, into: &xHatSums)
-            let y = Self.windowSums(windows.y.gaussian, windows.y.firstMoment, from: windows.yStart[k],
-                                    over: windows.yRange[k], axis: background.y, into: &yHatSums)
+            let x = Self.windowSums(
+                windows.x.gaussian, windows.x.firstMoment, from: windows.xStart[k],
+                over: windows.xRange[k], axis: background.x, into: &xHatSums)
+            let y = Self.windowSums(
+                windows.y.gaussian, windows.y.firstMoment, from: windows.yStart[k],
+                over: windows.yRange[k], axis: background.y, into: &yHatSums)
             // The centre's derivatives carry the amplitude over σ².
             let s = problem.columns[k].amplitude / (problem.sigma * problem.sigma)
             let movable = problem.isHeld[k] ? 0.0 : 1.0
@@ -76,11 +78,15 @@ struct JointFitPreconditioner {
                 coupling[yRow + node] = movable * s * xHatSums[2 * m] * yHatSums[2 * n + 1]
                 coupling[amplitudeRow + node] += xHatSums[2 * m] * yHatSums[2 * n]
             }
-            for parameter in layout.slot(of: k) { coupling[parameter * shared + layout.sharedWidth] = widthRow[parameter] }
+            for parameter in layout.slot(of: k) {
+                coupling[parameter * shared + layout.sharedWidth] = widthRow[parameter]
+            }
         }
         diagonal = [Double](repeating: 0, count: layout.count)
         for k in 0..<count {
-            for own in 0..<ParameterLayout.perColumn { diagonal[layout.slotStart(of: k) + own] = blocks[Self.blockDiagonal(k, own)] }
+            for own in 0..<ParameterLayout.perColumn {
+                diagonal[layout.slotStart(of: k) + own] = blocks[Self.blockDiagonal(k, own)]
+            }
         }
         for node in 0..<nodeCount { diagonal[layout.node(node)] = background.squaredWeightSums[node] }
         diagonal[layout.width] = widthRow[layout.width]
@@ -92,7 +98,8 @@ struct JointFitPreconditioner {
                 // Not positive definite: fall back to the block's diagonal.
                 for i in Self.blockStart(k)..<Self.blockStart(k + 1) { blockFactors[i] = 0 }
                 for own in 0..<ParameterLayout.perColumn {
-                    blockFactors[Self.blockDiagonal(k, own)] = max(blocks[Self.blockDiagonal(k, own)], 1e-12).squareRoot()
+                    blockFactors[Self.blockDiagonal(k, own)] = max(blocks[Self.blockDiagonal(k, own)], 1e-12)
+                        .squareRoot()
                 }
             }
         }
@@ -103,7 +110,9 @@ struct JointFitPreconditioner {
             for j in 0..<shared {
                 for own in 0..<ParameterLayout.perColumn { column[own] = coupling[(first + own) * shared + j] }
                 Cholesky.solve(blockFactors, at: Self.blockStart(k), size: ParameterLayout.perColumn, &column)
-                for own in 0..<ParameterLayout.perColumn { blockSolvedCoupling[(first + own) * shared + j] = column[own] }
+                for own in 0..<ParameterLayout.perColumn {
+                    blockSolvedCoupling[(first + own) * shared + j] = column[own]
+                }
             }
         }
         // G: node against node is separable too (a product of the hats' overlaps along x and along y).
@@ -111,7 +120,8 @@ struct JointFitPreconditioner {
         let xOverlap = background.x.overlap, yOverlap = background.y.overlap
         for a in 0..<nodeCount {
             for b in 0..<nodeCount {
-                schur[a * shared + b] = xOverlap[(a % nodesAcross) * nodesAcross + b % nodesAcross]
+                schur[a * shared + b] =
+                    xOverlap[(a % nodesAcross) * nodesAcross + b % nodesAcross]
                     * yOverlap[(a / nodesAcross) * nodesDown + b / nodesAcross]
             }
             schur[a * shared + layout.sharedWidth] = widthRow[layout.node(a)]
@@ -137,9 +147,11 @@ struct JointFitPreconditioner {
 
     /// Along one axis of a column's window: the sums of its factors g and first moments m, and into `hatSums`, set
     /// afresh, g and m summed under each background node's hat.
-    private static func windowSums(_ gaussian: [Double], _ firstMoment: [Double], from start: Int,
-                                   over range: Range<Int>, axis: BilinearBackground.Axis,
-                                   into hatSums: inout [Double]) -> WindowSums {
+    private static func windowSums(
+        _ gaussian: [Double], _ firstMoment: [Double], from start: Int,
+        over range: Range<Int>, axis: BilinearBackground.Axis,
+        into hatSums: inout [Double]
+    ) -> WindowSums {
         for i in hatSums.indices { hatSums[i] = 0 }
         var sums = WindowSums()
         for i in 0..<range.count {
@@ -157,8 +169,9 @@ struct JointFitPreconditioner {
         let shared = layout.sharedCount, columnParameters = layout.columnParameterCount
         var out = v
         for k in 0..<layout.columnCount {
-            Cholesky.solve(blockFactors, at: Self.blockStart(k), size: ParameterLayout.perColumn, &out,
-                           from: layout.slotStart(of: k))
+            Cholesky.solve(
+                blockFactors, at: Self.blockStart(k), size: ParameterLayout.perColumn, &out,
+                from: layout.slotStart(of: k))
         }
         var sharedPart = Array(v[layout.firstNode...])
         for row in 0..<columnParameters {

@@ -116,14 +116,18 @@ struct JointFitProblem {
                         // The step's change along a row, before each row's y factor: the same for every row.
                         let profile = rowFactor.baseAddress!
                         for i in 0..<across.count {
-                            profile[i] = amplitudeWeight * gaussian[i] + xWeight * firstMoment[i]
+                            profile[i] =
+                                amplitudeWeight * gaussian[i] + xWeight * firstMoment[i]
                                 + widthWeight * secondMoment[i]
                         }
                         for j in 0..<down.count {
                             let values = change.baseAddress! + (down.lowerBound + j) * width + across.lowerBound
                             let rowGaussian = y.gaussian[yStart + j]
-                            let rowWeight = yWeight * y.firstMoment[yStart + j] + widthWeight * y.secondMoment[yStart + j]
-                            for i in 0..<across.count { values[i] += rowGaussian * profile[i] + rowWeight * gaussian[i] }
+                            let rowWeight =
+                                yWeight * y.firstMoment[yStart + j] + widthWeight * y.secondMoment[yStart + j]
+                            for i in 0..<across.count {
+                                values[i] += rowGaussian * profile[i] + rowWeight * gaussian[i]
+                            }
                         }
                     }
                 }
@@ -169,16 +173,18 @@ struct JointFitProblem {
             var largestMove = 0.0
             for k in columns.indices {
                 let column = columns[k], owner = amplitudeOwner[k]
-                let moved = ColumnGaussian(x: column.x + step[layout.x(k)], y: column.y + step[layout.y(k)],
-                                           amplitude: owner == k
-                                            ? column.amplitude + step[layout.amplitude(k)] : trialColumns[owner].amplitude,
-                                           sigma: column.sigma)
+                let moved = ColumnGaussian(
+                    x: column.x + step[layout.x(k)], y: column.y + step[layout.y(k)],
+                    amplitude: owner == k
+                        ? column.amplitude + step[layout.amplitude(k)] : trialColumns[owner].amplitude,
+                    sigma: column.sigma)
                 guard moved.x.isFinite && moved.y.isFinite && moved.amplitude.isFinite else { continue }
                 trialColumns[k] = moved
                 largestMove = max(largestMove, abs(step[layout.x(k)]), abs(step[layout.y(k)]))
             }
             let widthStep = step[layout.width]
-            let trialSigma = widthStep.isFinite
+            let trialSigma =
+                widthStep.isFinite
                 ? min(fit.sigmaRange.upperBound, max(fit.sigmaRange.lowerBound, sigma + widthStep)) : sigma
             var trialNodes = nodes
             for i in nodes.indices where step[layout.node(i)].isFinite { trialNodes[i] += step[layout.node(i)] }
@@ -208,7 +214,9 @@ struct JointFitProblem {
             var product = transposed(forward(v, windows), windows)
             for i in product.indices { product[i] += damping * diagonal[i] * v[i] }
             return product
-        } precondition: { preconditioner.apply($0) }
+        } precondition: {
+            preconditioner.apply($0)
+        }
     }
 
     /// The standard error of column k's amplitude per unit of pixel noise, √(JᵀJ)⁻¹ at (k, k), with the

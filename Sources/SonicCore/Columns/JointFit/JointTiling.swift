@@ -47,15 +47,19 @@ struct JointTiling: Sendable {
     }
 
     func core(_ tile: Tile) -> (xs: Range<Int>, ys: Range<Int>) {
-        (tile.column * imageWidth / tileColumns..<(tile.column + 1) * imageWidth / tileColumns,
-         tile.row * imageHeight / tileRows..<(tile.row + 1) * imageHeight / tileRows)
+        (
+            tile.column * imageWidth / tileColumns..<(tile.column + 1) * imageWidth / tileColumns,
+            tile.row * imageHeight / tileRows..<(tile.row + 1) * imageHeight / tileRows
+        )
     }
 
     /// The tile's core plus its margin, within the image: the pixels its fit sees.
     func region(_ tile: Tile) -> (xs: Range<Int>, ys: Range<Int>) {
         let (xs, ys) = core(tile)
-        return (max(0, xs.lowerBound - margin)..<min(imageWidth, xs.upperBound + margin),
-                max(0, ys.lowerBound - margin)..<min(imageHeight, ys.upperBound + margin))
+        return (
+            max(0, xs.lowerBound - margin)..<min(imageWidth, xs.upperBound + margin),
+            max(0, ys.lowerBound - margin)..<min(imageHeight, ys.upperBound + margin)
+        )
     }
 
     static func contains(_ xs: Range<Int>, _ ys: Range<Int>, _ x: Double, _ y: Double) -> Bool {
@@ -66,7 +70,9 @@ struct JointTiling: Sendable {
     /// The refined columns of one tile's core. `local` must hold every locally refined column whose centre lies in
     /// the tile's region, and `unrefined` every candidate pixel there that the local stage could not refine (others
     /// are ignored).
-    func refine(_ tile: Tile, in image: GrayImage, local: [LocalColumn], unrefined: [(x: Int, y: Int)]) -> [PlacedColumn] {
+    func refine(_ tile: Tile, in image: GrayImage, local: [LocalColumn], unrefined: [(x: Int, y: Int)])
+        -> [PlacedColumn]
+    {
         let (xs, ys) = region(tile), (coreXs, coreYs) = core(tile)
         // A fixed order, so the fit rounds the same however the columns were gathered.
         let columns = local.filter { Self.contains(xs, ys, $0.gaussian.x, $0.gaussian.y) }
@@ -75,8 +81,9 @@ struct JointTiling: Sendable {
         let d = geometry.spacing
         var sigma = columns.map(\.gaussian.sigma).sorted()[columns.count / 2]
         let reach = 4 * geometry.maximumSigma
-        let fit = JointColumnFit(image: image, xs: xs, ys: ys, nodeSpacing: ColumnGeometry.jointNodeSpacings * d,
-                                 sigmaRange: geometry.minimumSigma...geometry.maximumSigma)
+        let fit = JointColumnFit(
+            image: image, xs: xs, ys: ys, nodeSpacing: ColumnGeometry.jointNodeSpacings * d,
+            sigmaRange: geometry.minimumSigma...geometry.maximumSigma)
 
         var starts = columns.map { (x: $0.gaussian.x, y: $0.gaussian.y, pixelX: $0.pixelX, pixelY: $0.pixelY) }
         var free = columns.map(\.gaussian)
@@ -93,8 +100,9 @@ struct JointTiling: Sendable {
             let model = free + trials + ghosted.columns[free.count...]
             let roles = ghosted.roles[..<free.count] + trials.map { _ in .held } + ghosted.roles[free.count...]
             let trialIndices = Array(free.count..<(free.count + trials.count))
-            result = fit.refine(model, roles: Array(roles), sigma: sigma, qualityRadius: geometry.firstWindow,
-                                errorsOf: trialIndices)
+            result = fit.refine(
+                model, roles: Array(roles), sigma: sigma, qualityRadius: geometry.firstWindow,
+                errorsOf: trialIndices)
             if trials.isEmpty {
                 // Once the lattice has nothing more to offer: a column that is no lattice site of the columns found
                 // (a weak sublattice none of whose columns the local stage saw) shows in what the model leaves.
@@ -113,10 +121,14 @@ struct JointTiling: Sendable {
                 // narrower columns), which the trial's fit does not fully undo: its contrast is judged at the end,
                 // after a fit with it free.
                 if amplitude >= (trialsFromResidual ? 0 : ColumnGeometry.minimumContrast * noise)
-                    && amplitude >= ColumnGeometry.minimumSignificance * error {
+                    && amplitude >= ColumnGeometry.minimumSignificance * error
+                {
                     kept.append(result.columns[k])
-                    starts.append((x: trials[t].x, y: trials[t].y,
-                                   pixelX: Int(trials[t].x.rounded()), pixelY: Int(trials[t].y.rounded())))
+                    starts.append(
+                        (
+                            x: trials[t].x, y: trials[t].y,
+                            pixelX: Int(trials[t].x.rounded()), pixelY: Int(trials[t].y.rounded())
+                        ))
                 } else {
                     rejected.append(trials[t])
                     if abs(amplitude) > ColumnGeometry.negligibleTrialErrors * error { disturbing = true }
@@ -134,18 +146,21 @@ struct JointTiling: Sendable {
             round += 1
             // A column found this way makes more sites checkable: a cluster the local stage missed is recovered
             // shell by shell. (And a site at the region's edge that was a ghost may have moved inside it.)
-            trials = round < ColumnGeometry.jointRecoveryRounds
+            trials =
+                round < ColumnGeometry.jointRecoveryRounds
                 ? trialSites(free, steps: steps, xs: xs, ys: ys, candidates: [], rejected: rejected) : []
         }
         return starts.indices.compactMap { k -> PlacedColumn? in
             let start = starts[k], c = result.columns[k]
             let dx = c.x - start.x, dy = c.y - start.y
             guard Self.contains(coreXs, coreYs, start.x, start.y),
-                  Self.contains(0..<imageWidth, 0..<imageHeight, c.x, c.y),
-                  dx * dx + dy * dy <= geometry.maximumShift * geometry.maximumShift,
-                  c.amplitude >= ColumnGeometry.minimumContrast * noise else { return nil }
-            return PlacedColumn(column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k]),
-                                pixelX: start.pixelX, pixelY: start.pixelY)
+                Self.contains(0..<imageWidth, 0..<imageHeight, c.x, c.y),
+                dx * dx + dy * dy <= geometry.maximumShift * geometry.maximumShift,
+                c.amplitude >= ColumnGeometry.minimumContrast * noise
+            else { return nil }
+            return PlacedColumn(
+                column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k]),
+                pixelX: start.pixelX, pixelY: start.pixelY)
         }
     }
 
@@ -153,18 +168,21 @@ struct JointTiling: Sendable {
     /// columns' median height (a model misfits in proportion to the signal, and at low noise such misfits are
     /// significant), at least half a spacing from every column of the model, every `rejected` site and the region's
     /// border inside the image (a column beyond it is a ghost's business). The trial's own fit has the last word.
-    private func residualSites(_ result: JointColumnFit.Result, fit: JointColumnFit,
-                               rejected: [ColumnGaussian]) -> [ColumnGaussian] {
+    private func residualSites(
+        _ result: JointColumnFit.Result, fit: JointColumnFit,
+        rejected: [ColumnGaussian]
+    ) -> [ColumnGaussian] {
         let d = geometry.spacing
         guard let sigma = result.columns.first?.sigma else { return [] }
         var near = SiteGrid(cellSize: d), tried = SiteGrid(cellSize: d)
         for k in result.columns.indices { near.insert(k, x: result.columns[k].x, y: result.columns[k].y) }
         for k in rejected.indices { tried.insert(k, x: rejected[k].x, y: rejected[k].y) }
         let height = result.columns.map(\.amplitude).sorted()[result.columns.count / 2]
-        let peaks = ResidualPeaks.find(in: result.residual, width: fit.width, height: fit.height, sigma: sigma,
-                                       noise: noise, minimumHeight: ColumnGeometry.residualShare * height,
-                                       significance: ColumnGeometry.minimumSignificance,
-                                       suppression: geometry.suppressionRadius)
+        let peaks = ResidualPeaks.find(
+            in: result.residual, width: fit.width, height: fit.height, sigma: sigma,
+            noise: noise, minimumHeight: ColumnGeometry.residualShare * height,
+            significance: ColumnGeometry.minimumSignificance,
+            suppression: geometry.suppressionRadius)
         // Clear of a border inside the image, where a neighbouring region's column is only a ghost here and its tail
         // can look like a bump; at the image's edge a column half outside is still a column.
         let border = 0.5 * d
@@ -173,10 +191,12 @@ struct JointTiling: Sendable {
         let bottom = fit.originY + fit.height < imageHeight ? border : -1
         return peaks.compactMap { peak in
             guard peak.x >= left && peak.x <= Double(fit.width - 1) - right,
-                  peak.y >= top && peak.y <= Double(fit.height - 1) - bottom else { return nil }
+                peak.y >= top && peak.y <= Double(fit.height - 1) - bottom
+            else { return nil }
             let x = peak.x + Double(fit.originX), y = peak.y + Double(fit.originY)
             guard near.indices(nearX: x, y: y, within: 0.5 * d, in: result.columns).isEmpty,
-                  tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty else { return nil }
+                tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty
+            else { return nil }
             return ColumnGaussian(x: x, y: y, amplitude: peak.height, sigma: sigma)
         }
     }
@@ -185,8 +205,10 @@ struct JointTiling: Sendable {
     /// the given candidate pixels, then those the lattice implies a step beyond a column from a neighbouring column,
     /// and a step beyond each such site from a neighbouring column (so a site is found beside a row of missing
     /// columns too, and at the region's edge). Each starts with the columns' median amplitude and width.
-    private func trialSites(_ columns: [ColumnGaussian], steps: LatticeSteps, xs: Range<Int>, ys: Range<Int>,
-                            candidates: [(x: Int, y: Int)], rejected: [ColumnGaussian]) -> [ColumnGaussian] {
+    private func trialSites(
+        _ columns: [ColumnGaussian], steps: LatticeSteps, xs: Range<Int>, ys: Range<Int>,
+        candidates: [(x: Int, y: Int)], rejected: [ColumnGaussian]
+    ) -> [ColumnGaussian] {
         let d = geometry.spacing
         var all = columns
         var sites = SiteGrid(cellSize: d), tried = SiteGrid(cellSize: d)
@@ -196,7 +218,8 @@ struct JointTiling: Sendable {
         let sigma = columns.map(\.sigma).sorted()[columns.count / 2]
         func add(_ x: Double, _ y: Double) {
             guard Self.contains(xs, ys, x, y), sites.indices(nearX: x, y: y, within: 0.5 * d, in: all).isEmpty,
-                  tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty else { return }
+                tried.indices(nearX: x, y: y, within: 0.5 * d, in: rejected).isEmpty
+            else { return }
             all.append(ColumnGaussian(x: x, y: y, amplitude: amplitude, sigma: sigma))
             sites.insert(all.count - 1, x: x, y: y)
         }
@@ -205,7 +228,8 @@ struct JointTiling: Sendable {
         // with no lattice.
         var p = 0
         while p < all.count {
-            for q in sites.indices(nearX: all[p].x, y: all[p].y, within: 1.3 * d, in: all) where q != p && q < columns.count {
+            for q in sites.indices(nearX: all[p].x, y: all[p].y, within: 1.3 * d, in: all)
+            where q != p && q < columns.count {
                 let site = steps.site(beyond: all[p], from: all[q])
                 add(site.x, site.y)
             }
