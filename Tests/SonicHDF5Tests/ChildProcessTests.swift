@@ -63,12 +63,16 @@ import Testing
     @Test func aChildCannotAllocateBeyondItsLimit() throws {
         let answer = try ChildProcess.run(limits: .init(seconds: 5, memoryBytes: 256 << 20)) {
             () throws(ImageFileError) -> [UInt8] in
-            let block = malloc(1 << 30)
+            let block = allocateUnoptimised(1 << 30)
             defer { free(block) }
             return [block == nil ? 1 : 0]
         }
         #expect(answer == [1])
     }
+
+    /// The optimiser removes a `malloc` whose block is never used, and takes it to have succeeded.
+    @inline(never) @_optimize(none)
+    private func allocateUnoptimised(_ bytes: Int) -> UnsafeMutableRawPointer? { malloc(bytes) }
 
     @Test func theChildWritesSharedMemoryThatTheProgramReads() throws {
         let shared = try ChildProcess.SharedMemory(count: 4096)
