@@ -32,7 +32,11 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: ["default", "pentatonic", "classic", "discrete"], SoundServer.Kind.allCases)
+        /// Each profile on one way to play, every way used: the mapping is the engine's, the ways are the other tests'.
+        @Test(
+            arguments: zip(
+                ["default", "pentatonic", "classic", "discrete"],
+                [SoundServer.Kind.pipewireNative, .pulseaudio, .pipewire, .pipewireNative]))
         func eachShippedProfileSoundsItsMapping(profile: String, sound kind: SoundServer.Kind) throws {
             try withServers("profile-\(profile)", sound: kind) { display, sound, folder in
                 let image = Fixtures.repository + "/images/calibration.png"
