@@ -21,6 +21,8 @@ let package = Package(
         // No pkgConfig either, for the same reason: SonicPipeWire gives the include folders.
         .systemLibrary(name: "CPipeWire", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // No pkgConfig: its .pc asks for GLib's headers, which libspeechd's own do not need.
+        .systemLibrary(name: "CSpeechd", providers: [.apt(["libspeechd-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
         .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
@@ -42,6 +44,7 @@ let package = Package(
                 .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"])
             ]),
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
+        .target(name: "SonicSpeechDispatcher", dependencies: ["SonicCore", "CSpeechd"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
         .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
 
@@ -54,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "SonicAtomicApp",
             dependencies: [
-                "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech",
+                "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech", "SonicSpeechDispatcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),

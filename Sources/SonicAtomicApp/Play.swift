@@ -37,6 +37,12 @@ struct Play: ParsableCommand {
     )
     var audio = AudioChoice.auto
 
+    @Option(
+        help:
+            "Who speaks: espeak (eSpeak-NG, in the program's own sound) or dispatcher (speech-dispatcher, as the screen reader does, with your own voice, rate and synthesiser); overrides the profile's."
+    )
+    var speech: Profile.SpeechEngine?
+
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
     var voice: String?
 

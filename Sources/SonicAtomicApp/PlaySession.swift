@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import SonicCore
 import SonicImageFiles
-import SonicSpeech
 import SonicX11
 
 /// One run of `play`: set up the image, the saved tags, the window, the sound and the voice around a
@@ -12,7 +11,7 @@ final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
     private let output: any AudioOutput
-    private let voice: LiveVoice?
+    private let voice: (any Announcer)?
     private let log: SessionLog?
     private let saver: TagSaver
     private let snaps: SnapQueue
@@ -42,7 +41,8 @@ final class PlaySession {
                 stretch: instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
-        voice = Self.startVoice(settings.speech, buffer: sound.speech)
+        let voiceNotes: [String]
+        (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: sound)
         log?.write(
             .start(
                 StartRecord(
@@ -74,11 +74,14 @@ final class PlaySession {
         {
             warn(failure)
         }
-        notices = [
-            voice?.warning.map(Phrases.voiceNote), Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice,
-            saved.notice, Phrases.placedNow(placedNow), frontend.hasPenTablet ? nil : Phrases.noPenTablet
-        ]
-        .compactMap { $0 }
+        notices =
+            voiceNotes
+            + [
+                Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice, saved.notice,
+                Phrases.placedNow(placedNow),
+                frontend.hasPenTablet ? nil : Phrases.noPenTablet
+            ]
+            .compactMap { $0 }
     }
 
     /// The event loop: until the user quits or a signal asks to.
@@ -152,12 +155,13 @@ final class PlaySession {
         }
     }
 
-    /// The profile, with the voice and rate the options give.
+    /// The profile, with the speech engine, voice and rate the options give.
     private static func profile(_ options: Play) throws -> Profile {
         var settings: Profile
         do { settings = try Installation.loadProfile(options.profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
         }
+        if let speech = options.speech { settings.speech.engine = speech }
         if let voice = options.voice { settings.speech.voice = voice }
         if let rate = options.rate { settings.speech.rate = rate }
         return settings
@@ -184,18 +188,6 @@ final class PlaySession {
             width: opened.image.width, height: opened.image.height)
         do { return (store, notice, try store.load()) } catch {
             throw fail(error.description, status: ExitStatus.badInput)
-        }
-    }
-
-    /// The voice, or nil with one line on stderr if there is none: the instrument works without it.
-    private static func startVoice(_ settings: Profile.SpeechSettings, buffer: SpeechBuffer) -> LiveVoice? {
-        do {
-            let voice = try LiveVoice(settings: settings, buffer: buffer, outputRate: Double(Play.sampleRate))
-            if let warning = voice.warning { warn(warning) }
-            return voice
-        } catch {
-            warn("\(error); continuing without a voice")
-            return nil
         }
     }
 }

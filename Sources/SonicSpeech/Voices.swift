@@ -25,7 +25,7 @@ public final class OfflineSpeech: SpeechSynthesis {
 
 /// The live voice: speaks on its own thread into the speech buffer the audio thread plays from.
 /// A new announcement interrupts the one being spoken.
-public final class LiveVoice: @unchecked Sendable {
+public final class LiveVoice: Announcer, @unchecked Sendable {
     /// Set when the requested voice was missing and English stands in.
     public private(set) var warning: String?
     private let buffer: SpeechBuffer

@@ -318,12 +318,15 @@ public final class X11Frontend {
 
     // MARK: - Window and drawing
 
+    /// The window's name, which window managers show and screen readers speak on focus: UTF-8 in both
+    /// the ICCCM property and the EWMH one (XStoreName would label the UTF-8 bytes Latin-1).
     private func setTitle(_ title: String) {
-        XStoreName(display, window, title)
         let utf8 = Array(title.utf8)
-        XChangeProperty(
-            display, window, XInternAtom(display, "_NET_WM_NAME", False),
-            XInternAtom(display, "UTF8_STRING", False), 8, PropModeReplace, utf8, Int32(utf8.count))
+        let type = XInternAtom(display, "UTF8_STRING", False)
+        for name in ["WM_NAME", "_NET_WM_NAME"] {
+            XChangeProperty(
+                display, window, XInternAtom(display, name, False), type, 8, PropModeReplace, utf8, Int32(utf8.count))
+        }
     }
 
     /// Asks the window manager, once the window is mapped, for full screen: a manager still starting up

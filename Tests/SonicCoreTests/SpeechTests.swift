@@ -88,6 +88,47 @@ import Testing
         #expect(abs(tone(after[9600...]) - 0.5) < 0.005)
     }
 
+    @Test func theInstrumentDucksWhileAnOutsideVoiceSpeaksAndComesBack() {
+        let controls = SynthControls()
+        let engine = SynthEngine(chain: .plainTone, sampleRate: 48_000, controls: controls)
+        let activity = SpeechActivity()
+        let renderer = VoicedRenderer(
+            engine: engine, speech: SpeechBuffer(capacity: 48_000), activity: activity, duckDecibels: 12, volume: 0.5)
+        controls.set(SynthTargets(frequency: 1000, amplitude: 0.5))
+        func render(_ seconds: Double) -> [Float] {
+            var out = [Float](repeating: 0, count: Int(seconds * 48_000))
+            out.withUnsafeMutableBufferPointer { renderer.render(into: $0.baseAddress!, frames: $0.count, channels: 1) }
+            return out
+        }
+        let tone = { (x: ArraySlice<Float>) in Spectrum.amplitude(x, at: 1000, sampleRate: 48_000) }
+        let before = render(0.2)
+        activity.began(message: 7)
+        let during = render(0.5)
+        activity.ended(message: 7)
+        let after = render(0.3)
+        #expect(abs(20 * log10(tone(before[4800...]) / tone(during[4800...])) - 12) < 0.1)
+        // Nothing of the outside voice is in this stream.
+        #expect(Spectrum.amplitude(during[4800...], at: 300, sampleRate: 48_000) < 0.001)
+        // Back to full level after the 0.1 s hold and a 10 ms ramp.
+        #expect(abs(tone(after[9600...]) - 0.5) < 0.005)
+    }
+
+    @Test func anOutsideVoiceIsSpeakingFromAMessagesStartToItsEnd() {
+        let activity = SpeechActivity()
+        #expect(!activity.isSpeaking)
+        activity.began(message: 1)
+        #expect(activity.isSpeaking)
+        // The next message starts before the first one's end is reported: that late end changes nothing.
+        activity.began(message: 2)
+        activity.ended(message: 1)
+        #expect(activity.isSpeaking)
+        activity.ended(message: 2)
+        #expect(!activity.isSpeaking)
+        // An end for a message never begun (cancelled while queued) leaves it quiet.
+        activity.ended(message: 3)
+        #expect(!activity.isSpeaking)
+    }
+
     /// A stand-in voice for the replay: 0.3 s of 300 Hz per announcement.
     struct Beeper: SpeechSynthesis {
         func samples(for text: String, sampleRate: Double) -> [Float] {

@@ -158,6 +158,9 @@ public enum Phrases {
     /// A warning from the voice itself, such as a missing voice replaced by English.
     public static func voiceNote(_ warning: String) -> String { "Note: \(warning)." }
 
+    /// Why eSpeak-NG speaks when speech-dispatcher was asked for (the details go to stderr).
+    public static let dispatcherUnreachable = "speech-dispatcher cannot be reached; speaking with eSpeak-NG"
+
     /// How many pixels hold no number (NaN or infinity in a float file), and how they sound; nil for none.
     public static func nonFinitePixels(_ count: Int) -> String? {
         guard count > 0 else { return nil }

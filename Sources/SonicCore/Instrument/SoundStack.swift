@@ -1,10 +1,13 @@
 /// Everything that makes the sound, wired the one way `play`, `render` and the engine benchmark all
 /// share: the synth targets, the engine playing the profile's chain from them, the speech buffer the
-/// voice fills, and the renderer the audio thread calls, which ducks the engine under the voice.
+/// in-stream voice fills, what an outside voice reports, and the renderer the audio thread calls,
+/// which ducks the engine under either voice.
 public struct SoundStack {
     public let profile: Profile
     public let controls = SynthControls()
     public let speech: SpeechBuffer
+    /// Whether speech-dispatcher is speaking one of our messages.
+    public let speechActivity = SpeechActivity()
     public let renderer: VoicedRenderer
 
     /// - Parameter speechSeconds: how much speech the buffer holds ahead of the audio thread.
@@ -13,7 +16,8 @@ public struct SoundStack {
         speech = SpeechBuffer(capacity: Int(speechSeconds * Double(sampleRate)))
         renderer = VoicedRenderer(
             engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
-            speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume)
+            speech: speech, activity: speechActivity, duckDecibels: profile.speech.duckDecibels,
+            volume: profile.speech.volume)
     }
 
     /// An instrument that plays `image` through this stack, one screen pixel a pixel until the

@@ -90,7 +90,16 @@ public struct Profile: Sendable, Equatable {
         public var cellTicks: Bool
     }
 
+    /// Who speaks the announcements.
+    public enum SpeechEngine: String, CaseIterable, Sendable {
+        /// The program's own eSpeak-NG voice, mixed into its sound (what `render` replays).
+        case espeak
+        /// speech-dispatcher, as the screen reader speaks: the user's own voice, rate and synthesiser.
+        case dispatcher
+    }
+
     public struct SpeechSettings: Sendable, Equatable {
+        public var engine: SpeechEngine
         /// An eSpeak-NG voice name ("en", "en-us", "de", …).
         public var voice: String
         /// Words per minute.

@@ -241,6 +241,11 @@ enum ProfileKeys {
     ]
 
     private static let speech: [ProfileKey] = [
+        ProfileKey(
+            "speech.engine", word(Profile.SpeechEngine.espeak.rawValue),
+            .choice(Profile.SpeechEngine.allCases.map(\.rawValue)),
+            "eSpeak-NG in the program's own sound, or speech-dispatcher with the user's own voice, rate and "
+                + "synthesiser (`voice`, `rate`, `pitch` and `volume` then apply only when it cannot be reached)"),
         ProfileKey("speech.voice", word("en"), .voice, "`en`, `en-us`, `de`, …"),
         ProfileKey("speech.rate", number(175), range(80...450), "words a minute"),
         ProfileKey("speech.pitch", number(50), range(0...100), "eSpeak-NG's pitch"),

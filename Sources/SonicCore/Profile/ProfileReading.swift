@@ -112,6 +112,7 @@ extension Profile {
         let voice = try reader.text("speech.voice")
         if voice.isEmpty { throw reader.error("speech.voice", "must name a voice, e.g. \"en\"") }
         return SpeechSettings(
+            engine: SpeechEngine(rawValue: try reader.choice("speech.engine"))!,
             voice: voice,
             rate: Int(try reader.number("speech.rate")),
             pitch: Int(try reader.number("speech.pitch")),

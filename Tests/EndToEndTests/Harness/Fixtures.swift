@@ -47,6 +47,25 @@ enum Fixtures {
     /// pointer — but never in CI, where its absence fails the test.
     static var hasRealPen: Bool { penTabletMissing == nil || isCI }
 
+    static let speechDispatcherProgram = "/usr/bin/speech-dispatcher"
+
+    /// Why speech-dispatcher cannot run here, or nil when it can: the daemon and its espeak-ng module.
+    static let speechDispatcherMissing: String? = {
+        let parts = [
+            speechDispatcherProgram: "speech-dispatcher",
+            "/usr/lib/speech-dispatcher-modules/sd_espeak-ng": "speech-dispatcher-espeak-ng"
+        ]
+        for (file, package) in parts.sorted(by: { $0.key < $1.key }) where !FileManager.default.fileExists(atPath: file)
+        {
+            return "\(package) is not installed"
+        }
+        return nil
+    }()
+
+    /// Whether the speech-dispatcher tests run: they skip where it is missing — but never in CI, where
+    /// its absence fails them.
+    static var hasSpeechDispatcher: Bool { speechDispatcherMissing == nil || isCI }
+
     /// A fresh scratch folder for one test.
     static func scratch(_ name: String) throws -> String {
         let folder = "/tmp/sonic-e2e-\(name)-\(getpid())-\(UUID().uuidString.prefix(6))"

@@ -1,0 +1,1 @@
+#include <speech-dispatcher/libspeechd.h>

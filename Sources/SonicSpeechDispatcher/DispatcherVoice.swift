@@ -1,0 +1,196 @@
+import CSpeechd
+import Foundation
+import Glibc
+import SonicCore
+import Synchronization
+
+public struct DispatcherError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The announcements spoken by speech-dispatcher, the screen reader's speech server, so the user's
+/// own voice, rate and synthesiser apply. Each goes at message priority; a new one cancels only our
+/// previous one (the screen reader's speech is its own). speech-dispatcher reports when each message
+/// starts and stops; `activity` passes that on to the audio thread, which ducks the tone meanwhile.
+///
+/// Every libspeechd call is made on the voice's own thread: a call waits for the daemon's answer,
+/// and the main loop must never wait on another process.
+public final class DispatcherVoice: Announcer, @unchecked Sendable {
+    private let events: DispatcherEvents
+    /// Guards everything below; the thread waits on it.
+    private let condition = NSCondition()
+    private var pending: String?
+    private var busy = false
+    private var stopping = false
+    private var opening = true
+    private var openFailure: String?
+    /// The thread has let the connection go.
+    private var finished = false
+    /// The id the daemon gave our latest message (0: none yet).
+    private var lastSaid = 0
+
+    /// Connects to speech-dispatcher (starting it if the desktop lets clients start it); throws when
+    /// it cannot be reached within `timeout` seconds.
+    public init(activity: SpeechActivity, timeout: Double = 5) throws(DispatcherError) {
+        events = DispatcherEvents(activity: activity)
+        // A daemon that goes away leaves a socket that raises SIGPIPE on the next write, which would
+        // end the program; the failed write is noticed instead.
+        signal(SIGPIPE, SIG_IGN)
+        let thread = Thread { [self] in
+            let (connection, failure) = Self.connect()
+            condition.lock()
+            openFailure = failure
+            opening = false
+            let abandoned = stopping
+            condition.broadcast()
+            condition.unlock()
+            guard let connection else { return finish() }
+            if abandoned {
+                spd_close(connection)
+                return finish()
+            }
+            run(connection)
+        }
+        thread.name = "speech-dispatcher"
+        thread.start()
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while opening && condition.wait(until: deadline) {}
+        if opening {
+            // The thread closes the connection should it still open.
+            stopping = true
+            throw DispatcherError(message: "speech-dispatcher did not answer within \(Int(timeout)) s")
+        }
+        if let openFailure { throw DispatcherError(message: openFailure) }
+    }
+
+    public func say(_ text: String) {
+        condition.lock()
+        pending = text
+        busy = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits until speech-dispatcher has finished (or cut off) the latest message.
+    public func waitUntilQuiet(timeout: Double) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            condition.lock()
+            let handedOver = !busy && pending == nil
+            let said = lastSaid
+            let gone = finished
+            condition.unlock()
+            if gone || handedOver && events.hasFinished(said) { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Cancels what is still being said, and closes the connection (waiting at most a second for the
+    /// daemon).
+    public func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        let deadline = Date().addingTimeInterval(1)
+        while !finished && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    /// The connection, with our messages' notifications on, or why there is none.
+    private static func connect() -> (UnsafeMutablePointer<SPDConnection>?, failure: String?) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let connection = spd_open2("sonic-atomic", "announcements", nil, SPD_MODE_THREADED, nil, 1, &error)
+        else {
+            let reason = error.map { String(cString: $0) } ?? "no reason given"
+            free(error)
+            return (nil, "speech-dispatcher cannot be reached (\(reason))")
+        }
+        connection.pointee.callback_begin = messageBegan
+        connection.pointee.callback_end = messageEnded
+        connection.pointee.callback_cancel = messageEnded
+        for notification in [SPD_BEGIN, SPD_END, SPD_CANCEL]
+        where spd_set_notification_on(connection, notification) != 0 {
+            spd_close(connection)
+            return (nil, "speech-dispatcher does not say when speech starts and stops")
+        }
+        return (connection, nil)
+    }
+
+    /// The thread is done with the connection: nothing more will be said.
+    private func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run(_ connection: UnsafeMutablePointer<SPDConnection>) {
+        DispatcherEvents.listening.withLock { $0 = events }
+        defer {
+            DispatcherEvents.listening.withLock { $0 = nil }
+            finish()
+        }
+        while true {
+            condition.lock()
+            while pending == nil && !stopping { condition.wait() }
+            let text = pending
+            pending = nil
+            let stop = stopping
+            condition.unlock()
+
+            // A daemon that has gone away would leave every call waiting for its answer.
+            guard Self.isConnected(connection) else { return }
+            _ = spd_cancel(connection)
+            if stop {
+                spd_close(connection)
+                return
+            }
+            guard let text else { continue }
+            let id = spd_say(connection, SPD_MESSAGE, text)
+            condition.lock()
+            if id > 0 { lastSaid = Int(id) }
+            if pending == nil { busy = false }
+            condition.unlock()
+        }
+    }
+
+    /// Whether the daemon's end of the connection is still open (a closed one reports a hang-up).
+    private static func isConnected(_ connection: UnsafeMutablePointer<SPDConnection>) -> Bool {
+        var socket = pollfd(fd: connection.pointee.socket, events: 0, revents: 0)
+        return poll(&socket, 1, 0) == 0
+    }
+}
+
+/// Where libspeechd's notifications go. Its callbacks carry no context of ours, and a process has one
+/// connection, so they find it here.
+private final class DispatcherEvents: Sendable {
+    static let listening = Mutex<DispatcherEvents?>(nil)
+
+    let activity: SpeechActivity
+    /// The latest of our messages known to have finished or been cut off.
+    private let lastFinished = Atomic<Int>(0)
+
+    init(activity: SpeechActivity) { self.activity = activity }
+
+    func began(_ id: Int) { activity.began(message: id) }
+
+    func ended(_ id: Int) {
+        activity.ended(message: id)
+        lastFinished.max(id, ordering: .releasing)
+    }
+
+    /// Whether message `id` (0: none) is over.
+    func hasFinished(_ id: Int) -> Bool { lastFinished.load(ordering: .acquiring) >= id }
+}
+
+// libspeechd's callbacks run on its own events thread: plain functions, never closures of the main actor.
+private func messageBegan(_ id: Int, _ client: Int, _ state: SPDNotificationType) {
+    DispatcherEvents.listening.withLock { $0 }?.began(id)
+}
+
+private func messageEnded(_ id: Int, _ client: Int, _ state: SPDNotificationType) {
+    DispatcherEvents.listening.withLock { $0 }?.ended(id)
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A private speech-dispatcher — Debian's, with its espeak-ng module — for one test: its own
+/// configuration, runtime folder and socket, its speech played to the test's sound server (it is a
+/// PulseAudio client of it), so the recording hears it beside the program. Its configuration stands
+/// for a user's own settings: a faster rate than the program's eSpeak-NG default, to keep tests short.
+final class SpeechDispatcher {
+    let folder: String
+    private let daemon: Subprocess
+    private var socket: String { folder + "/speechd.sock" }
+
+    /// What the program needs to reach this daemon.
+    var clientEnvironment: [String: String] { ["SPEECHD_ADDRESS": "unix_socket:" + socket] }
+
+    init(sound: SoundServer, logFolder: String) throws {
+        if let missing = Fixtures.speechDispatcherMissing {
+            throw HarnessError("cannot start speech-dispatcher: \(missing) (scripts/install-deps test)")
+        }
+        // The socket path must stay under 108 bytes: a short folder in /tmp.
+        folder = "/tmp/sa-sd-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let config = folder + "/config/speech-dispatcher"
+        for path in [config, folder + "/xdg", folder + "/home", folder + "/log"] {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        try """
+        LogLevel 1
+        AddModule "espeak-ng" "sd_espeak-ng" "/etc/speech-dispatcher/modules/espeak-ng.conf"
+        DefaultModule espeak-ng
+        DefaultLanguage "en"
+        DefaultRate 50
+        AudioOutputMethod "pulse"
+
+        """.write(toFile: config + "/speechd.conf", atomically: true, encoding: .utf8)
+        daemon = try Subprocess(
+            Fixtures.speechDispatcherProgram,
+            ["--run-single", "--timeout", "0", "--socket-path", folder + "/speechd.sock", "--log-dir", folder + "/log"],
+            environment: sound.clientEnvironment.merging([
+                "XDG_RUNTIME_DIR": folder + "/xdg", "XDG_CONFIG_HOME": folder + "/config", "HOME": folder + "/home",
+                "DBUS_SESSION_BUS_ADDRESS": "disabled:"
+            ]) { $1 }, folder: logFolder, label: "speech-dispatcher")
+        let socketPath = folder + "/speechd.sock"
+        try waitFor("speech-dispatcher's socket", timeout: 20) {
+            !daemon.isRunning || FileManager.default.fileExists(atPath: socketPath)
+        }
+        guard daemon.isRunning else {
+            throw HarnessError("speech-dispatcher did not start: \(daemon.stderr.suffix(500))")
+        }
+    }
+
+    /// Stops the daemon (it ends its module) and removes its folder.
+    func stop() {
+        daemon.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import TestSupport
+import Testing
+
+extension EndToEnd {
+    /// Living beside a screen reader: the window's name, which the screen reader speaks on focus;
+    /// `--speech dispatcher`, the announcements spoken by a private speech-dispatcher into the test's
+    /// sound server, heard in the recording beside the program's own stream, the tone ducking under
+    /// them; and eSpeak-NG standing in, said once, when speech-dispatcher cannot be reached.
+    @Suite struct ScreenReaderTests {
+        static let rate = SoundServer.sampleRate
+
+        func speechTexts(_ session: PlaySession) throws -> [String] {
+            try session.records(ofType: "speech").map { $0["text"] as! String }
+        }
+
+        /// The names of the applications playing to the sound server now.
+        func playing(on sound: SoundServer) throws -> [String] {
+            let pactl = try #require(Subprocess.which("pactl"), "pactl is needed (scripts/install-deps test)")
+            let listed = try Subprocess.run(pactl, ["list", "sink-inputs"], environment: sound.clientEnvironment)
+            return listed.output.split(separator: "\n").compactMap { line in
+                let parts = line.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "application.name" else {
+                    return nil
+                }
+                return parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: .init(charactersIn: "\""))
+            }
+        }
+
+        @Test(
+            .enabled(
+                if: Fixtures.hasSpeechDispatcher, "needs speech-dispatcher: \(Fixtures.speechDispatcherMissing ?? "")"),
+            arguments: [SoundServer.Kind.pulseaudio, .pipewireNative])
+        func announcementsAreSpokenBySpeechDispatcherAndTheToneDucksUnderThem(sound kind: SoundServer.Kind) throws {
+            try withServers("dispatcher", sound: kind) { display, sound, folder in
+                let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
+                defer { dispatcher.stop() }
+                // Left half black, right half white: the white half plays 1760 Hz.
+                let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, arguments: ["--speech", "dispatcher"],
+                    environment: dispatcher.clientEnvironment)
+                defer { session.stop() }
+                let viewport = try session.waitUntilShown()
+
+                // The greeting, in speech-dispatcher's voice: its module plays it to the server.
+                var players: [String] = []
+                try waitFor("speech-dispatcher to play", timeout: 10) {
+                    players = (try? playing(on: sound)) ?? []
+                    return players.contains("speech-dispatcher-espeak-ng")
+                }
+                let greetingEnd = try session.waitForGreeting()
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<greetingEnd], sampleRate: Self.rate))
+                #expect(try speechTexts(session).first?.hasPrefix("SonicAtomic. halves.png, 64 by 32 pixels") == true)
+                #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
+
+                // The tone ducks while speech-dispatcher speaks, and comes back when it has finished.
+                let point = (viewport.originX + 48 * viewport.scale, viewport.originY + 16 * viewport.scale)
+                try display.down(point.0, point.1, pressure: 0.6)
+                usleep(600_000)
+                let before = sound.recordedSampleCount()
+                try display.key("space")
+                usleep(3_000_000)
+                let after = sound.recordedSampleCount()
+                try display.up()
+                let x = try sound.recording()
+                let start = try #require(
+                    SignalAnalysis.speechOnset(x, after: before, tone: 1760, sampleRate: Self.rate),
+                    "no voice over the tone")
+                let alone = Spectrum.amplitude(x[(before - 24_000)..<before], at: 1760, sampleRate: Self.rate)
+                let ducked = Spectrum.amplitude(x[(start + 4800)..<(start + 19_200)], at: 1760, sampleRate: Self.rate)
+                let back = Spectrum.amplitude(x[(after - 14_400)..<after], at: 1760, sampleRate: Self.rate)
+                let drop = 20 * log10(alone / ducked)
+                #expect(abs(drop - 12) < 1.5, "the tone dropped \(drop) dB under the voice")
+                #expect(abs(alone - 0.5) < 0.02, "the tone alone played at \(alone), not 0.5")
+                #expect(abs(back - 0.5) < 0.02, "after the voice the tone played at \(back), not 0.5")
+                #expect(try speechTexts(session).last?.hasPrefix("x 48, y 16, intensity 100 percent") == true)
+
+                // A new announcement cuts off our last: the long key help gives way to where the pen is.
+                try sound.waitForSilence()
+                try display.key("F1")
+                usleep(1_500_000)
+                let cut = sound.recordedSampleCount()
+                try display.key("space")
+                let end = try sound.waitForSilence()
+                #expect(
+                    Double(end - cut) / Self.rate < 5, "the key help went on for \(Double(end - cut) / Self.rate) s")
+                #expect(try speechTexts(session).suffix(2).first?.hasPrefix("Keys.") == true)
+
+                // The goodbye is heard to its end before the program leaves.
+                let quitMark = sound.recordedSampleCount()
+                #expect(try session.quitWithKey() == 0)
+                #expect(try speechTexts(session).last == "Goodbye.")
+                let goodbye = try sound.waitForUtterance(after: quitMark)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[goodbye], sampleRate: Self.rate))
+            }
+        }
+
+        @Test func withoutSpeechDispatcherESpeakSpeaksAndSaysSo() throws {
+            try withServers("nodispatcher") { display, sound, folder in
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder,
+                    arguments: ["--speech", "dispatcher", "--rate", "350"],
+                    // No daemon at that address, and none may be started there.
+                    environment: ["SPEECHD_ADDRESS": "unix_socket:\(folder)/none.sock", "SPEECHD_CMD": "/bin/false"])
+                defer { session.stop() }
+                try session.waitUntilShown()
+                let end = try session.waitForGreeting()
+                let lines = session.process.stderr.split(separator: "\n")
+                #expect(
+                    lines.count == 1 && lines[0].hasPrefix("sonic-atomic: speech-dispatcher cannot be reached")
+                        && lines[0].hasSuffix("; speaking with eSpeak-NG"), "\(session.process.stderr)")
+                #expect(
+                    try speechTexts(session).first?.contains(
+                        "Note: speech-dispatcher cannot be reached; speaking with eSpeak-NG.") == true)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<end], sampleRate: Self.rate))
+                #expect(try playing(on: sound) == ["SonicAtomic"])
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
+        @Test func theWindowIsNamedInUTF8ForTheScreenReader() throws {
+            try withServers("title") { display, sound, folder in
+                guard let xprop = Subprocess.which("xprop"), let xdotool = Subprocess.which("xdotool") else {
+                    throw HarnessError("xprop and xdotool are needed for this test (scripts/install-deps test)")
+                }
+                let image = try writeImage(folder, "Å-lattice.png", width: 8, height: 8) { x, _ in UInt16(x * 8000) }
+                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                let found = try Subprocess.run(
+                    xdotool, ["search", "--name", "SonicAtomic"], environment: display.environment)
+                let window = try #require(found.output.split(separator: "\n").first.map(String.init), "\(found.output)")
+                for property in ["WM_NAME", "_NET_WM_NAME"] {
+                    // As bytes, so the test reads exactly what a screen reader gets, whatever the locale.
+                    let shown = try Subprocess.run(
+                        xprop, ["-id", window, "-f", property, "8x", property], environment: display.environment
+                    ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let parts = shown.components(separatedBy: " = ")
+                    #expect(parts.first == "\(property)(UTF8_STRING)", "\(shown)")
+                    let bytes = (parts.last ?? "").components(separatedBy: ", ").compactMap {
+                        UInt8($0.dropFirst(2), radix: 16)
+                    }
+                    #expect(String(decoding: bytes, as: UTF8.self) == "SonicAtomic — Å-lattice.png", "\(shown)")
+                }
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+    }
+}
