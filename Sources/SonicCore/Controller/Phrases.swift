@@ -27,6 +27,14 @@ public enum Phrases {
 
     public static func statusPanel(shown: Bool) -> String { shown ? "Status panel shown." : "Status panel hidden." }
 
+    /// "Text 3 times.": the text on screen, as a multiple of the desktop's size.
+    public static func textSize(_ scale: Double) -> String { "Text \(times(scale))." }
+
+    public static func textSizeLimit(larger: Bool) -> String {
+        let limit = TextSize(scale: larger ? .infinity : 0).scale
+        return "Text \(times(limit)): as \(larger ? "large" : "small") as it goes."
+    }
+
     // MARK: - Where things are
 
     public static let penNotOnTablet = "The pen is not on the tablet."
