@@ -14,6 +14,9 @@ public enum FrontendEvent: Sendable, Equatable {
     case placed(ScreenRect)
     /// The window manager asked the window to close.
     case closeRequested
+    /// The pen tablet's device went away (unplugged), or one appeared.
+    case penLost
+    case penFound
 }
 
 public struct X11Error: Error, Sendable, CustomStringConvertible {
@@ -51,10 +54,8 @@ public final class X11Frontend {
     private var fonts: [Int: UnsafeMutablePointer<XftFont>] = [:]
     /// The desktop's text scale: its Xft.dpi resource, as the desktop's own programs read it.
     private let desktopDPI: Double
-    /// Pointing devices by XI2 device id, with the last axis values each sent.
-    private var devices: [Int32: PenDevice] = [:]
-    private var buttons = PenButtons()
-    private var pointerInWindow = true
+    /// The pen's state from every device's reports, and the pen's device as it comes and goes.
+    private var tracker = PenTracker(devices: [])
     /// Stamps each pen event as it is decoded.
     private let clock: () -> Double
 
@@ -138,7 +139,7 @@ public final class X11Frontend {
         }
         XSelectInput(display, window, ExposureMask | StructureNotifyMask | KeyPressMask)
         selectPenEvents()
-        refreshDevices()
+        tracker = PenTracker(devices: listDevices())
         XMapWindow(display, window)
         XFlush(display)
     }
@@ -173,7 +174,7 @@ public final class X11Frontend {
     }
 
     /// Whether any input device reports pen pressure (a tablet); without one the mouse plays.
-    public var hasPenTablet: Bool { devices.values.contains { $0.hasPressure } }
+    public var hasPenTablet: Bool { tracker.hasPen }
 
     /// Waits up to `timeout` milliseconds for input and returns everything that arrived.
     public func nextEvents(timeout: Int32) -> [FrontendEvent] {
@@ -245,13 +246,12 @@ public final class X11Frontend {
         }
     }
 
-    /// Rebuilds the axis table of every pointing device: axes are found by label, never by index.
-    private func refreshDevices() {
+    /// Every input device with its axes, as the server lists it now: axes are found by label, never by index.
+    private func listDevices() -> [InputDevice] {
         var count: Int32 = 0
-        guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return }
+        guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return [] }
         defer { XIFreeDeviceInfo(infos) }
-        var found: [Int32: PenDevice] = [:]
-        for info in UnsafeBufferPointer(start: infos, count: Int(count)) {
+        return UnsafeBufferPointer(start: infos, count: Int(count)).map { info in
             var valuators: [Valuator] = []
             for index in 0..<Int(info.num_classes) {
                 guard let any = info.classes[index], any.pointee.type == XIValuatorClass else { continue }
@@ -261,16 +261,22 @@ public final class X11Frontend {
                         number: Int(axis.number), label: atomName(axis.label),
                         minimum: axis.min, maximum: axis.max, resolution: Double(axis.resolution)))
             }
-            // Keep the last axis values across a refresh so a hot-plug elsewhere does not reset the pen.
-            var device = PenDevice(valuators: valuators)
-            if let old = devices[info.deviceid], old.pressureAxis == device.pressureAxis,
-                old.tiltXAxis == device.tiltXAxis, old.tiltYAxis == device.tiltYAxis
-            {
-                device = old
-            }
-            found[info.deviceid] = device
+            return InputDevice(
+                id: Int(info.deviceid), name: info.name.map { String(cString: $0) } ?? "",
+                isMaster: info.use == XIMasterPointer || info.use == XIMasterKeyboard, enabled: info.enabled != 0,
+                valuators: valuators)
         }
-        devices = found
+    }
+
+    /// The devices changed: the pen's may have gone (its tone is silenced) or come.
+    private func refreshDevices(into events: inout [FrontendEvent]) {
+        for output in tracker.list(listDevices(), at: clock()) {
+            switch output {
+            case .pen(let event): events.append(.pen(event))
+            case .penLost: events.append(.penLost)
+            case .penFound: events.append(.penFound)
+            }
+        }
     }
 
     private func atomName(_ atom: Atom) -> String {
@@ -285,42 +291,38 @@ public final class X11Frontend {
         switch cookie.evtype {
         case XI_Motion, XI_ButtonPress, XI_ButtonRelease:
             let e = cookie.data.assumingMemoryBound(to: XIDeviceEvent.self).pointee
-            buttons = PenButtons(bits: Self.buttonBits(e.buttons))
-            if cookie.evtype == XI_ButtonPress { buttons.insert(Int(e.detail)) }
-            if cookie.evtype == XI_ButtonRelease { buttons.remove(Int(e.detail)) }
-            var device = devices[e.sourceid] ?? PenDevice(valuators: [])
+            var valuators: [Int: Double] = [:]
             var slot = 0
             for bit in 0..<Int(e.valuators.mask_len) * 8 where xiMaskIsSet(e.valuators.mask, bit) {
-                device.update(number: bit, value: e.valuators.values[slot])
+                valuators[bit] = e.valuators.values[slot]
                 slot += 1
             }
-            devices[e.sourceid] = device
-            pointerInWindow = true
-            events.append(.pen(penEvent(device, rootX: e.root_x, rootY: e.root_y)))
+            let kind: PointerReport.Kind =
+                switch cookie.evtype {
+                case XI_ButtonPress: .press(Int(e.detail))
+                case XI_ButtonRelease: .release(Int(e.detail))
+                default: .motion
+                }
+            let report = PointerReport(
+                kind, device: Int(e.sourceid), rootX: e.root_x, rootY: e.root_y, valuators: valuators,
+                buttons: PenButtons(bits: Self.buttonBits(e.buttons)))
+            events.append(.pen(tracker.handle(report, at: clock())))
         case XI_Enter, XI_Leave:
             let e = cookie.data.assumingMemoryBound(to: XIEnterEvent.self).pointee
             // Grabs (e.g. the implicit one while a button is held) keep the pointer where it is.
             guard e.mode == NotifyNormal else { return }
-            pointerInWindow = cookie.evtype == XI_Enter
-            events.append(
-                .pen(
-                    penEvent(
-                        devices[e.sourceid] ?? PenDevice(valuators: []),
-                        rootX: e.root_x, rootY: e.root_y)))
+            let report = PointerReport(
+                .crossing(entered: cookie.evtype == XI_Enter), device: Int(e.sourceid), rootX: e.root_x,
+                rootY: e.root_y)
+            events.append(.pen(tracker.handle(report, at: clock())))
         case XI_HierarchyChanged:
-            refreshDevices()
+            refreshDevices(into: &events)
         case XI_DeviceChanged:
             let e = cookie.data.assumingMemoryBound(to: XIDeviceChangedEvent.self).pointee
-            if e.reason == XIDeviceChange { refreshDevices() }
+            if e.reason == XIDeviceChange { refreshDevices(into: &events) }
         default:
             break
         }
-    }
-
-    private func penEvent(_ device: PenDevice, rootX: Double, rootY: Double) -> PenEvent {
-        PenEvent(
-            time: clock(), rootX: rootX, rootY: rootY, pressure: device.pressure(buttons: buttons),
-            tiltX: device.tiltXDegrees, tiltY: device.tiltYDegrees, buttons: buttons, inWindow: pointerInWindow)
     }
 
     private static func buttonBits(_ state: XIButtonState) -> UInt32 {

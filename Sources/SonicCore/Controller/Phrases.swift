@@ -161,6 +161,10 @@ public enum Phrases {
 
     // MARK: - Notices after the greeting
 
+    /// The pen's device went away mid-session (unplugged), or came (back).
+    public static let penLost = "Pen lost."
+    public static let penFound = "Pen found."
+
     public static let noPenTablet = "No pen tablet found: the mouse plays, as a pen pressed fully."
 
     /// A warning from the voice itself, such as a missing voice replaced by English.

@@ -152,6 +152,11 @@ public final class SessionController {
         completing { tagging.snapped(request, to: column) }
     }
 
+    /// The pen's device went away (unplugged; its tone has been silenced) or appeared.
+    public func penDevice(found: Bool) -> [ControllerOutput] {
+        completing { [.speak(found ? Phrases.penFound : Phrases.penLost)] }
+    }
+
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
     public func saveFailed() -> [ControllerOutput] {
         completing { [.speak(Phrases.tagsNotSaved)] }
