@@ -15,6 +15,7 @@ let package = Package(
         // C libraries from Debian, used directly.
         .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
         .systemLibrary(name: "CXInput2", pkgConfig: "xi", providers: [.apt(["libxi-dev"])]),
+        .systemLibrary(name: "CXft", pkgConfig: "xft", providers: [.apt(["libxft-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // No pkgConfig: libpulse's .pc adds flags SwiftPM refuses; the modulemap links it.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
@@ -35,7 +36,7 @@ let package = Package(
 
         // Thin adapters, one per C library.
         .target(name: "SonicPNG", dependencies: ["SonicCore", "CPNG"]),
-        .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2"]),
+        .target(name: "SonicX11", dependencies: ["SonicCore", "CX11", "CXInput2", "CXft"]),
         .target(name: "SonicPulse", dependencies: ["SonicCore", "CPulse"]),
         // Debian's include folders for libpipewire and SPA, which its pkg-config file would give.
         .target(
@@ -90,7 +91,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport"
+                "SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport",
+                // Text rendered on the test's X server, to hold the program's screen to.
+                "CX11", "CXft"
             ])
     ]
 )

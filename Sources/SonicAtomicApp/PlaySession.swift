@@ -98,6 +98,8 @@ final class PlaySession {
                 case .placed(let window): perform(controller.place(window: window))
                 case .key(let name): perform(controller.handle(key: name, at: monotonicSeconds()))
                 case .closeRequested: perform(controller.handle(.windowClosed, at: monotonicSeconds()))
+                case .penLost: perform(controller.penDevice(found: false))
+                case .penFound: perform(controller.penDevice(found: true))
                 }
             }
             perform(controller.poll(at: monotonicSeconds()))

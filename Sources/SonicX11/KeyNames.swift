@@ -1,3 +1,5 @@
+import SonicCore
+
 /// Keys by the names the user reads and the binding table uses, from X's keysym names.
 public enum KeyNames {
     /// X names these keys otherwise than the user does; the keypad's keys work as the main ones.
@@ -11,5 +13,13 @@ public enum KeyNames {
         if let name = renamed[keysym] { return name }
         if keysym.count == 1, keysym.first?.isLetter == true { return keysym.uppercased() }
         return keysym
+    }
+
+    /// The key's name with Control held or not: "Ctrl+" in front when the binding table binds that,
+    /// so Control with any other key does what the key alone does.
+    public static func name(ofKeysym keysym: String, control: Bool) -> String {
+        let plain = name(ofKeysym: keysym)
+        let withControl = "Ctrl+" + plain
+        return control && Bindings.table.contains { $0.keyName == withControl } ? withControl : plain
     }
 }

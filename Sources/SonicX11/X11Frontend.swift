@@ -1,5 +1,6 @@
 import CX11
 import CXInput2
+import CXft
 import Glibc
 import SonicCore
 
@@ -13,6 +14,9 @@ public enum FrontendEvent: Sendable, Equatable {
     case placed(ScreenRect)
     /// The window manager asked the window to close.
     case closeRequested
+    /// The pen tablet's device went away (unplugged), or one appeared.
+    case penLost
+    case penFound
 }
 
 public struct X11Error: Error, Sendable, CustomStringConvertible {
@@ -41,12 +45,17 @@ public final class X11Frontend {
     private var viewport: Viewport?
     /// Drawn over the image.
     private var overlay = Overlay()
-    private let font: UnsafeMutablePointer<XFontStruct>?
-    private let colours: (tag: UInt, unsnapped: UInt, cell: UInt, cursor: UInt, text: UInt, panel: UInt)
-    /// Pointing devices by XI2 device id, with the last axis values each sent.
-    private var devices: [Int32: PenDevice] = [:]
-    private var buttons = PenButtons()
-    private var pointerInWindow = true
+    private let colours: (tag: UInt, unsnapped: UInt, cell: UInt, cursor: UInt, outline: UInt)
+    /// Text goes through Xft, so it is Unicode ("Tilt 20°", "Å") at any size.
+    private let textDraw: OpaquePointer?
+    private var textColour = XftColor()
+    private var bandColour = XftColor()
+    /// The fonts opened so far, by pixel size.
+    private var fonts: [Int: UnsafeMutablePointer<XftFont>] = [:]
+    /// The desktop's text scale: its Xft.dpi resource, as the desktop's own programs read it.
+    private let desktopDPI: Double
+    /// The pen's state from every device's reports, and the pen's device as it comes and goes.
+    private var tracker = PenTracker(devices: [])
     /// Stamps each pen event as it is decoded.
     private let clock: () -> Double
 
@@ -95,10 +104,11 @@ public final class X11Frontend {
         let black = XBlackPixel(display, screen)
         window = XCreateSimpleWindow(display, root, 0, 0, width, height, 0, black, black)
         graphics = XCreateGC(display, window, 0, nil)
-        font =
-            XLoadQueryFont(display, "-misc-fixed-bold-r-normal--18-*-*-*-*-*-iso10646-1")
-            ?? XLoadQueryFont(display, "fixed")
-        if let font { XSetFont(display, graphics, font.pointee.fid) }
+        let colourMap = XDefaultColormap(display, screen)
+        textDraw = XftDrawCreate(display, window, visual, colourMap)
+        desktopDPI =
+            TextSize.dpi(resource: XGetDefault(display, "Xft", "dpi").map { String(cString: $0) })
+            ?? TextSize.defaultDPI
         let format = PixelFormat(
             redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
             greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
@@ -106,8 +116,13 @@ public final class X11Frontend {
         func colour(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt { UInt(format.pixel(red: r, green: g, blue: b)) }
         colours = (
             tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
-            cursor: colour(80, 255, 80), text: colour(255, 255, 255), panel: colour(0, 0, 0)
+            cursor: colour(80, 255, 80), outline: colour(0, 0, 0)
         )
+        // High contrast: white text on a solid black band.
+        var light = XRenderColor(red: 0xFFFF, green: 0xFFFF, blue: 0xFFFF, alpha: 0xFFFF)
+        var dark = XRenderColor(red: 0, green: 0, blue: 0, alpha: 0xFFFF)
+        XftColorAllocValue(display, visual, colourMap, &light, &textColour)
+        XftColorAllocValue(display, visual, colourMap, &dark, &bandColour)
         deleteWindowAtom = XInternAtom(display, "WM_DELETE_WINDOW", False)
         var protocols = [deleteWindowAtom]
         XSetWMProtocols(display, window, &protocols, 1)
@@ -124,14 +139,15 @@ public final class X11Frontend {
         }
         XSelectInput(display, window, ExposureMask | StructureNotifyMask | KeyPressMask)
         selectPenEvents()
-        refreshDevices()
+        tracker = PenTracker(devices: listDevices())
         XMapWindow(display, window)
         XFlush(display)
     }
 
     deinit {
         if let frame { sonic_destroy_image(frame) }
-        if let font { XFreeFont(display, font) }
+        for font in fonts.values { XftFontClose(display, font) }
+        if let textDraw { XftDrawDestroy(textDraw) }
         XFreeGC(display, graphics)
         XDestroyWindow(display, window)
         XCloseDisplay(display)
@@ -158,7 +174,7 @@ public final class X11Frontend {
     }
 
     /// Whether any input device reports pen pressure (a tablet); without one the mouse plays.
-    public var hasPenTablet: Bool { devices.values.contains { $0.hasPressure } }
+    public var hasPenTablet: Bool { tracker.hasPen }
 
     /// Waits up to `timeout` milliseconds for input and returns everything that arrived.
     public func nextEvents(timeout: Int32) -> [FrontendEvent] {
@@ -199,7 +215,8 @@ public final class X11Frontend {
             var text = [CChar](repeating: 0, count: 8)
             XLookupString(&event.xkey, &text, Int32(text.count), &keysym, nil)
             if keysym != 0, let name = XKeysymToString(keysym) {
-                events.append(.key(KeyNames.name(ofKeysym: String(cString: name))))
+                let control = event.xkey.state & UInt32(ControlMask) != 0
+                events.append(.key(KeyNames.name(ofKeysym: String(cString: name), control: control)))
             }
         case ClientMessage where Atom(event.xclient.data.l.0) == deleteWindowAtom:
             events.append(.closeRequested)
@@ -229,13 +246,12 @@ public final class X11Frontend {
         }
     }
 
-    /// Rebuilds the axis table of every pointing device: axes are found by label, never by index.
-    private func refreshDevices() {
+    /// Every input device with its axes, as the server lists it now: axes are found by label, never by index.
+    private func listDevices() -> [InputDevice] {
         var count: Int32 = 0
-        guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return }
+        guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return [] }
         defer { XIFreeDeviceInfo(infos) }
-        var found: [Int32: PenDevice] = [:]
-        for info in UnsafeBufferPointer(start: infos, count: Int(count)) {
+        return UnsafeBufferPointer(start: infos, count: Int(count)).map { info in
             var valuators: [Valuator] = []
             for index in 0..<Int(info.num_classes) {
                 guard let any = info.classes[index], any.pointee.type == XIValuatorClass else { continue }
@@ -245,16 +261,22 @@ public final class X11Frontend {
                         number: Int(axis.number), label: atomName(axis.label),
                         minimum: axis.min, maximum: axis.max, resolution: Double(axis.resolution)))
             }
-            // Keep the last axis values across a refresh so a hot-plug elsewhere does not reset the pen.
-            var device = PenDevice(valuators: valuators)
-            if let old = devices[info.deviceid], old.pressureAxis == device.pressureAxis,
-                old.tiltXAxis == device.tiltXAxis, old.tiltYAxis == device.tiltYAxis
-            {
-                device = old
-            }
-            found[info.deviceid] = device
+            return InputDevice(
+                id: Int(info.deviceid), name: info.name.map { String(cString: $0) } ?? "",
+                isMaster: info.use == XIMasterPointer || info.use == XIMasterKeyboard, enabled: info.enabled != 0,
+                valuators: valuators)
         }
-        devices = found
+    }
+
+    /// The devices changed: the pen's may have gone (its tone is silenced) or come.
+    private func refreshDevices(into events: inout [FrontendEvent]) {
+        for output in tracker.list(listDevices(), at: clock()) {
+            switch output {
+            case .pen(let event): events.append(.pen(event))
+            case .penLost: events.append(.penLost)
+            case .penFound: events.append(.penFound)
+            }
+        }
     }
 
     private func atomName(_ atom: Atom) -> String {
@@ -269,42 +291,38 @@ public final class X11Frontend {
         switch cookie.evtype {
         case XI_Motion, XI_ButtonPress, XI_ButtonRelease:
             let e = cookie.data.assumingMemoryBound(to: XIDeviceEvent.self).pointee
-            buttons = PenButtons(bits: Self.buttonBits(e.buttons))
-            if cookie.evtype == XI_ButtonPress { buttons.insert(Int(e.detail)) }
-            if cookie.evtype == XI_ButtonRelease { buttons.remove(Int(e.detail)) }
-            var device = devices[e.sourceid] ?? PenDevice(valuators: [])
+            var valuators: [Int: Double] = [:]
             var slot = 0
             for bit in 0..<Int(e.valuators.mask_len) * 8 where xiMaskIsSet(e.valuators.mask, bit) {
-                device.update(number: bit, value: e.valuators.values[slot])
+                valuators[bit] = e.valuators.values[slot]
                 slot += 1
             }
-            devices[e.sourceid] = device
-            pointerInWindow = true
-            events.append(.pen(penEvent(device, rootX: e.root_x, rootY: e.root_y)))
+            let kind: PointerReport.Kind =
+                switch cookie.evtype {
+                case XI_ButtonPress: .press(Int(e.detail))
+                case XI_ButtonRelease: .release(Int(e.detail))
+                default: .motion
+                }
+            let report = PointerReport(
+                kind, device: Int(e.sourceid), rootX: e.root_x, rootY: e.root_y, valuators: valuators,
+                buttons: PenButtons(bits: Self.buttonBits(e.buttons)))
+            events.append(.pen(tracker.handle(report, at: clock())))
         case XI_Enter, XI_Leave:
             let e = cookie.data.assumingMemoryBound(to: XIEnterEvent.self).pointee
             // Grabs (e.g. the implicit one while a button is held) keep the pointer where it is.
             guard e.mode == NotifyNormal else { return }
-            pointerInWindow = cookie.evtype == XI_Enter
-            events.append(
-                .pen(
-                    penEvent(
-                        devices[e.sourceid] ?? PenDevice(valuators: []),
-                        rootX: e.root_x, rootY: e.root_y)))
+            let report = PointerReport(
+                .crossing(entered: cookie.evtype == XI_Enter), device: Int(e.sourceid), rootX: e.root_x,
+                rootY: e.root_y)
+            events.append(.pen(tracker.handle(report, at: clock())))
         case XI_HierarchyChanged:
-            refreshDevices()
+            refreshDevices(into: &events)
         case XI_DeviceChanged:
             let e = cookie.data.assumingMemoryBound(to: XIDeviceChangedEvent.self).pointee
-            if e.reason == XIDeviceChange { refreshDevices() }
+            if e.reason == XIDeviceChange { refreshDevices(into: &events) }
         default:
             break
         }
-    }
-
-    private func penEvent(_ device: PenDevice, rootX: Double, rootY: Double) -> PenEvent {
-        PenEvent(
-            time: clock(), rootX: rootX, rootY: rootY, pressure: device.pressure(buttons: buttons),
-            tiltX: device.tiltXDegrees, tiltY: device.tiltYDegrees, buttons: buttons, inWindow: pointerInWindow)
     }
 
     private static func buttonBits(_ state: XIButtonState) -> UInt32 {
@@ -387,51 +405,95 @@ public final class X11Frontend {
         paintOverlay()
     }
 
-    /// The overlay, over the whole window (it is small; repainting it all keeps Expose simple).
+    /// The overlay, over the whole window (it is small; repainting it all keeps Expose simple). Every
+    /// line is drawn over a black one twice as wide, so it shows on bright and dark parts of the image
+    /// alike; lines and text grow with the text size.
     private func paintOverlay() {
         guard let viewport else { return }
-        func onScreen(_ p: ImagePoint) -> XPoint {
+        let size = overlay.textSize
+        let width = size.lineWidth(dpi: desktopDPI)
+        func onScreen(_ p: ImagePoint) -> (x: Double, y: Double) {
             let r = viewport.rootPoint(of: p)
-            return XPoint(
-                x: Int16(clamping: Int((r.x - Double(placement.x)).rounded())),
-                y: Int16(clamping: Int((r.y - Double(placement.y)).rounded())))
+            return (r.x - Double(placement.x), r.y - Double(placement.y))
         }
-        XSetLineAttributes(display, graphics, 2, LineSolid, CapRound, JoinRound)
+        func stroke(_ segments: [ScreenSegment], colour: UInt) {
+            var lines = segments.compactMap {
+                $0.clipped(width: Double(placement.width), height: Double(placement.height), margin: 4 * Double(width))
+            }
+            .map {
+                XSegment(
+                    x1: Int16($0.x0.rounded()), y1: Int16($0.y0.rounded()), x2: Int16($0.x1.rounded()),
+                    y2: Int16($0.y1.rounded()))
+            }
+            guard !lines.isEmpty else { return }
+            for (lineWidth, pixel) in [(2 * width, colours.outline), (width, colour)] {
+                XSetLineAttributes(display, graphics, UInt32(lineWidth), LineSolid, CapRound, JoinRound)
+                XSetForeground(display, graphics, pixel)
+                XDrawSegments(display, window, graphics, &lines, Int32(lines.count))
+            }
+        }
         if overlay.cell.count >= 3 {
-            var corners = (overlay.cell + [overlay.cell[0]]).map(onScreen)
-            XSetForeground(display, graphics, colours.cell)
-            XDrawLines(display, window, graphics, &corners, Int32(corners.count), CoordModeOrigin)
+            let corners = (overlay.cell + [overlay.cell[0]]).map(onScreen)
+            stroke(
+                zip(corners, corners.dropFirst()).map { ScreenSegment(x0: $0.x, y0: $0.y, x1: $1.x, y1: $1.y) },
+                colour: colours.cell)
         }
+        let font = self.font(size)
         for mark in overlay.marks {
             let p = onScreen(mark.point)
-            let r: Int16 = mark.kind == .cursor ? 10 : 7
-            XSetForeground(
-                display, graphics,
-                mark.kind == .cursor
-                    ? colours.cursor
-                    : mark.kind == .tag ? colours.tag : colours.unsnapped)
-            XDrawArc(
-                display, window, graphics, Int32(p.x - r), Int32(p.y - r), UInt32(2 * r), UInt32(2 * r), 0, 360 * 64)
-            XDrawLine(display, window, graphics, Int32(p.x - 3), Int32(p.y), Int32(p.x + 3), Int32(p.y))
-            XDrawLine(display, window, graphics, Int32(p.x), Int32(p.y - 3), Int32(p.x), Int32(p.y + 3))
-            drawText(mark.label, x: Int32(p.x + r + 2), y: Int32(p.y - r))
-        }
-        if !overlay.status.isEmpty, let font {
-            let line = Int32(font.pointee.ascent + font.pointee.descent + 4)
-            let width = overlay.status.map { XTextWidth(font, $0, Int32($0.utf8.count)) }.max() ?? 0
-            XSetForeground(display, graphics, colours.panel)
-            XFillRectangle(
-                display, window, graphics, 8, 8, UInt32(width + 16), UInt32(line * Int32(overlay.status.count) + 8))
-            XSetForeground(display, graphics, colours.text)
-            for (index, text) in overlay.status.enumerated() {
-                drawText(text, x: 16, y: 12 + Int32(font.pointee.ascent) + line * Int32(index))
+            let radius = (mark.kind == .cursor ? 5 : 3.5) * Double(width), tick = Double(width + 1)
+            // The circle as a polygon, so it is clipped like any other line.
+            let circle = (0...24).map { k in
+                let angle = Double(k) * Double.pi / 12
+                return (x: p.x + radius * cos(angle), y: p.y + radius * sin(angle))
             }
+            let colour =
+                mark.kind == .cursor ? colours.cursor : mark.kind == .tag ? colours.tag : colours.unsnapped
+            stroke(
+                zip(circle, circle.dropFirst()).map { ScreenSegment(x0: $0.x, y0: $0.y, x1: $1.x, y1: $1.y) }
+                    + [
+                        ScreenSegment(x0: p.x - tick, y0: p.y, x1: p.x + tick, y1: p.y),
+                        ScreenSegment(x0: p.x, y0: p.y - tick, x1: p.x, y1: p.y + tick)
+                    ],
+                colour: colour)
+            if let font, !mark.label.isEmpty, abs(p.x) < 30_000, abs(p.y) < 30_000 {
+                drawBand(
+                    [mark.label], font: font, x: Int32((p.x + radius + Double(width)).rounded()),
+                    y: Int32((p.y - radius - Double(font.pointee.height)).rounded()))
+            }
+        }
+        if let font, !overlay.status.isEmpty {
+            let margin = Int32(size.pixelSize(dpi: desktopDPI) / 2)
+            drawBand(overlay.status, font: font, x: margin, y: margin)
         }
     }
 
-    private func drawText(_ text: String, x: Int32, y: Int32) {
-        guard !text.isEmpty else { return }
-        XDrawString(display, window, graphics, x, y, text, Int32(text.utf8.count))
+    /// Lines of text, white on a solid black band whose top-left corner is at (x, y).
+    private func drawBand(_ lines: [String], font: UnsafeMutablePointer<XftFont>, x: Int32, y: Int32) {
+        guard let textDraw else { return }
+        let height = font.pointee.height, padding = max(4, height / 4)
+        let widths = lines.map { line in
+            var extents = XGlyphInfo()
+            XftTextExtentsUtf8(display, font, line, Int32(line.utf8.count), &extents)
+            return Int32(extents.xOff)
+        }
+        XftDrawRect(
+            textDraw, &bandColour, x, y, UInt32((widths.max() ?? 0) + 2 * padding),
+            UInt32(height * Int32(lines.count) + 2 * padding))
+        for (index, line) in lines.enumerated() {
+            XftDrawStringUtf8(
+                textDraw, &textColour, font, x + padding, y + padding + font.pointee.ascent + height * Int32(index),
+                line, Int32(line.utf8.count))
+        }
+    }
+
+    /// The font at `size` on this desktop, opened once; nil if fontconfig finds none.
+    private func font(_ size: TextSize) -> UnsafeMutablePointer<XftFont>? {
+        let pixels = Int(size.pixelSize(dpi: desktopDPI).rounded())
+        if let font = fonts[pixels] { return font }
+        let font = XftFontOpenName(display, XDefaultScreen(display), "\(TextSize.fontFamily):pixelsize=\(pixels)")
+        fonts[pixels] = font
+        return font
     }
 
     private static func windowManagerRuns(_ display: OpaquePointer, _ root: Window) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import SonicCore
 import TestSupport
 import Testing
 
@@ -207,6 +208,54 @@ extension EndToEnd {
                 // A drag is not a press: no announcement repeated.
                 let last = try session.records(ofType: "speech").last?["text"] as? String
                 #expect(last?.hasPrefix("Showing x ") == true)
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
+        /// The panel is Unicode ("Tilt 20°, 10°" exactly as Xft renders it, not "20Â°"), sized by the
+        /// desktop's Xft.dpi, and Ctrl++ makes it three times as large.
+        @Test func thePanelReadsInUnicodeAtTheDesktopsScaleAndTheUsersSize() throws {
+            try withServers("text") { display, sound, folder in
+                // A desktop scaled by 1.5: Xft.dpi 144, as the desktop's settings write it.
+                let xprop = try #require(Subprocess.which("xprop"), "xprop is not installed (x11-utils)")
+                let set = try Subprocess.run(
+                    xprop, ["-root", "-f", "RESOURCE_MANAGER", "8s", "-set", "RESOURCE_MANAGER", "Xft.dpi:\t144\n"],
+                    environment: display.environment)
+                #expect(set.status == 0, "\(set.output)")
+                let session = try PlaySession(
+                    image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound,
+                    folder: folder, arguments: Self.fastSpeech)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try session.waitForGreeting()
+                func press(_ key: String) throws -> String? {
+                    let mark = sound.recordedSampleCount()
+                    try display.key(key)
+                    try sound.waitForUtterance(after: mark)
+                    return try session.records(ofType: "speech").last?["text"] as? String
+                }
+                #expect(try press("h") == "Status panel shown.")
+                let tilt = display.hasRealPen ? (20, 10) : (0, 0)
+                try display.pen("hover", "960,700", "--tilt", "\(tilt.0),\(tilt.1)")
+                usleep(300_000)
+                let line = "Pressure 0 %   Tilt \(tilt.0)°, \(tilt.1)°"
+                // 13.5 points at 144 dpi.
+                let normal = Int((TextSize.normalPoints * 144 / 72).rounded())
+                let renderer = try TextRenderer(display: display.name)
+                let small = try renderer.ink(line, pixelSize: normal, family: TextSize.fontFamily)
+                let large = try renderer.ink(line, pixelSize: 3 * normal, family: TextSize.fontFamily)
+                let panelArea = (x: 0..<display.width, y: 0..<display.height / 2)
+                let before = InkMask(try Screenshot.capture(display), x: panelArea.x, y: panelArea.y)
+                #expect(before.find(small) != nil, "no \"\(line)\" at \(normal) px in the panel")
+
+                for expected in ["Text 1.5 times.", "Text 2 times.", "Text 2.5 times.", "Text 3 times."] {
+                    #expect(try press("ctrl+plus") == expected)
+                }
+                usleep(300_000)
+                let after = InkMask(try Screenshot.capture(display), x: panelArea.x, y: panelArea.y)
+                #expect(after.find(large) != nil, "no \"\(line)\" at \(3 * normal) px in the panel")
+                #expect(after.find(small) == nil, "the panel still shows its text at \(normal) px")
+                #expect(try press("ctrl+minus") == "Text 2.5 times.")
                 #expect(try session.quitWithKey() == 0)
             }
         }

@@ -47,3 +47,46 @@ import Testing
         #expect(PixelFormat.rgb888.pixel(gray: 0x42) == 0x424242)
     }
 }
+
+/// The text size's steps, its pixels on desktops of any scale, and lines clipped to the window.
+@Suite struct TextSizeTests {
+    @Test func stepsFromOneToFourTimesAndSaysWhenItCannot() {
+        var size = TextSize()
+        var scales = [size.scale]
+        while size.step(larger: true) { scales.append(size.scale) }
+        #expect(scales == [1, 1.5, 2, 2.5, 3, 4])
+        #expect(!size.step(larger: true) && size.scale == 4)
+        while size.step(larger: false) {}
+        #expect(size.scale == 1)
+        // A profile's size between two steps steps to the next one either way.
+        var between = TextSize(scale: 2.2)
+        #expect(between.step(larger: true) && between.scale == 2.5)
+        between = TextSize(scale: 2.2)
+        #expect(between.step(larger: false) && between.scale == 2)
+        #expect(TextSize(scale: 9).scale == 4 && TextSize(scale: 0.1).scale == 1)
+    }
+
+    @Test func pixelsFollowTheDesktopsScale() {
+        #expect(TextSize().pixelSize(dpi: 96) == 18)
+        #expect(TextSize(scale: 3).pixelSize(dpi: 96) == 54)
+        #expect(TextSize(scale: 2).pixelSize(dpi: 192) == 72)
+        #expect(TextSize().lineWidth(dpi: 96) == 2 && TextSize(scale: 4).lineWidth(dpi: 96) == 8)
+        #expect(TextSize.dpi(resource: "192") == 192 && TextSize.dpi(resource: " 120.5\t") == 120.5)
+        for nonsense in [nil, "", "big", "0", "-96", "100000"] { #expect(TextSize.dpi(resource: nonsense) == nil) }
+    }
+
+    @Test func linesAreClippedToTheWindowAndKeepTheirDirection() {
+        let inside = ScreenSegment(x0: 10, y0: 20, x1: 30, y1: 40)
+        #expect(inside.clipped(width: 100, height: 100, margin: 0) == inside)
+        #expect(ScreenSegment(x0: -50, y0: 5, x1: -10, y1: 90).clipped(width: 100, height: 100, margin: 0) == nil)
+        // Zoomed far in: a cell edge from far off screen to far off screen crosses the window.
+        let edge = ScreenSegment(x0: -40_000, y0: -40_000, x1: 60_000, y1: 60_000)
+        let clipped = edge.clipped(width: 1920, height: 1080, margin: 8)
+        #expect(clipped == ScreenSegment(x0: -8, y0: -8, x1: 1088, y1: 1088))
+        // A horizontal line along the top edge, and one just above the margin.
+        #expect(
+            ScreenSegment(x0: -5, y0: 0, x1: 200, y1: 0).clipped(width: 100, height: 50, margin: 2)
+                == ScreenSegment(x0: -2, y0: 0, x1: 102, y1: 0))
+        #expect(ScreenSegment(x0: 0, y0: -3, x1: 50, y1: -3).clipped(width: 100, height: 50, margin: 2) == nil)
+    }
+}

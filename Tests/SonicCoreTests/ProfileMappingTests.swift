@@ -30,4 +30,32 @@ import Testing
         #expect(speech(c.handle(key: "H", at: 8)) == ["Status panel shown."])
         #expect(c.overlay.status.first == "Mode 1: intensity pitch" && c.overlay.status.last == "Zoom 1 time   Tags 0")
     }
+
+    @Test func controlPlusAndMinusSizeTheTextFromTheProfilesSize() throws {
+        let image = GrayImage(width: 40, height: 30, bitDepth: 16, samples: [UInt16](repeating: 7, count: 1200))
+        let profile = try Profile(name: "large", file: "large.toml", text: "[display]\ntext_size = 2.5\n")
+        let instrument = Instrument(
+            image: image, profile: profile, statistics: SampleStatistics(image),
+            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
+        let c = SessionController(instrument: instrument, opened: OpenedImage(fileName: "small.png"))
+        func speech(_ o: [ControllerOutput]) -> [String] {
+            o.compactMap { if case .speak(let t) = $0 { t } else { nil } }
+        }
+        #expect(c.overlay.textSize.scale == 2.5)
+        #expect(speech(c.handle(key: "Ctrl++", at: 1)) == ["Text 3 times."])
+        #expect(c.overlay.textSize.scale == 3)
+        #expect(speech(c.handle(key: "Ctrl+=", at: 2)) == ["Text 4 times."])
+        #expect(speech(c.handle(key: "Ctrl++", at: 3)) == ["Text 4 times: as large as it goes."])
+        for (time, expected) in [
+            (4.0, "Text 3 times."), (5, "Text 2.5 times."), (6, "Text 2 times."), (7, "Text 1.5 times.")
+        ] {
+            #expect(speech(c.handle(key: "Ctrl+-", at: time)) == [expected])
+        }
+        #expect(speech(c.handle(key: "Ctrl+-", at: 8)) == ["Text 1 time."])
+        #expect(speech(c.handle(key: "Ctrl+-", at: 9)) == ["Text 1 time: as small as it goes."])
+        #expect(c.overlay.textSize.scale == 1)
+        #expect(throws: ProfileError.self) {
+            try Profile(name: "x", file: "x.toml", text: "[display]\ntext_size = 5\n")
+        }
+    }
 }

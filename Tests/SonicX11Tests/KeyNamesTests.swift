@@ -11,9 +11,21 @@ import Testing
 
     @Test func everyBoundKeyCanBeTyped() {
         for name in Bindings.table.compactMap(\.keyName) {
-            let keysyms = KeyNames.renamed.filter { $0.value == name }.map(\.key) + [name, name.lowercased()]
-            #expect(keysyms.contains { isKeysym($0) && KeyNames.name(ofKeysym: $0) == name }, "no key gives \(name)")
+            let control = name.hasPrefix("Ctrl+") && name.count > 5
+            let key = control ? String(name.dropFirst(5)) : name
+            let keysyms = KeyNames.renamed.filter { $0.value == key }.map(\.key) + [key, key.lowercased()]
+            #expect(
+                keysyms.contains { isKeysym($0) && KeyNames.name(ofKeysym: $0, control: control) == name },
+                "no key gives \(name)")
         }
+    }
+
+    @Test func controlNamesTheKeyOnlyWhereTheTableBindsIt() {
+        #expect(KeyNames.name(ofKeysym: "plus", control: true) == "Ctrl++")
+        #expect(KeyNames.name(ofKeysym: "KP_Subtract", control: true) == "Ctrl+-")
+        #expect(KeyNames.name(ofKeysym: "plus", control: false) == "+")
+        // Control with a key the table binds only alone does what the key does.
+        #expect(KeyNames.name(ofKeysym: "q", control: true) == "Q")
     }
 
     @Test func everyRenamedKeysymIsRealAndBound() {

@@ -44,7 +44,7 @@ public enum ModeScope: Sendable, Hashable {
 /// One key or pen gesture, the command it gives in which modes, and what the help says it does.
 public struct Binding: Sendable {
     public enum Input: Sendable, Hashable {
-        /// A key as the user reads it: "Tab", "Shift+Tab", "BackSpace", "+", "Q".
+        /// A key as the user reads it: "Tab", "Shift+Tab", "BackSpace", "+", "Q", "Ctrl++" (with Control held).
         case key(String)
         case pen(PenGesture)
     }
@@ -74,6 +74,8 @@ public enum Bindings {
         + keys(["0"], .zoomWhole, "show the whole image")
         + arrows(.others, Command.pan, "move the view")
         + keys(["H"], .toggleStatusPanel, "show or hide the status panel for sighted helpers")
+        + keys(["Ctrl++", "Ctrl+="], .textLarger, "make the text on screen larger")
+        + keys(["Ctrl+-"], .textSmaller, "make the text on screen smaller")
         + keys(["BackSpace"], .removeLastTag, "remove the last tag")
         + keys(["L"], .listTags, "list the tags")
         + keys(["C"], .clearTags, "clear the tags, pressed twice")

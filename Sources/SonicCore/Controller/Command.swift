@@ -11,6 +11,9 @@ public enum Command: Sendable, Hashable {
     /// Speaks every binding.
     case keyHelp
     case toggleStatusPanel
+    /// The text on screen one step larger or smaller (`TextSize.steps`).
+    case textLarger
+    case textSmaller
     case zoomIn
     case zoomOut
     case zoomWhole

@@ -27,6 +27,14 @@ public enum Phrases {
 
     public static func statusPanel(shown: Bool) -> String { shown ? "Status panel shown." : "Status panel hidden." }
 
+    /// "Text 3 times.": the text on screen, as a multiple of the desktop's size.
+    public static func textSize(_ scale: Double) -> String { "Text \(times(scale))." }
+
+    public static func textSizeLimit(larger: Bool) -> String {
+        let limit = TextSize(scale: larger ? .infinity : 0).scale
+        return "Text \(times(limit)): as \(larger ? "large" : "small") as it goes."
+    }
+
     // MARK: - Where things are
 
     public static let penNotOnTablet = "The pen is not on the tablet."
@@ -152,6 +160,10 @@ public enum Phrases {
     public static func column(at point: String) -> String { "Column at \(point)." }
 
     // MARK: - Notices after the greeting
+
+    /// The pen's device went away mid-session (unplugged), or came (back).
+    public static let penLost = "Pen lost."
+    public static let penFound = "Pen found."
 
     public static let noPenTablet = "No pen tablet found: the mouse plays, as a pen pressed fully."
 

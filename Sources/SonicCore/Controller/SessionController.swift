@@ -8,7 +8,7 @@ public final class SessionController {
     private let tagging: Tagging
     private var columnCursor = ColumnCursor()
     private let navigation: Navigation
-    private var statusPanel = StatusPanel()
+    private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var lastAnnouncement = ""
     /// The time of the latest event or command.
@@ -23,6 +23,7 @@ public final class SessionController {
         tagging = Tagging(instrument: instrument, book: tags, pixelSize: pixelSize, columnSpacing: columnSpacing)
         navigation = Navigation(instrument: instrument)
         penGestures = PenGestures(instrument.profile.gestures)
+        statusPanel = StatusPanel(textSize: TextSize(scale: instrument.profile.display.textSize))
     }
 
     public var book: TagBook { tagging.queue.book }
@@ -45,6 +46,7 @@ public final class SessionController {
         overlay.status = statusPanel.lines(
             modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
             zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
+        overlay.textSize = statusPanel.textSize
         return overlay
     }
 
@@ -150,6 +152,11 @@ public final class SessionController {
         completing { tagging.snapped(request, to: column) }
     }
 
+    /// The pen's device went away (unplugged; its tone has been silenced) or appeared.
+    public func penDevice(found: Bool) -> [ControllerOutput] {
+        completing { [.speak(found ? Phrases.penFound : Phrases.penLost)] }
+    }
+
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
     public func saveFailed() -> [ControllerOutput] {
         completing { [.speak(Phrases.tagsNotSaved)] }
@@ -190,6 +197,12 @@ public final class SessionController {
         case .toggleStatusPanel:
             statusPanel.shown.toggle()
             return [.speak(Phrases.statusPanel(shown: statusPanel.shown))]
+        case .textLarger, .textSmaller:
+            let larger = command == .textLarger
+            guard statusPanel.textSize.step(larger: larger) else {
+                return [.speak(Phrases.textSizeLimit(larger: larger))]
+            }
+            return [.speak(Phrases.textSize(statusPanel.textSize.scale))]
         case .zoomIn: return navigation.zoom(inward: true, cursor: cursor, at: now)
         case .zoomOut: return navigation.zoom(inward: false, cursor: cursor, at: now)
         case .zoomWhole: return navigation.zoom(to: 1, cursor: cursor, at: now)

@@ -1,6 +1,8 @@
 /// The panel a sighted colleague can show over the image: what the listener hears, and the view.
 struct StatusPanel: Sendable {
     var shown = false
+    /// The size of the panel's text and of everything else drawn over the image.
+    var textSize = TextSize()
 
     /// When shown: "Mode 1: intensity pitch", the pitch and note, the level and position, pressure
     /// and tilt (once the pen has reported), the zoom and the number of tags.

@@ -12,6 +12,8 @@ public struct Overlay: Sendable, Equatable {
     public var cell: [ImagePoint] = []
     /// Text shown in the corner (the status panel), one entry per line.
     public var status: [String] = []
+    /// How large the text and how thick the lines are drawn.
+    public var textSize = TextSize()
 
     public init() {}
 

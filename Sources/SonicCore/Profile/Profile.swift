@@ -18,6 +18,7 @@ public struct Profile: Sendable, Equatable {
     public var tilt: TiltSettings
     public var gestures: GestureSettings
     public var speech: SpeechSettings
+    public var display: DisplaySettings
 
     public struct LevelSettings: Sendable, Equatable {
         public enum Range: Sendable, Equatable {
@@ -112,6 +113,11 @@ public struct Profile: Sendable, Equatable {
         public var duckDecibels: Double
     }
 
+    public struct DisplaySettings: Sendable, Equatable {
+        /// The text on screen as a multiple of the desktop's size (`TextSize.steps` spans it).
+        public var textSize: Double
+    }
+
     /// The shipped default, also what a profile that sets nothing gets: every key at its default (`ProfileKeys`).
     public static let builtIn: Profile = {
         // Cannot throw: an empty file sets nothing that could be wrong.
@@ -123,11 +129,13 @@ public struct Profile: Sendable, Equatable {
     public init(
         name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
         articulation: Articulation, chain: SoundChain, modes: [Mode],
-        pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings
+        pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings,
+        display: DisplaySettings
     ) {
         self.name = name; self.description = description
         self.level = level; self.pitch = pitch; self.amplitude = amplitude; self.articulation = articulation
         self.chain = chain
         self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.speech = speech
+        self.display = display
     }
 }

@@ -53,7 +53,8 @@ struct ProfileKey: Sendable {
 
 /// Every key a profile may set, in the order docs/profiles.md lists them.
 enum ProfileKeys {
-    static let all: [ProfileKey] = [description] + level + pitch + tone + oscillator + effects + pen + tagging + speech
+    static let all: [ProfileKey] =
+        [description] + level + pitch + tone + oscillator + effects + pen + tagging + speech + display
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -251,5 +252,11 @@ enum ProfileKeys {
         ProfileKey("speech.pitch", number(50), range(0...100), "eSpeak-NG's pitch"),
         ProfileKey("speech.volume", number(0.8), range(0...1), "the voice's level"),
         ProfileKey("speech.duck", number(12), range(0...60, "dB"), "how far the tone drops while the voice speaks")
+    ]
+
+    private static let display: [ProfileKey] = [
+        ProfileKey(
+            "display.text_size", number(1), range(TextSize.steps[0]...TextSize.steps[TextSize.steps.count - 1]),
+            "the text on screen as a multiple of the desktop's size (`Ctrl++` and `Ctrl+-` change it)")
     ]
 }

@@ -26,6 +26,7 @@ extension Profile {
             pixelSize: try reader.pixelSize("tagging.pixel_size"),
             cellTicks: try reader.bool("tagging.cell_ticks"))
         speech = try Self.readSpeech(&reader)
+        display = DisplaySettings(textSize: try reader.number("display.text_size"))
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
