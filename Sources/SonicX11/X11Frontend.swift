@@ -46,14 +46,7 @@ public final class X11Frontend {
     /// Drawn over the image.
     private var overlay = Overlay()
     private let colours: (tag: UInt, unsnapped: UInt, cell: UInt, cursor: UInt, outline: UInt)
-    /// Text goes through Xft, so it is Unicode ("Tilt 20°", "Å") at any size.
-    private let textDraw: OpaquePointer?
-    private var textColour = XftColor()
-    private var bandColour = XftColor()
-    /// The fonts opened so far, by pixel size.
-    private var fonts: [Int: UnsafeMutablePointer<XftFont>] = [:]
-    /// The desktop's text scale: its Xft.dpi resource, as the desktop's own programs read it.
-    private let desktopDPI: Double
+    private let text: TextBands
     /// The pen's state from every device's reports, and the pen's device as it comes and goes.
     private var tracker = PenTracker(devices: [])
     /// Stamps each pen event as it is decoded.
@@ -105,10 +98,7 @@ public final class X11Frontend {
         window = XCreateSimpleWindow(display, root, 0, 0, width, height, 0, black, black)
         graphics = XCreateGC(display, window, 0, nil)
         let colourMap = XDefaultColormap(display, screen)
-        textDraw = XftDrawCreate(display, window, visual, colourMap)
-        desktopDPI =
-            TextSize.dpi(resource: XGetDefault(display, "Xft", "dpi").map { String(cString: $0) })
-            ?? TextSize.defaultDPI
+        text = TextBands(display: display, window: window, visual: visual, colourMap: colourMap)
         let format = PixelFormat(
             redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
             greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
@@ -118,11 +108,6 @@ public final class X11Frontend {
             tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
             cursor: colour(80, 255, 80), outline: colour(0, 0, 0)
         )
-        // High contrast: white text on a solid black band.
-        var light = XRenderColor(red: 0xFFFF, green: 0xFFFF, blue: 0xFFFF, alpha: 0xFFFF)
-        var dark = XRenderColor(red: 0, green: 0, blue: 0, alpha: 0xFFFF)
-        XftColorAllocValue(display, visual, colourMap, &light, &textColour)
-        XftColorAllocValue(display, visual, colourMap, &dark, &bandColour)
         deleteWindowAtom = XInternAtom(display, "WM_DELETE_WINDOW", False)
         var protocols = [deleteWindowAtom]
         XSetWMProtocols(display, window, &protocols, 1)
@@ -146,8 +131,7 @@ public final class X11Frontend {
 
     deinit {
         if let frame { sonic_destroy_image(frame) }
-        for font in fonts.values { XftFontClose(display, font) }
-        if let textDraw { XftDrawDestroy(textDraw) }
+        text.close()
         XFreeGC(display, graphics)
         XDestroyWindow(display, window)
         XCloseDisplay(display)
@@ -411,7 +395,7 @@ public final class X11Frontend {
     private func paintOverlay() {
         guard let viewport else { return }
         let size = overlay.textSize
-        let width = size.lineWidth(dpi: desktopDPI)
+        let width = size.lineWidth(dpi: text.desktopDPI)
         func onScreen(_ p: ImagePoint) -> (x: Double, y: Double) {
             let r = viewport.rootPoint(of: p)
             return (r.x - Double(placement.x), r.y - Double(placement.y))
@@ -438,7 +422,7 @@ public final class X11Frontend {
                 zip(corners, corners.dropFirst()).map { ScreenSegment(x0: $0.x, y0: $0.y, x1: $1.x, y1: $1.y) },
                 colour: colours.cell)
         }
-        let font = self.font(size)
+        let font = text.font(size)
         for mark in overlay.marks {
             let p = onScreen(mark.point)
             let radius = (mark.kind == .cursor ? 5 : 3.5) * Double(width), tick = Double(width + 1)
@@ -457,43 +441,15 @@ public final class X11Frontend {
                     ],
                 colour: colour)
             if let font, !mark.label.isEmpty, abs(p.x) < 30_000, abs(p.y) < 30_000 {
-                drawBand(
+                text.drawBand(
                     [mark.label], font: font, x: Int32((p.x + radius + Double(width)).rounded()),
                     y: Int32((p.y - radius - Double(font.pointee.height)).rounded()))
             }
         }
         if let font, !overlay.status.isEmpty {
-            let margin = Int32(size.pixelSize(dpi: desktopDPI) / 2)
-            drawBand(overlay.status, font: font, x: margin, y: margin)
+            let margin = Int32(size.pixelSize(dpi: text.desktopDPI) / 2)
+            text.drawBand(overlay.status, font: font, x: margin, y: margin)
         }
-    }
-
-    /// Lines of text, white on a solid black band whose top-left corner is at (x, y).
-    private func drawBand(_ lines: [String], font: UnsafeMutablePointer<XftFont>, x: Int32, y: Int32) {
-        guard let textDraw else { return }
-        let height = font.pointee.height, padding = max(4, height / 4)
-        let widths = lines.map { line in
-            var extents = XGlyphInfo()
-            XftTextExtentsUtf8(display, font, line, Int32(line.utf8.count), &extents)
-            return Int32(extents.xOff)
-        }
-        XftDrawRect(
-            textDraw, &bandColour, x, y, UInt32((widths.max() ?? 0) + 2 * padding),
-            UInt32(height * Int32(lines.count) + 2 * padding))
-        for (index, line) in lines.enumerated() {
-            XftDrawStringUtf8(
-                textDraw, &textColour, font, x + padding, y + padding + font.pointee.ascent + height * Int32(index),
-                line, Int32(line.utf8.count))
-        }
-    }
-
-    /// The font at `size` on this desktop, opened once; nil if fontconfig finds none.
-    private func font(_ size: TextSize) -> UnsafeMutablePointer<XftFont>? {
-        let pixels = Int(size.pixelSize(dpi: desktopDPI).rounded())
-        if let font = fonts[pixels] { return font }
-        let font = XftFontOpenName(display, XDefaultScreen(display), "\(TextSize.fontFamily):pixelsize=\(pixels)")
-        fonts[pixels] = font
-        return font
     }
 
     private static func windowManagerRuns(_ display: OpaquePointer, _ root: Window) -> Bool {
