@@ -12,8 +12,8 @@ struct Columns: ParsableCommand {
             Centres are image coordinates: (0, 0) is the centre of the top-left pixel, y down. `peak` is the \
             fitted Gaussian's height above the local background (in the file's sample units); `quality` (0-1) is how \
             well a Gaussian on a plane fits the column; `sigma` is its width in pixels; `intensity` is its integrated \
-            intensity, peak × 2πσ². Columns at the same place in every cell form a sublattice, numbered brightest \
-            first; `relative_intensity` is a column's intensity over its sublattice's median (1.3: 30 % brighter); \
+            intensity, peak x 2 pi sigma squared. Columns at the same place in every cell form a sublattice, numbered brightest \
+            first; `relative_intensity` is a column's intensity over its sublattice's median (1.3: 30 percent brighter); \
             `site` counts cells along the lattice vectors a and b from the cell nearest the middle; `dx`, `dy` is the \
             column's displacement from its ideal site, in pixels and, with a pixel size (--pixel-size, or the \
             file's calibration), in picometres. The ideal sites are a lattice fitted robustly to the brightest \
