@@ -79,6 +79,8 @@ import Testing
         let leftRecord = instrument.handle(Self.touch(left.x, left.y))
         #expect(abs(leftRecord.frequency - 220 * pow(2, 2 * 10.0 / 50)) < 1e-6)
         #expect(abs(controls.targets.pan + 0.8) < 1e-6)
+        // Neither up (all of tilt-filter's FM index of 6) nor down (none): half of it.
+        #expect(abs((controls.targets.timbre ?? 0) - 3) < 1e-6)
         let right = Self.light(1, 3)
         let rightRecord = instrument.handle(Self.touch(right.x, right.y))
         #expect(abs(rightRecord.frequency - leftRecord.frequency) < 1e-6)

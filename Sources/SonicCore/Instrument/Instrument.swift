@@ -224,14 +224,15 @@ public final class Instrument {
                 lattice.pixelSize == nil ? settings.displacementFullScalePixels : settings.displacementFullScale
             let share = min(lattice.length(displacement) / fullScale, 1)
             targets.frequency = settings.displacementFrequency * Double.pow(2, settings.displacementOctaves * share)
-            // Which way: left or right in the stereo image, up bright and down dark. Displacements far below the
-            // full scale (the fit's own scatter) stay in the middle.
+            // Which way: left or right in the stereo image, up bright (the FM index of tilt-filter's tone) and down
+            // dark (a pure sine). The FM index, not a filter: it changes within a note, where a filter's cutoff may
+            // sweep no faster than 50 octaves a second. Displacements far below the full scale (the fit's own
+            // scatter) stay in the middle.
             let length = displacement.length
             let weight = length > 0 ? min(1, 4 * share) : 0
             let across = length > 0 ? displacement.x / length : 0, upward = length > 0 ? -displacement.y / length : 0
             targets.pan = across * weight
-            targets.cutoff = min(max(Double.pow(2, 2 + 2 * upward * weight) * targets.frequency, 20), 20_000)
-            targets.timbre = profile.tilt.timbre
+            targets.timbre = (profile.tilt.timbre ?? 0) * (1 + upward * weight) / 2
         default:
             return nil
         }

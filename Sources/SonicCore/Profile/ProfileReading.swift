@@ -38,8 +38,8 @@ extension Profile {
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
-        // lattice-displacement darkens and pans the sound too.
-        if modes.contains(.tiltFilter) || modes.contains(.latticeDisplacement) { chain = chain.withTiltLadder() }
+        if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
+        // lattice-displacement pans the sound the way a column is displaced.
         chain.panned = (modes.contains(.tiltFilter) && tilt.azimuth == .pan) || modes.contains(.latticeDisplacement)
         try reader.rejectUnknownKeys()
     }
