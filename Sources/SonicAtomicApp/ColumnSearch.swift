@@ -2,19 +2,20 @@ import Foundation
 import SonicCore
 import Synchronization
 
-/// Finds every atom column on a thread of its own; the event loop picks up the result when ready.
+/// Finds every atom column on a thread of its own, and reads the lattice from them; the event loop picks up the
+/// result when ready.
 final class ColumnSearch: Sendable {
-    private let found = Mutex<[ImagePoint]?>(nil)
+    private let found = Mutex<LatticeColumns?>(nil)
 
-    init(_ finder: ColumnFinder) {
+    init(_ finder: ColumnFinder, pixelSize: PixelSize?) {
         let thread = Thread { [self] in
-            let columns = finder.spacing == nil ? [] : finder.findAll().map { ImagePoint(x: $0.x, y: $0.y) }
+            let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
             found.withLock { $0 = columns }
         }
         thread.name = "columns"
         thread.start()
     }
 
-    /// The columns, once found (empty for an image without a lattice).
-    var result: [ImagePoint]? { found.withLock { $0 } }
+    /// The columns and their lattice, once found (no columns for an image without a lattice).
+    var result: LatticeColumns? { found.withLock { $0 } }
 }

@@ -5,12 +5,21 @@ import SonicImageFiles
 
 struct Columns: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find every atom column in an image and print its refined centre, peak and fit quality.",
+        abstract:
+            "Find every atom column in an image and print its refined centre, peak, fit quality, integrated intensity, "
+            + "sublattice, lattice site and displacement.",
         discussion: """
             Centres are image coordinates: (0, 0) is the centre of the top-left pixel, y down. `peak` is the \
             fitted Gaussian's height above the local background (in the file's sample units); `quality` (0-1) is how \
-            well a Gaussian on a plane fits the column. With --near, only the given points are snapped to \
-            their nearest column (within 0.6 column spacings), as a tap in tagging mode does.
+            well a Gaussian on a plane fits the column; `sigma` is its width in pixels; `intensity` is its integrated \
+            intensity, peak x 2 pi sigma squared. Columns at the same place in every cell form a sublattice, numbered brightest \
+            first; `relative_intensity` is a column's intensity over its sublattice's median (1.3: 30 percent brighter); \
+            `site` counts cells along the lattice vectors a and b from the cell nearest the middle; `dx`, `dy` is the \
+            column's displacement from its ideal site, in pixels and, with a pixel size (--pixel-size, or the \
+            file's calibration), in picometres. The ideal sites are a lattice fitted robustly to the brightest \
+            sublattice, moved by each other sublattice's own offset. With --near, only the given points are \
+            snapped to their nearest column (within 0.6 column spacings), as a tap in tagging mode does, and the \
+            lattice is not read.
             """)
 
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
@@ -29,11 +38,19 @@ struct Columns: ParsableCommand {
     @Option(help: "Snap just this point (X,Y in image coordinates); may be given several times.")
     var near: [String] = []
 
+    @Option(
+        name: .customLong("pixel-size"),
+        help: "The size of a pixel (e.g. 18pm, 0.018nm), for displacements in picometres; overrides the file's.")
+    var pixelSize: String?
+
     func validate() throws {
         if json && csv { throw ValidationError("choose --json or --csv, not both") }
         if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
         for point in near where Self.point(point) == nil {
             throw ValidationError("--near takes X,Y in image coordinates, e.g. --near 120.5,88")
+        }
+        if let pixelSize, PixelSize(pixelSize) == nil {
+            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
         }
     }
 
@@ -42,62 +59,111 @@ struct Columns: ParsableCommand {
         return parts.count == 2 && parts.allSatisfy(\.isFinite) ? ImagePoint(x: parts[0], y: parts[1]) : nil
     }
 
+    /// One line of the output: the point asked about (with --near), and the column.
+    private struct Row {
+        var near: ImagePoint?
+        var column: AnalysedColumn?
+    }
+
     func run() throws {
-        let picture: GrayImage
-        do { picture = try ImageFiles.open(image, number: imageNumber).image } catch {
+        let opened: ImageFiles.Opened
+        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
+        let picture = opened.image
+        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.entry.calibration.pixelSize
         let finder = ColumnFinder(image: picture)
-        let rows: [(near: ImagePoint?, column: AtomColumn?)]
+        let rows: [Row]
+        var lattice: LatticeAnalysis?
         if near.isEmpty {
-            rows = finder.findAll().map { (nil, $0) }
+            let analysis = LatticeAnalysis(columns: finder.findAll(), spacing: finder.spacing ?? 0)
+            lattice = analysis
+            rows = analysis.columns.map { Row(near: nil, column: $0) }
         } else {
             let radius = Profile.builtIn.gestures.snapRadius * (finder.spacing ?? 0)
             rows = near.compactMap(Self.point).map { p in
-                (p, finder.spacing == nil ? nil : finder.snap(x: p.x, y: p.y, radius: radius))
+                let column = finder.spacing == nil ? nil : finder.snap(x: p.x, y: p.y, radius: radius)
+                return Row(near: p, column: column.map { AnalysedColumn(column: $0) })
             }
         }
-        print(format(rows, spacing: finder.spacing, width: picture.width, height: picture.height), terminator: "")
+        let output = format(
+            rows, spacing: finder.spacing, lattice: lattice, pixelSize: scale, width: picture.width,
+            height: picture.height)
+        print(output, terminator: "")
     }
 
-    private func format(_ rows: [(near: ImagePoint?, column: AtomColumn?)], spacing: Double?, width: Int, height: Int)
-        -> String
-    {
+    /// The fields of a column, in the documented order, as (name, value) with nil for none.
+    private static func fields(_ analysed: AnalysedColumn?, pixelSize: PixelSize?) -> [(String, Double?)] {
+        let c = analysed?.column
+        let d = analysed?.displacement
+        let pm = pixelSize?.picometres
+        return [
+            ("x", c?.x), ("y", c?.y), ("peak", c?.peak), ("quality", c?.quality), ("sigma", c?.sigma),
+            ("intensity", c?.integratedIntensity), ("relative_intensity", analysed?.relativeIntensity),
+            ("sublattice", analysed?.sublattice.map(Double.init)), ("site_n", analysed?.site.map { Double($0.n) }),
+            ("site_m", analysed?.site.map { Double($0.m) }), ("dx", d?.x), ("dy", d?.y),
+            ("dx_pm", d.flatMap { d in pm.map { d.x * $0 } }), ("dy_pm", d.flatMap { d in pm.map { d.y * $0 } })
+        ]
+    }
+
+    /// JSON names are the CSV's in camel case: `relative_intensity` is `relativeIntensity`.
+    private static func camelCase(_ name: String) -> String {
+        let parts = name.split(separator: "_")
+        return parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+    }
+
+    private static func integral(_ name: String) -> Bool { ["sublattice", "site_n", "site_m"].contains(name) }
+
+    private func format(
+        _ rows: [Row], spacing: Double?, lattice: LatticeAnalysis?, pixelSize: PixelSize?, width: Int, height: Int
+    ) -> String {
         let snapping = !near.isEmpty
         if json {
             // Built by hand: key order as documented, numbers to full precision.
+            func vector(_ v: PixelVector?) -> String {
+                v.map { "[\(JSONLine.number($0.x)),\(JSONLine.number($0.y))]" } ?? "null"
+            }
             var out =
                 "{\"image\":\(JSONLine.quoted(URL(fileURLWithPath: image).lastPathComponent)),\"width\":\(width),"
-                + "\"height\":\(height),\"spacing\":\(spacing.map(JSONLine.number) ?? "null"),\"columns\":["
+                + "\"height\":\(height),\"spacing\":\(spacing.map(JSONLine.number) ?? "null"),"
+                + "\"pixelSize\":\(pixelSize.map { JSONLine.number($0.picometres) } ?? "null"),"
+                + "\"latticeA\":\(vector(lattice?.a)),\"latticeB\":\(vector(lattice?.b)),"
+                + "\"sublattices\":\(lattice?.sublatticeCount ?? 0),\"columns\":["
             out += rows.map { row in
                 var fields: [String] = []
                 if let near = row.near {
                     fields += ["\"nearX\":\(JSONLine.number(near.x))", "\"nearY\":\(JSONLine.number(near.y))"]
                 }
-                if let c = row.column {
-                    fields += [
-                        "\"x\":\(JSONLine.number(c.x))", "\"y\":\(JSONLine.number(c.y))",
-                        "\"peak\":\(JSONLine.number(c.peak))", "\"quality\":\(JSONLine.number(c.quality))"
-                    ]
-                } else {
-                    fields += ["\"x\":null", "\"y\":null", "\"peak\":null", "\"quality\":null"]
+                for (name, value) in Self.fields(row.column, pixelSize: pixelSize) {
+                    let text = value.map { Self.integral(name) ? String(Int($0)) : JSONLine.number($0) } ?? "null"
+                    fields.append("\"\(Self.camelCase(name))\":\(text)")
                 }
                 return "{" + fields.joined(separator: ",") + "}"
             }.joined(separator: ",")
             return out + "]}\n"
         }
         let separator = csv ? "," : "\t"
-        let header = (snapping ? ["near_x", "near_y"] : []) + ["x", "y", "peak", "quality"]
+        let names = Self.fields(nil, pixelSize: nil).map(\.0)
+        let header = (snapping ? ["near_x", "near_y"] : []) + names
         var lines = [header.joined(separator: separator)]
         for row in rows {
             var cells = snapping ? [row.near!.x, row.near!.y].map { String($0) } : []
-            cells += row.column.map { [$0.x, $0.y, $0.peak, $0.quality].map { String($0) } } ?? ["", "", "", ""]
+            cells += Self.fields(row.column, pixelSize: pixelSize).map { name, value in
+                value.map { Self.integral(name) ? String(Int($0)) : String($0) } ?? ""
+            }
             lines.append(cells.joined(separator: separator))
         }
         if !csv && !json {
-            let summary =
+            var summary =
                 spacing.map { "# \(rows.count) rows; column spacing \(String(format: "%.2f", $0)) pixels" }
                 ?? "# no lattice found"
+            if let lattice, let a = lattice.a, let b = lattice.b {
+                summary +=
+                    "; lattice a (\(String(format: "%.2f", a.x)), \(String(format: "%.2f", a.y))), "
+                    + "b (\(String(format: "%.2f", b.x)), \(String(format: "%.2f", b.y))) pixels; "
+                    + "\(lattice.sublatticeCount) sublattice\(lattice.sublatticeCount == 1 ? "" : "s")"
+            }
+            if let pixelSize { summary += "; pixel size \(pixelSize)" }
             lines.insert(summary, at: 0)
         }
         return lines.joined(separator: "\n") + "\n"

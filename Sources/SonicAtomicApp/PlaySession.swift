@@ -55,18 +55,18 @@ final class PlaySession {
 
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
+        // The user's word first (now, then saved with the tags), then the file's calibration.
+        let pixelSize =
+            options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
+            ?? settings.gestures.pixelSize
         let finder = ColumnFinder(image: picture)
-        columnSearch = ColumnSearch(finder)
+        columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
         snaps = SnapQueue(finder)
         // Taps still being snapped when the program last stopped are snapped and tagged now.
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
-            instrument: instrument, opened: opened.description, tags: tags,
-            // The user's word first (now, then saved with the tags), then the file's calibration.
-            pixelSize: options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration
-                .pixelSize
-                ?? settings.gestures.pixelSize,
+            instrument: instrument, opened: opened.description, tags: tags, pixelSize: pixelSize,
             columnSpacing: finder.spacing)
         saver = TagSaver(store: store, csvPath: options.exportTags)
         if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
@@ -104,7 +104,11 @@ final class PlaySession {
             }
             perform(controller.poll(at: monotonicSeconds()))
             for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
-            if controller.columns == nil, let found = columnSearch.result { perform(controller.setColumns(found)) }
+            if controller.columns == nil, let found = columnSearch.result {
+                let points = found.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
+                log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.pixelSize))
+                perform(controller.setColumns(points, lattice: found))
+            }
             frontend.draw(controller.overlay)
             let dropouts = output.dropoutCount
             if dropouts > dropoutsLogged {

@@ -113,6 +113,53 @@ func twoSublattice() -> GrayImage {
     ).render()
 }
 
+/// A number to a thousandth, for the truth files.
+func rounded(_ value: Double) -> String { JSONLine.number((value * 1000).rounded() / 1000) }
+
+func write(text: String, _ path: String) { write(Array(text.utf8), path) }
+
+/// The doped lattice, and its truth: where the dopants and the vacancy are.
+func dopedLattice(_ folder: String) {
+    let truth = PhysicsSamples.dopedLattice()
+    write(truth.render(), folder + "/doped-lattice.png")
+    let positions = truth.sitePositions(margin: 0)
+    func points(_ sites: [LatticeImage.SitePosition]) -> String {
+        "[" + sites.map { "{\"x\":\(rounded($0.x)),\"y\":\(rounded($0.y))}" }.joined(separator: ",") + "]"
+    }
+    write(
+        text: "{\"image\":\"doped-lattice.png\",\"dopantFactor\":\(JSONLine.number(PhysicsSamples.dopantFactor)),"
+            + "\"dopants\":\(points(positions.filter { PhysicsSamples.dopants.contains($0.index) })),"
+            + "\"vacancies\":\(points(positions.filter(\.isVacant)))}\n",
+        folder + "/doped-lattice.truth.json")
+}
+
+/// The two polar domains as a DigitalMicrograph 4 file calibrated at their pixel size, and their truth: every
+/// column's true centre, sublattice (1 heavy, 2 light) and displacement from its ideal site in pixels.
+func polarDomains(_ folder: String) {
+    let truth = PhysicsSamples.polarDomains()
+    let image = truth.render()
+    let axis = TestDM.Axis(scale: PhysicsSamples.polarPixelPicometres / 1000, units: "nm")
+    let file = TestDM(
+        version: 4,
+        images: [
+            .init(
+                title: "HAADF", dimensions: [image.width, image.height], dataType: .uint16,
+                values: image.samples.map(Double.init), axes: [axis, axis])
+        ])
+    write(file.bytes, folder + "/polar-domains.dm4")
+    let columns = truth.sitePositions(margin: 0).map { site in
+        let shift = truth.shifts[site.index] ?? (0, 0)
+        return "[\(rounded(site.x)),\(rounded(site.y)),\(site.index.site + 1),\(rounded(shift.x)),\(rounded(shift.y))]"
+    }
+    write(
+        text: "{\"image\":\"polar-domains.dm4\","
+            + "\"pixelSize\":\(JSONLine.number(PhysicsSamples.polarPixelPicometres)),"
+            + "\"shift\":\(JSONLine.number(PhysicsSamples.polarShiftPicometres)),"
+            + "\"fields\":[\"x\",\"y\",\"sublattice\",\"dx\",\"dy\"],"
+            + "\"columns\":[\(columns.joined(separator: ","))]}\n",
+        folder + "/polar-domains.truth.json")
+}
+
 /// For checking the pen by ear and eye, 512 × 384, 16-bit, three strips of 128 rows:
 /// eight steps (value 65535·k/7 in columns 64k … 64k+63), a smooth gradient (value 128·x), and a grid
 /// (bright 2-pixel lines every 64 pixels, from x, y = 0, on black).
@@ -167,6 +214,8 @@ if arguments.count == 4, ["--lattice", "--overlapping-lattice"].contains(argumen
         microscopeFile([(atomicLattice, "HAADF", 1), (brightField(atomicLattice), "BF", 2)]),
         folder + "/atomic-lattice.dm4")
     write(twoSublattice(), folder + "/two-sublattice.png")
+    dopedLattice(folder)
+    polarDomains(folder)
     write(calibration(), folder + "/calibration.png")
     write(shapes(), folder + "/shapes.png")
 }

@@ -139,7 +139,11 @@ extension EndToEnd {
             #expect(usage.status == 64 && usage.output.contains("--near takes X,Y"))
             let flat = try Subprocess.run(
                 Fixtures.binary, ["columns", Fixtures.repository + "/images/atomic-lattice.png", "--csv"])
-            #expect(flat.status == 0 && flat.output.hasPrefix("x,y,peak,quality\n"))
+            #expect(
+                flat.status == 0
+                    && flat.output.hasPrefix(
+                        "x,y,peak,quality,sigma,intensity,relative_intensity,sublattice,site_n,site_m,dx,dy,dx_pm,dy_pm\n"
+                    ))
         }
 
         @Test func noDisplayExitsWithStatusThree() throws {

@@ -87,9 +87,13 @@ import Testing
         let candidates = Bindings.table.filter { $0.input == input }
         guard candidates.count > 1 else { return candidates.first }
         let scope: ModeScope =
-            row.contains("outside tagging mode") || row.contains("other modes")
-            ? .others
-            : row.contains("tagging mode") ? .tagging : .all
+            row.contains("outside the column modes")
+            ? .pixelModes
+            : row.contains("in the column modes")
+                ? .columnModes
+                : row.contains("outside tagging mode") || row.contains("other modes")
+                    ? .others
+                    : row.contains("tagging mode") ? .tagging : .all
         return candidates.first { $0.modes == scope }
     }
 

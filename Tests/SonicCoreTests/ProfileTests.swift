@@ -250,7 +250,7 @@ extension ProfileTests {
 
 @Suite struct ProfileSettingsTests {
     @Test func theShippedProfilesLoadAndSayWhatTheyAre() throws {
-        for name in ["default", "pentatonic", "classic", "discrete"] {
+        for name in ["default", "pentatonic", "classic", "discrete", "analysis"] {
             let path = ProfileTests.repository.appendingPathComponent("profiles/\(name).toml").path
             let profile = try Profile(name: name, file: path, text: String(contentsOfFile: path, encoding: .utf8))
             #expect(!profile.description.isEmpty)

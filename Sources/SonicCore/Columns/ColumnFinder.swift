@@ -9,10 +9,15 @@ public struct AtomColumn: Sendable, Equatable {
     public var peak: Double
     /// 0…1: R² of the model fit around the column — how column-like the spot is.
     public var quality: Double
+    /// The fitted Gaussian's width (standard deviation) in pixels.
+    public var sigma: Double
 
-    public init(x: Double, y: Double, peak: Double, quality: Double) {
-        self.x = x; self.y = y; self.peak = peak; self.quality = quality
+    public init(x: Double, y: Double, peak: Double, quality: Double, sigma: Double) {
+        self.x = x; self.y = y; self.peak = peak; self.quality = quality; self.sigma = sigma
     }
+
+    /// The Gaussian's volume, peak × 2πσ²: what the column scatters in all, in the file's units times pixels.
+    public var integratedIntensity: Double { peak * 2 * Double.pi * sigma * sigma }
 }
 
 /// Finds the atom columns of an atomic-resolution image.

@@ -85,7 +85,8 @@ final class ColumnRefiner {
         guard let fit = fit(i, pass: passes - 1),
             fit.x >= -0.5 && fit.x <= Double(image.width) - 0.5 && fit.y >= -0.5 && fit.y <= Double(image.height) - 0.5
         else { return nil }
-        return AtomColumn(x: fit.x, y: fit.y, peak: fit.amplitude, quality: min(1, max(0, fit.rSquared)))
+        return AtomColumn(
+            x: fit.x, y: fit.y, peak: fit.amplitude, quality: min(1, max(0, fit.rSquared)), sigma: fit.sigma)
     }
 
     /// Candidate i's final fit, wherever its centre lies; nil if it is not a column.

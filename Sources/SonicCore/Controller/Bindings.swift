@@ -22,12 +22,17 @@ public enum PenGesture: Sendable, Hashable, CaseIterable {
 /// The modes a binding works in.
 public enum ModeScope: Sendable, Hashable {
     case all, tagging, others
+    /// The column modes: tagging and the modes that sound the columns, where the arrow keys step from column to
+    /// column; and the modes outside them.
+    case columnModes, pixelModes
 
     public func includes(_ mode: Mode) -> Bool {
         switch self {
         case .all: true
         case .tagging: mode == .unitCellTagging
         case .others: mode != .unitCellTagging
+        case .columnModes: mode == .unitCellTagging || mode.soundsColumns
+        case .pixelModes: mode != .unitCellTagging && !mode.soundsColumns
         }
     }
 
@@ -37,6 +42,8 @@ public enum ModeScope: Sendable, Hashable {
         case .all: ""
         case .tagging: ", in tagging mode"
         case .others: ", outside tagging mode"
+        case .columnModes: ", in the column modes"
+        case .pixelModes: ", outside the column modes"
         }
     }
 }
@@ -72,7 +79,7 @@ public enum Bindings {
         + keys(["+", "="], .zoomIn, "zoom in around the pen")
         + keys(["-"], .zoomOut, "zoom out")
         + keys(["0"], .zoomWhole, "show the whole image")
-        + arrows(.others, Command.pan, "move the view")
+        + arrows(.pixelModes, Command.pan, "move the view")
         + keys(["H"], .toggleStatusPanel, "show or hide the status panel for sighted helpers")
         + keys(["Ctrl++", "Ctrl+="], .textLarger, "make the text on screen larger")
         + keys(["Ctrl+-"], .textSmaller, "make the text on screen smaller")
@@ -81,7 +88,7 @@ public enum Bindings {
         + keys(["C"], .clearTags, "clear the tags, pressed twice")
         + keys(["O"], .markOrigin, "make the last tag the unit cell's origin")
         + keys(["T"], .toggleCellTicks, "turn the ticks at the unit cell's boundaries off and on")
-        + arrows(.tagging, Command.stepCursor, "step from column to column")
+        + arrows(.columnModes, Command.stepCursor, "step from column to column")
         + keys(["Enter"], .tagCursorColumn, "tag the column", in: .tagging)
         + [
             pen(.lowerBarrelDoubleClick, .nextMode, "next mode"),

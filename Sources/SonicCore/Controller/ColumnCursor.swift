@@ -1,4 +1,4 @@
-/// The column cursor: in tagging mode the arrow keys walk it from atom column to atom column, for a
+/// The column cursor: in the column modes the arrow keys walk it from atom column to atom column, for a
 /// user without a tablet or who wants exact steps, and the tone sounds each column it reaches.
 struct ColumnCursor: Sendable {
     /// How long the tone sounds a column the cursor reached.

@@ -8,6 +8,16 @@ public enum Mode: String, Sendable, CaseIterable, Equatable {
     case tiltFilter = "tilt-filter"
     /// The pen plays as in intensity-pitch; a tap tags the point.
     case unitCellTagging = "unit-cell-tagging"
+    /// Each atom column near the nib sounds a note pitched by its integrated intensity against its sublattice's.
+    case columnIntensity = "column-intensity"
+    /// Each atom column near the nib sounds its displacement from its ideal site: how far as pitch, which way as
+    /// stereo position and brightness.
+    case latticeDisplacement = "lattice-displacement"
+
+    /// The modes a profile that names none cycles through.
+    public static let standard: [Mode] = [.intensityPitch, .pressureAmplitude, .tiltFilter, .unitCellTagging]
+    /// The modes that sound the lattice's columns rather than the pixels.
+    public var soundsColumns: Bool { self == .columnIntensity || self == .latticeDisplacement }
 
     /// How the voice says it: "pressure amplitude".
     public var spokenName: String { String(rawValue.map { $0 == "-" ? " " : $0 }) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every sentence the program speaks, in one place. Callers hand over numbers and names; the
 /// words, their order and their punctuation are decided here.
 public enum Phrases {
@@ -158,6 +160,37 @@ public enum Phrases {
 
     /// "Column at x 70.2, y 49.9, intensity 71 percent."
     public static func column(at point: String) -> String { "Column at \(point)." }
+
+    // MARK: - The lattice
+
+    /// "column intensity 1.31 times its sublattice's median"
+    public static func columnIntensity(_ ratio: Double) -> String {
+        "column intensity \(String(format: "%.2f", ratio)) times its sublattice's median"
+    }
+
+    /// "displaced 14 picometres, towards the upper left": whole picometres, or pixels to a tenth without a pixel
+    /// size; "on its ideal site" when that rounds to nothing.
+    public static func displaced(_ d: PixelVector, pixelSize: PixelSize?) -> String {
+        let amount =
+            pixelSize.map { "\(Int((d.length * $0.picometres).rounded())) picometres" }
+            ?? "\(UnitCell.oneDecimal(d.length)) pixels"
+        guard amount != "0 picometres" && amount != "0.0 pixels" else { return "on its ideal site" }
+        // Eight ways, counted anticlockwise from the right on screen (y is down in the image).
+        let ways = ["right", "upper right", "top", "upper left", "left", "lower left", "bottom", "lower right"]
+        let angle = atan2(-d.y, d.x) * 180 / Double.pi
+        let way = ways[(Int((angle / 45).rounded()) + 8) % 8]
+        return "displaced \(amount), towards the \(way)"
+    }
+
+    public static let betweenColumns = "between columns"
+    public static let offTheLattice = "a column on no sublattice"
+
+    /// What the column modes need while there is no lattice.
+    public static func latticeNeeded(searching: Bool) -> String {
+        searching
+            ? "This mode needs the lattice, which is still being found."
+            : "This mode needs atom columns on a lattice, and this image shows none."
+    }
 
     // MARK: - Notices after the greeting
 

@@ -82,11 +82,13 @@ public final class SessionController {
         completing { navigation.place(window: window, at: now) }
     }
 
-    /// The columns the arrow keys step through, once found; they refine the unit cell.
-    public func setColumns(_ found: [ImagePoint]) -> [ControllerOutput] {
+    /// The columns the arrow keys step through, once found; they refine the unit cell. With the lattice read from
+    /// them, the column modes sound them.
+    public func setColumns(_ found: [ImagePoint], lattice: LatticeColumns? = nil) -> [ControllerOutput] {
         completing {
             columnCursor.setColumns(found)
             tagging.setColumns(found)
+            instrument.set(lattice: lattice)
             return []
         }
     }
@@ -229,7 +231,29 @@ public final class SessionController {
         var cycle = modes
         change(&cycle)
         instrument.set(mode: cycle.current)
-        return [.mode(cycle.current), .speak(Phrases.mode(cycle.number, cycle.current))]
+        let needs = latticeNeeded.map { " " + $0 } ?? ""
+        return [.mode(cycle.current), .speak(Phrases.mode(cycle.number, cycle.current) + needs)]
+    }
+
+    /// In a column mode without a lattice: what it needs.
+    private var latticeNeeded: String? {
+        guard instrument.mode.soundsColumns, instrument.lattice?.hasLattice != true else { return nil }
+        return Phrases.latticeNeeded(searching: columns == nil)
+    }
+
+    /// In a column mode, what the lattice says of the column at `point`: ", column intensity 1.31 times its
+    /// sublattice's median", ", displaced 14 picometres, towards the upper left"; empty in the other modes.
+    private func columnPhysics(at point: ImagePoint) -> String {
+        guard instrument.mode.soundsColumns, let lattice = instrument.lattice, lattice.hasLattice else { return "" }
+        guard let (_, column) = instrument.column(near: point) else { return ", " + Phrases.betweenColumns }
+        switch instrument.mode {
+        case .columnIntensity:
+            return ", " + (column.relativeIntensity.map(Phrases.columnIntensity) ?? Phrases.offTheLattice)
+        default:
+            return ", "
+                + (column.displacement.map { Phrases.displaced($0, pixelSize: lattice.pixelSize) }
+                    ?? Phrases.offTheLattice)
+        }
     }
 
     /// "x 512, y 300, intensity 82 percent" for the pixel under the pen, and its cell.
@@ -241,7 +265,8 @@ public final class SessionController {
             let (n, m) = cell.cellIndex(of: point)
             return ", " + Phrases.cellPosition(n, m)
         }
-        return describe(point, precise: false) + (cell ?? "")
+        let needs = latticeNeeded.map { ". " + $0 } ?? ""
+        return describe(point, precise: false) + columnPhysics(at: point) + (cell ?? "") + needs
     }
 
     private func describe(_ point: ImagePoint, precise: Bool) -> String {
@@ -259,7 +284,9 @@ public final class SessionController {
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]
         case .moved(let point):
             instrument.probe(at: point)
-            return [.cursor(point), .speak(Phrases.column(at: describe(point, precise: true)))]
+            return [
+                .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnPhysics(at: point)))
+            ]
         }
     }
 }

@@ -14,6 +14,10 @@ public final class Instrument {
     /// boundaries: the one place they are kept.
     public private(set) var cell: UnitCell?
     public private(set) var cellTicks: Bool
+    /// The lattice's analysed columns, once found, for the column modes: the one place they are kept.
+    public private(set) var lattice: LatticeColumns?
+    /// The column the column modes sound now, so the next one starts a new note.
+    private var soundedColumn: Int?
     /// The last event handled, for "where am I".
     public private(set) var lastRecord: PenRecord?
     /// The pen's last report, to sound afresh when the image moves under a still pen.
@@ -88,6 +92,17 @@ public final class Instrument {
         cellUnderPen = nil
     }
 
+    /// The lattice's columns, once found: the column modes sound them.
+    public func set(lattice: LatticeColumns?) {
+        self.lattice = lattice
+        soundedColumn = nil
+    }
+
+    /// The analysed column within the profile's reach of `point`, if any.
+    public func column(near point: ImagePoint) -> (index: Int, column: AnalysedColumn)? {
+        lattice.flatMap { $0.nearest(to: point, within: profile.lattice.reach * $0.spacing) }
+    }
+
     /// Ticks when the pen, touching, moves into another cell of the unit cell's lattice.
     private func followCell(to point: ImagePoint?) {
         guard cellTicks, let cell, let point else {
@@ -120,6 +135,7 @@ public final class Instrument {
         guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? silent) }
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
+        if mode.soundsColumns { return controls.set(columnTargets(at: point) ?? silent) }
         let value = sampledValue(at: point)
         var tone = SynthTargets(
             frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
@@ -157,7 +173,11 @@ public final class Instrument {
     private func targets(for record: PenRecord, value: Double? = nil) -> SynthTargets {
         guard touching(record) else {
             noteBand = nil
+            soundedColumn = nil
             return silent
+        }
+        if mode.soundsColumns {
+            return columnTargets(at: ImagePoint(x: record.imageX, y: record.imageY)) ?? silent
         }
         let sample = value ?? Double(record.sample)
         var targets = SynthTargets(
@@ -173,7 +193,7 @@ public final class Instrument {
             targets.note = notes
         }
         switch mode {
-        case .intensityPitch, .unitCellTagging:
+        case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement:
             break
         case .pressureAmplitude:
             targets.amplitude = loudness(pressure: record.pressure)
@@ -181,6 +201,46 @@ public final class Instrument {
             targets.amplitude = loudness(pressure: record.pressure)
             applyTilt(PenTilt(tiltX: record.tiltX, tiltY: record.tiltY), to: &targets)
         }
+        return targets
+    }
+
+    /// The column modes: the column near `point` as a note of its own, nil (silence) between columns, before the
+    /// lattice is known, and for a column on no sublattice.
+    private func columnTargets(at point: ImagePoint) -> SynthTargets? {
+        guard let lattice, let (index, column) = column(near: point) else {
+            soundedColumn = nil
+            return nil
+        }
+        let settings = profile.lattice
+        var targets = SynthTargets(amplitude: profile.amplitude)
+        switch mode {
+        case .columnIntensity:
+            guard let ratio = column.relativeIntensity else { return nil }
+            let t = min(max((ratio - 1) / settings.intensityRange, -1), 1)
+            targets.frequency = settings.intensityFrequency * Double.pow(2, settings.intensityOctaves * t / 2)
+        case .latticeDisplacement:
+            guard let displacement = column.displacement else { return nil }
+            let fullScale =
+                lattice.pixelSize == nil ? settings.displacementFullScalePixels : settings.displacementFullScale
+            let share = min(lattice.length(displacement) / fullScale, 1)
+            targets.frequency = settings.displacementFrequency * Double.pow(2, settings.displacementOctaves * share)
+            // Which way: left or right in the stereo image, up bright (the FM index of tilt-filter's tone) and down
+            // dark (a pure sine). The FM index, not a filter: it changes within a note, where a filter's cutoff may
+            // sweep no faster than 50 octaves a second. Displacements far below the full scale (the fit's own
+            // scatter) stay in the middle.
+            let length = displacement.length
+            let weight = length > 0 ? min(1, 4 * share) : 0
+            let across = length > 0 ? displacement.x / length : 0, upward = length > 0 ? -displacement.y / length : 0
+            targets.pan = across * weight
+            targets.timbre = (profile.tilt.timbre ?? 0) * (1 + upward * weight) / 2
+        default:
+            return nil
+        }
+        if index != soundedColumn {
+            soundedColumn = index
+            notes += 1
+        }
+        targets.note = notes
         return targets
     }
 

@@ -17,8 +17,24 @@ public struct Profile: Sendable, Equatable {
     public var pressure: PressureSettings
     public var tilt: TiltSettings
     public var gestures: GestureSettings
+    public var lattice: LatticeSettings
     public var speech: SpeechSettings
     public var display: DisplaySettings
+
+    /// column-intensity and lattice-displacement: how a column sounds.
+    public struct LatticeSettings: Sendable, Equatable {
+        /// How near a column the nib sounds it, in column spacings.
+        public var reach: Double
+        public var intensityFrequency: Double
+        /// The relative intensity from 1 − range to 1 + range spans `intensityOctaves`.
+        public var intensityRange: Double
+        public var intensityOctaves: Double
+        public var displacementFrequency: Double
+        public var displacementOctaves: Double
+        /// The displacement at the top pitch, in picometres with a pixel size, in pixels without.
+        public var displacementFullScale: Double
+        public var displacementFullScalePixels: Double
+    }
 
     public struct LevelSettings: Sendable, Equatable {
         public enum Range: Sendable, Equatable {
@@ -129,13 +145,13 @@ public struct Profile: Sendable, Equatable {
     public init(
         name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
         articulation: Articulation, chain: SoundChain, modes: [Mode],
-        pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, speech: SpeechSettings,
-        display: DisplaySettings
+        pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, lattice: LatticeSettings,
+        speech: SpeechSettings, display: DisplaySettings
     ) {
         self.name = name; self.description = description
         self.level = level; self.pitch = pitch; self.amplitude = amplitude; self.articulation = articulation
         self.chain = chain
-        self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.speech = speech
-        self.display = display
+        self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.lattice = lattice
+        self.speech = speech; self.display = display
     }
 }

@@ -54,7 +54,7 @@ struct ProfileKey: Sendable {
 /// Every key a profile may set, in the order docs/profiles.md lists them.
 enum ProfileKeys {
     static let all: [ProfileKey] =
-        [description] + level + pitch + tone + oscillator + effects + pen + tagging + speech + display
+        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + speech + display
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -195,7 +195,7 @@ enum ProfileKeys {
 
     private static let pen: [ProfileKey] = [
         ProfileKey(
-            "modes.order", .array(Mode.allCases.map { .string($0.rawValue) }),
+            "modes.order", .array(Mode.standard.map { .string($0.rawValue) }),
             .words(Mode.allCases.map(\.rawValue), required: true),
             "the mode cycle; the first is the mode a session starts in"),
         ProfileKey(
@@ -239,6 +239,33 @@ enum ProfileKeys {
             "whether a session starts with ticks at the unit cell's boundaries (`T` toggles)"),
         ProfileKey(
             "tagging.cell_tick_level", number(SoundChain.plainTone.tickLevel), range(0...1), "the ticks' peak level")
+    ]
+
+    private static let lattice: [ProfileKey] = [
+        ProfileKey(
+            "lattice.reach", number(0.3), range(0.05...1),
+            "how near a column the nib sounds it in the column modes, in column spacings"),
+        ProfileKey(
+            "lattice.intensity_frequency", number(440), range(20...8000, "Hz"),
+            "column-intensity: the pitch of a column as bright as its sublattice's median"),
+        ProfileKey(
+            "lattice.intensity_range", number(0.3), range(0.01...2),
+            "column-intensity: the relative intensity from 1 − range to 1 + range spans `lattice.intensity_octaves`"),
+        ProfileKey(
+            "lattice.intensity_octaves", number(1), range(0.1...4),
+            "column-intensity: octaves over the intensity range"),
+        ProfileKey(
+            "lattice.displacement_frequency", number(220), range(20...8000, "Hz"),
+            "lattice-displacement: the pitch of a column on its ideal site"),
+        ProfileKey(
+            "lattice.displacement_octaves", number(2), range(0.1...6),
+            "lattice-displacement: octaves from no displacement to the full scale"),
+        ProfileKey(
+            "lattice.displacement_full_scale", number(50), range(1...1000, "pm"),
+            "lattice-displacement: the displacement at the top pitch, with a pixel size"),
+        ProfileKey(
+            "lattice.displacement_full_scale_pixels", number(2), range(0.05...20, "pixels"),
+            "lattice-displacement: the displacement at the top pitch, without a pixel size")
     ]
 
     private static let speech: [ProfileKey] = [

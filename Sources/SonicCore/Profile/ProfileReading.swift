@@ -25,13 +25,23 @@ extension Profile {
             snapRadius: try reader.number("tagging.snap_radius"),
             pixelSize: try reader.pixelSize("tagging.pixel_size"),
             cellTicks: try reader.bool("tagging.cell_ticks"))
+        lattice = LatticeSettings(
+            reach: try reader.number("lattice.reach"),
+            intensityFrequency: try reader.number("lattice.intensity_frequency"),
+            intensityRange: try reader.number("lattice.intensity_range"),
+            intensityOctaves: try reader.number("lattice.intensity_octaves"),
+            displacementFrequency: try reader.number("lattice.displacement_frequency"),
+            displacementOctaves: try reader.number("lattice.displacement_octaves"),
+            displacementFullScale: try reader.number("lattice.displacement_full_scale"),
+            displacementFullScalePixels: try reader.number("lattice.displacement_full_scale_pixels"))
         speech = try Self.readSpeech(&reader)
         display = DisplaySettings(textSize: try reader.number("display.text_size"))
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
         if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
-        chain.panned = modes.contains(.tiltFilter) && tilt.azimuth == .pan
+        // lattice-displacement pans the sound the way a column is displaced.
+        chain.panned = (modes.contains(.tiltFilter) && tilt.azimuth == .pan) || modes.contains(.latticeDisplacement)
         try reader.rejectUnknownKeys()
     }
 

@@ -69,6 +69,9 @@ public final class SessionReplay {
             // A new announcement interrupts the last, as live.
             voice.discardQueued()
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
+        case .lattice(_, let pixelSize):
+            // The same finder on the same image finds the same columns as the session did.
+            instrument.set(lattice: LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize))
         case .start, .tag, .untag, .dropout: break
         }
     }
@@ -121,7 +124,7 @@ extension SessionRecord {
         case .start: nil
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _):
+            .cell(let t, _, _), .dropout(let t, _), .lattice(let t, _):
             t
         case .pen(let pen): pen.t
         }

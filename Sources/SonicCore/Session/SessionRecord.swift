@@ -14,6 +14,9 @@ public enum SessionRecord: Sendable, Equatable {
     case cell(t: Double, UnitCell?, ticks: Bool)
     /// The sound ran dry (a crackle): `count` times so far this session.
     case dropout(t: Double, count: Int)
+    /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
+    /// pixel size its displacements are heard in (nil: pixels).
+    case lattice(t: Double, pixelSize: PixelSize?)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -86,6 +89,9 @@ public enum SessionRecord: Sendable, Equatable {
         case .dropout(let t, let count):
             line = JSONLine(type: "dropout", t: t)
             line.add("count", count)
+        case .lattice(let t, let pixelSize):
+            line = JSONLine(type: "lattice", t: t)
+            if let pixelSize { line.add("pixelSize", pixelSize.picometres) }
         }
         return line.result
     }

@@ -40,17 +40,22 @@ public struct LatticeImage: Sendable {
     public var seed: UInt64
     /// Sites left empty: no column is rendered there, and `columns` leaves them out.
     public var vacancies: Set<SiteIndex>
+    /// Columns higher or lower than their site's height (a dopant, a heavier atom): the factor on its height.
+    public var heightFactors: [SiteIndex: Double]
+    /// Columns off their ideal site (a polar displacement, strain): how far, in pixels.
+    public var shifts: [SiteIndex: (x: Double, y: Double)]
 
     public init(
         width: Int, height: Int, a: (x: Double, y: Double), b: (x: Double, y: Double),
         origin: (x: Double, y: Double), sites: [Site], sigma: Double, background: Double,
         backgroundSlope: (x: Double, y: Double), doseScale: Double, readNoise: Double, seed: UInt64,
-        vacancies: Set<SiteIndex> = []
+        vacancies: Set<SiteIndex> = [], heightFactors: [SiteIndex: Double] = [:],
+        shifts: [SiteIndex: (x: Double, y: Double)] = [:]
     ) {
         self.width = width; self.height = height; self.a = a; self.b = b; self.origin = origin
         self.sites = sites; self.sigma = sigma; self.background = background
         self.backgroundSlope = backgroundSlope; self.doseScale = doseScale; self.readNoise = readNoise
-        self.seed = seed; self.vacancies = vacancies
+        self.seed = seed; self.vacancies = vacancies; self.heightFactors = heightFactors; self.shifts = shifts
     }
 
     /// Every column centre (image coordinates) and its peak height, inside the image.
@@ -77,16 +82,17 @@ public struct LatticeImage: Sendable {
         for i in -reach...reach {
             for j in -reach...reach {
                 for (s, site) in sites.enumerated() {
+                    let index = SiteIndex(i: i, j: j, site: s)
                     let p = (Double(i) + site.u, Double(j) + site.v)
-                    let x = origin.x + p.0 * a.x + p.1 * b.x
-                    let y = origin.y + p.0 * a.y + p.1 * b.y
+                    let shift = shifts[index] ?? (0, 0)
+                    let x = origin.x + p.0 * a.x + p.1 * b.x + shift.x
+                    let y = origin.y + p.0 * a.y + p.1 * b.y + shift.y
                     if x >= -0.5 - margin && x < Double(width) - 0.5 + margin
                         && y >= -0.5 - margin && y < Double(height) - 0.5 + margin
                     {
-                        let index = SiteIndex(i: i, j: j, site: s)
                         result.append(
                             SitePosition(
-                                index: index, x: x, y: y, height: site.height,
+                                index: index, x: x, y: y, height: site.height * (heightFactors[index] ?? 1),
                                 isVacant: vacancies.contains(index)))
                     }
                 }
@@ -151,7 +157,8 @@ extension LatticeImage {
         _ arrangement: Arrangement, width: Int, height: Int, spacing: Double, angle: Double,
         origin: (x: Double, y: Double), sigma: Double, peak: Double, background: Double,
         backgroundSlope: (x: Double, y: Double) = (0, 0), doseScale: Double, readNoise: Double,
-        seed: UInt64, vacancies: Set<SiteIndex> = []
+        seed: UInt64, vacancies: Set<SiteIndex> = [], heightFactors: [SiteIndex: Double] = [:],
+        shifts: [SiteIndex: (x: Double, y: Double)] = [:]
     ) {
         let c = Double.cos(angle), s = Double.sin(angle)
         let cell: Double, bAngle: Double, sites: [Site]
@@ -171,6 +178,6 @@ extension LatticeImage {
             width: width, height: height, a: (cell * c, cell * s), b: (cell * cb, cell * sb),
             origin: origin, sites: sites, sigma: sigma, background: background,
             backgroundSlope: backgroundSlope, doseScale: doseScale, readNoise: readNoise, seed: seed,
-            vacancies: vacancies)
+            vacancies: vacancies, heightFactors: heightFactors, shifts: shifts)
     }
 }

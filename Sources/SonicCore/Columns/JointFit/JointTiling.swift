@@ -159,7 +159,7 @@ struct JointTiling: Sendable {
                 c.amplitude >= ColumnGeometry.minimumContrast * noise
             else { return nil }
             return PlacedColumn(
-                column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k]),
+                column: AtomColumn(x: c.x, y: c.y, peak: c.amplitude, quality: result.quality[k], sigma: c.sigma),
                 pixelX: start.pixelX, pixelY: start.pixelY)
         }
     }

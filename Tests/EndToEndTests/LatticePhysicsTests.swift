@@ -1,0 +1,195 @@
+import Foundation
+import TestSupport
+import Testing
+
+extension EndToEnd {
+    /// The physics of the bundled samples, as `columns` reports it, against the truth written beside them.
+    @Suite struct LatticePhysicsTests {
+        static func json(_ path: String) throws -> [String: Any] {
+            let data = try #require(FileManager.default.contents(atPath: path))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+
+        static func columns(_ image: String) throws -> [String: Any] {
+            let result = try Subprocess.run(Fixtures.binary, ["columns", image, "--json"])
+            #expect(result.status == 0, "\(result.output)")
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        }
+
+        @Test func thePolarDomainsDisplacementsAreFoundWithinFiveHundredthsOfAPixel() throws {
+            let image = Fixtures.repository + "/images/polar-domains.dm4"
+            let truth = try Self.json(Fixtures.repository + "/images/polar-domains.truth.json")
+            let found = try Self.columns(image)
+            let pixelSize = try #require(found["pixelSize"] as? Double)
+            #expect(abs(pixelSize - 18) < 0.001)
+            #expect(found["sublattices"] as? Int == 2)
+            let sites = try #require(truth["columns"] as? [[Double]])
+            let columns = try #require(found["columns"] as? [[String: Any]])
+            var checked = 0, up = 0, down = 0
+            for column in columns {
+                let x = try #require(column["x"] as? Double), y = try #require(column["y"] as? Double)
+                let site = try #require(sites.min { hypot($0[0] - x, $0[1] - y) < hypot($1[0] - x, $1[1] - y) })
+                // Columns whose Gaussian (σ 2.6 px) lies wholly inside the image.
+                guard min(site[0], site[1], 383 - site[0], 383 - site[1]) >= 10 else { continue }
+                #expect(hypot(site[0] - x, site[1] - y) < 0.1)
+                #expect(column["sublattice"] as? Int == Int(site[2]))
+                let dx = try #require(column["dx"] as? Double), dy = try #require(column["dy"] as? Double)
+                #expect(hypot(dx - site[3], dy - site[4]) < 0.05, "at (\(x), \(y)): (\(dx), \(dy)) for \(site)")
+                let dyPm = try #require(column["dyPm"] as? Double)
+                #expect(abs(dyPm - dy * pixelSize) < 1e-9)
+                checked += 1
+                if site[2] == 2 { if site[4] < 0 { up += 1 } else { down += 1 } }
+            }
+            #expect(checked > 500 && up > 100 && down > 100)
+        }
+
+        @Test func theDopantsAreFoundThirtyPercentBrighterAndTheVacancyEmpty() throws {
+            let image = Fixtures.repository + "/images/doped-lattice.png"
+            let truth = try Self.json(Fixtures.repository + "/images/doped-lattice.truth.json")
+            let found = try Self.columns(image)
+            let columns = try #require(found["columns"] as? [[String: Any]])
+            #expect(found["sublattices"] as? Int == 1 && found["pixelSize"] is NSNull)
+            func near(_ point: [String: Any]) throws -> [String: Any]? {
+                let x = try #require(point["x"] as? Double), y = try #require(point["y"] as? Double)
+                return columns.first { hypot(($0["x"] as! Double) - x, ($0["y"] as! Double) - y) < 2 }
+            }
+            let factor = try #require(truth["dopantFactor"] as? Double)
+            let dopants = try #require(truth["dopants"] as? [[String: Any]])
+            for dopant in dopants {
+                let column = try #require(try near(dopant))
+                let ratio = try #require(column["relativeIntensity"] as? Double)
+                #expect(abs(ratio - factor) < 0.03, "\(dopant): \(ratio)")
+            }
+            let others = columns.filter { column in
+                !dopants.contains {
+                    hypot(
+                        ($0["x"] as! Double) - (column["x"] as! Double), ($0["y"] as! Double) - (column["y"] as! Double)
+                    ) < 2
+                }
+            }
+            #expect(others.count > 200)
+            #expect(others.allSatisfy { abs(($0["relativeIntensity"] as? Double ?? 0) - 1) < 0.1 })
+            for vacancy in try #require(truth["vacancies"] as? [[String: Any]]) {
+                #expect(try near(vacancy) == nil)
+            }
+        }
+
+        /// A session on a bundled sample with the analysis profile, in mode `key` once the lattice is read: a pen
+        /// sweep through `points` (image coordinates), then `body` gets each note of the sweep's sound (as heard, and
+        /// as `render` replays the log).
+        func sweep(
+            _ image: String, mode key: String, through points: [(x: Double, y: Double)], ms: Int,
+            _ body: (_ heard: [ArraySlice<Float>], _ rendered: [ArraySlice<Float>]) throws -> Void
+        ) throws {
+            try withServers("lattice-" + key) { display, sound, folder in
+                let path = Fixtures.repository + "/images/" + image
+                let session = try PlaySession(
+                    image: path, display: display, sound: sound, folder: folder,
+                    arguments: ["--profile", "analysis", "--rate", "350"])
+                defer { session.stop() }
+                let view = try session.waitUntilShown()
+                try session.waitForGreeting()
+                try waitFor("the lattice", timeout: 60) { (try? session.records(ofType: "lattice"))?.isEmpty == false }
+                let modeMark = sound.recordedSampleCount()
+                try display.key(key)
+                let mark = try sound.waitForUtterance(after: modeMark).upperBound
+                func screen(_ p: (x: Double, y: Double)) -> (Double, Double) {
+                    (view.originX + (p.x + 0.5) * view.scale, view.originY + (p.y + 0.5) * view.scale)
+                }
+                try display.stroke(from: screen(points[0]), to: screen(points[points.count - 1]), ms: ms)
+                try sound.waitForSilence()
+                let recording = try sound.recording()
+                #expect(try session.quitWithKey() == 0)
+                let modes = try session.records(ofType: "mode").map { $0["mode"] as? String }
+                #expect(modes.last == (key == "5" ? "column-intensity" : "lattice-displacement"))
+                func notes(_ x: [Float], in range: Range<Int>) -> [ArraySlice<Float>] {
+                    let bursts = SignalAnalysis.bursts(
+                        Array(x[range]), threshold: 0.005, window: 48, minimumGap: Int(0.05 * SoundServer.sampleRate))
+                    // Each note's middle: clear of its onset and its fade.
+                    return bursts.filter { $0.count > Int(0.05 * SoundServer.sampleRate) }.map { burst in
+                        let from = range.lowerBound + burst.lowerBound, to = range.lowerBound + burst.upperBound
+                        return x[(from + burst.count / 4)..<(to - burst.count / 4)]
+                    }
+                }
+                let heard = notes(recording, in: mark..<recording.count)
+                let wavPath = folder + "/session.wav"
+                let rendered = try Subprocess.run(
+                    Fixtures.binary, ["render", path, "--session", session.logPath, "--out", wavPath])
+                #expect(rendered.status == 0, "\(rendered.output)")
+                let wav = try WAVFile(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: wavPath))))
+                let replayed = wav.channel(0)
+                // In the replay, the sweep runs from its first touching pen record to its last.
+                let start = try #require(session.records(ofType: "start").first?["t"] as? Double)
+                let touching = try session.records(ofType: "pen").filter { ($0["buttons"] as! [Int]).contains(1) }
+                let first = try #require(touching.first?["t"] as? Double),
+                    last = try #require(touching.last?["t"] as? Double)
+                func sample(_ t: Double) -> Int { min(replayed.count, Int((t - start) * SoundServer.sampleRate)) }
+                try body(heard, notes(replayed, in: sample(first)..<sample(last + 0.2)))
+            }
+        }
+
+        /// The column at `(x, y)` and its neighbours along the lattice vector `a`, `before` and `after` it.
+        static func row(from p: (x: Double, y: Double), a: (x: Double, y: Double), before: Int, after: Int)
+            -> [(x: Double, y: Double)]
+        {
+            (-before...after).map { k in (p.x + Double(k) * a.x, p.y + Double(k) * a.y) }
+        }
+
+        @Test func aDopantSoundsHalfAnOctaveAboveItsNeighbours() throws {
+            let truth = try Self.json(Fixtures.repository + "/images/doped-lattice.truth.json")
+            let dopant = try #require((truth["dopants"] as? [[String: Double]])?.first)
+            let angle = 7.0 * Double.pi / 180
+            // Half a cell before the neighbour on one side to half a cell past the one on the other.
+            let points = Self.row(
+                from: (dopant["x"]!, dopant["y"]!), a: (24 * cos(angle) / 2, 24 * sin(angle) / 2), before: 3, after: 3)
+            try sweep("doped-lattice.png", mode: "5", through: points, ms: 1800) { heard, rendered in
+                for notes in [heard, rendered] {
+                    let pitches = notes.compactMap {
+                        SignalAnalysis.fundamental($0, sampleRate: SoundServer.sampleRate, range: 200...1000)
+                    }
+                    #expect(pitches.count == 3, "pitches \(pitches)")
+                    guard pitches.count == 3 else { continue }
+                    // A usual column at 440 Hz; the dopant, 1.3 times as bright, half an octave higher.
+                    #expect(abs(pitches[0] / 440 - 1) < 0.02 && abs(pitches[2] / 440 - 1) < 0.02, "\(pitches)")
+                    #expect(abs(pitches[1] / (440 * 2.0.squareRoot()) - 1) < 0.02, "\(pitches)")
+                }
+            }
+        }
+
+        @Test func theTwoPolarDomainsSoundBrightAndDark() throws {
+            let truth = try Self.json(Fixtures.repository + "/images/polar-domains.truth.json")
+            let columns = try #require(truth["columns"] as? [[Double]])
+            // A light column of the down domain near the left wall, in the middle row.
+            let light = columns.filter { $0[2] == 2 && abs($0[1] - 192) < 11 && $0[4] > 0 && $0[0] < 192 }
+            let first = try #require(light.max { $0[0] < $1[0] })
+            let angle = 3.0 * Double.pi / 180, cell = 390.5 / 18
+            // From the cell before it across the wall to three cells into the up domain.
+            let centres = Self.row(
+                from: (first[0], first[1]), a: (cell * cos(angle), cell * sin(angle)), before: 1, after: 3)
+            let down = centres.map { c in
+                columns.min { hypot($0[0] - c.x, $0[1] - c.y) < hypot($1[0] - c.x, $1[1] - c.y) }![4] > 0
+            }
+            #expect(down == [true, true, false, false, false])
+            let points = [
+                (centres[0].x - cell * cos(angle) / 2, centres[0].y - cell * sin(angle) / 2),
+                (centres[4].x + cell * cos(angle) / 2, centres[4].y + cell * sin(angle) / 2)
+            ]
+            try sweep("polar-domains.dm4", mode: "6", through: points, ms: 2500) { heard, rendered in
+                for notes in [heard, rendered] {
+                    #expect(notes.count == 5, "\(notes.count) notes")
+                    guard notes.count == 5 else { continue }
+                    let centroids = notes.map { Spectrum.centroid($0, sampleRate: SoundServer.sampleRate, frame: 2048) }
+                    let pitches = notes.compactMap {
+                        SignalAnalysis.fundamental($0, sampleRate: SoundServer.sampleRate, range: 150...1000)
+                    }
+                    // As far displaced (15 pm of the full scale of 50: 220 Hz · 2^0.6), one way down and dark, the
+                    // other up and bright.
+                    #expect(pitches.allSatisfy { abs($0 / (220 * pow(2, 0.6)) - 1) < 0.03 }, "\(pitches)")
+                    let dark = centroids[..<2], bright = centroids[2...]
+                    #expect(dark.max()! * 1.5 < bright.min()!, "centroids \(centroids)")
+                }
+            }
+        }
+    }
+}
