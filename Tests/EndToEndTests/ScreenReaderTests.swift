@@ -33,7 +33,7 @@ extension EndToEnd {
             arguments: [SoundServer.Kind.pulseaudio, .pipewireNative])
         func announcementsAreSpokenBySpeechDispatcherAndTheToneDucksUnderThem(sound kind: SoundServer.Kind) throws {
             // Not held to zero dropouts: once in a few runs on a quiet machine, the program's stream ran dry
-            // once as speech-dispatcher's stream joined the sound server (its first words). The other tests
+            // once, around when speech-dispatcher's stream joined the sound server (its first words). The other tests
             // hold the program's own sound to zero.
             try withServers("dispatcher", sound: kind, dropoutsExpected: true) { display, sound, folder in
                 let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
