@@ -22,7 +22,7 @@ final class PlaySession {
     private var dropoutsLogged = 0
 
     /// Everything the session needs, in the order that lets a failure say what is missing: the
-    /// profile, the image, the log and the saved tags, then the window, the sound and the voice.
+    /// profile, the image, the log and the saved tags, then the window, the voice and the sound.
     init(_ options: Play) throws {
         let settings = try Self.profile(options)
         let (imagePath, opened) = try Self.image(options)
@@ -40,7 +40,6 @@ final class PlaySession {
                 title: "SonicAtomic — \(opened.fileName)", image: picture,
                 stretch: instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
-        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
         let voiceNotes: [String]
         (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: sound)
         log?.write(
@@ -74,6 +73,8 @@ final class PlaySession {
         {
             warn(failure)
         }
+        // The sound last: its buffer is a few milliseconds, so it starts once the heavy set-up is done.
+        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
         notices =
             voiceNotes
             + [

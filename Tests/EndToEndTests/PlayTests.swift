@@ -353,6 +353,7 @@ extension EndToEnd {
 
         @Test func noSoundServerIsOneLineAndStatusFour() throws {
             let folder = try Fixtures.scratch("nosound")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
             let display = try TestDisplay(folder: folder)
             defer { display.stop() }
             let image = Fixtures.repository + "/images/atomic-lattice.png"
