@@ -14,6 +14,7 @@ setuid fusermount3 (Debian package fuse3), which hands back the /dev/fuse fd.  A
    "tilt":[deg,deg], "buttons":[b1,b2]}      -> one evdev report
   {"op":"sync", "timeout":2}                 -> reply once X has read it all
   {"op":"state"}                             -> current state
+  {"op":"fresh"}                             -> the pen as a newly plugged device
 Every request gets exactly one JSON line back.
 """
 import argparse, ctypes, errno, json, math, os, select, signal, socket, struct, subprocess, sys, time
@@ -115,6 +116,15 @@ class Pen:
         if not evs:
             return []
         return evs + [(EV_MSC, MSC_SERIAL, TOOL_SERIAL), (EV_SYN, SYN_REPORT, 0)]
+
+    def fresh(self):
+        """A newly plugged device: out of proximity, every key up and value zero, sent in full rather
+        than only what changed, so a driver that reopens the file forgets what it read before."""
+        self.update({'prox': False})
+        self.abs[ABS_X] = self.abs[ABS_Y] = 0     # so the next report carries the position
+        zero = (ABS_PRESSURE, ABS_DISTANCE, ABS_TILT_X, ABS_TILT_Y, ABS_MISC)
+        return ([(EV_KEY, k, 0) for k in KEYS] + [(EV_ABS, c, 0) for c in zero]
+                + [(EV_MSC, MSC_SERIAL, TOOL_SERIAL), (EV_SYN, SYN_REPORT, 0)])
 
 
 class Emulator:
@@ -353,6 +363,9 @@ class Emulator:
                 if evs:
                     self.push(evs)
                 self.send(conn, {'ok': True, 'events': len(evs), 'readers': len(self.files)})
+            elif op == 'fresh':
+                self.push(self.pen.fresh())
+                self.send(conn, {'ok': True, 'readers': len(self.files)})
             elif op == 'sync':
                 self.waiters.append((conn, time.monotonic() + float(req.get('timeout', 2))))
                 self.check_waiters()

@@ -18,7 +18,11 @@ func withServers(
     defer { sound.stop() }
     let display = try TestDisplay(folder: folder, plainMouse: plainMouse)
     defer { display.stop() }
-    try body(display, sound, folder)
+    do { try body(display, sound, folder) } catch {
+        if let stopped = sound.stoppedServer { Issue.record("\(stopped)") }
+        throw error
+    }
+    if let stopped = sound.stoppedServer { Issue.record("\(stopped)") }
     var clean = true
     if !dropoutsExpected {
         for (log, dropouts) in try sessionDropouts(under: folder) where !dropouts.isEmpty {

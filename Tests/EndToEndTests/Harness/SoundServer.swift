@@ -69,6 +69,9 @@ final class SoundServer {
         ((try? FileManager.default.attributesOfItem(atPath: recordingPath)[.size] as? Int) ?? 0) / 8
     }
 
+    /// Why the server is no longer running (the end of its logs), or nil while it runs.
+    var stoppedServer: String? { daemons.stopped }
+
     /// Stops this test's recording; the server runs on for the next test.
     func stop() {
         recorder?.stop()
@@ -135,6 +138,20 @@ private final class SoundDaemons: @unchecked Sendable {
             }
         }
         return !pids.isEmpty && pids.allSatisfy { kill($0, 0) == 0 }
+    }
+
+    /// The end of the server's logs, once it has stopped; nil while it runs.
+    var stopped: String? {
+        guard !isRunning else { return nil }
+        let logs = ((try? FileManager.default.contentsOfDirectory(atPath: runFolder)) ?? []).filter {
+            $0.hasSuffix(".log")
+        }
+        let tails = logs.sorted().map { log in
+            let lines = ((try? String(contentsOfFile: runFolder + "/" + log, encoding: .utf8)) ?? "")
+                .split(separator: "\n").suffix(3)
+            return log + ": " + lines.joined(separator: " | ")
+        }
+        return "the \(kind.rawValue) test server stopped; " + tails.joined(separator: "; ")
     }
 
     func waitUntilLive() {
