@@ -26,7 +26,9 @@ struct GaussianPlaneFit: Sendable, Equatable {
     }
 }
 
-/// Least-squares (Levenberg–Marquardt) fits of a `GaussianPlaneFit` model to the raw samples in a disc.
+/// Least-squares (Levenberg–Marquardt) fits of a `GaussianPlaneFit` model to the raw samples in a disc, each pixel
+/// weighted by the inverse of its noise variance when a `NoiseModel` is given (the variance at the level the start
+/// and the subtracted neighbours predict there: a fit's own data would favour pixels that happened to come out low).
 /// Holds its scratch buffers from one fit to the next: make one per thread of work, not one per fit.
 final class GaussianFitter {
     struct Start {
@@ -44,6 +46,7 @@ final class GaussianFitter {
     private var dx: UnsafeMutablePointer<Double>
     private var dy: UnsafeMutablePointer<Double>
     private var z: UnsafeMutablePointer<Double>
+    private var w: UnsafeMutablePointer<Double>
     /// H, g, trial H, trial g, factor, step, parameters, trial parameters.
     private let work: UnsafeMutablePointer<Double>
 
@@ -52,31 +55,35 @@ final class GaussianFitter {
         dx = .allocate(capacity: capacity)
         dy = .allocate(capacity: capacity)
         z = .allocate(capacity: capacity)
+        w = .allocate(capacity: capacity)
         work = .allocate(capacity: 49 * 3 + 7 * 5)
     }
 
     deinit {
-        dx.deallocate(); dy.deallocate(); z.deallocate(); work.deallocate()
+        dx.deallocate(); dy.deallocate(); z.deallocate(); w.deallocate(); work.deallocate()
     }
 
     private func reserve(_ count: Int) {
         guard count > capacity else { return }
-        dx.deallocate(); dy.deallocate(); z.deallocate()
+        dx.deallocate(); dy.deallocate(); z.deallocate(); w.deallocate()
         capacity = max(count, 2 * capacity)
         dx = .allocate(capacity: capacity)
         dy = .allocate(capacity: capacity)
         z = .allocate(capacity: capacity)
+        w = .allocate(capacity: capacity)
     }
 
-    // Constant sums over the window: Σdx, Σdy, Σdx², Σdx·dy, Σdy².
+    // Constant weighted sums over the window: Σw, Σw·dx, Σw·dy, Σw·dx², Σw·dx·dy, Σw·dy².
     private var n = 0
-    private var sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0, sumYY = 0.0
+    /// The unweighted sum of squared residuals of the last `evaluate`: R² stays a share of the window's variance.
+    private var plainCost = 0.0
+    private var sumW = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0, sumYY = 0.0
 
     /// Fits the pixels within `radius` of (centreX, centreY) that lie in the image, after subtracting the
     /// given neighbours' Gaussians. Nil when the window is too small or the fit breaks down numerically.
     func fit(
         _ image: GrayImage, centreX: Int, centreY: Int, radius: Double, start: Start,
-        subtracting neighbours: [ColumnGaussian]
+        subtracting neighbours: [ColumnGaussian], noise: NoiseModel? = nil
     ) -> GaussianPlaneFit? {
         let reach = Int(radius.rounded(.down))
         let x0 = max(0, centreX - reach), x1 = min(image.width - 1, centreX + reach)
@@ -94,6 +101,7 @@ final class GaussianFitter {
                     guard Double(ex * ex + ey * ey) <= limit else { continue }
                     dx[n] = Double(ex); dy[n] = Double(ey)
                     z[n] = Double(samples[y * image.width + x])
+                    w[n] = 0
                     n += 1
                 }
             }
@@ -104,17 +112,16 @@ final class GaussianFitter {
             let nx = neighbour.x - Double(centreX), ny = neighbour.y - Double(centreY)
             for k in 0..<n {
                 let ex = dx[k] - nx, ey = dy[k] - ny
-                z[k] -= neighbour.amplitude * Double.exp(-(ex * ex + ey * ey) * half)
+                let tail = neighbour.amplitude * Double.exp(-(ex * ex + ey * ey) * half)
+                z[k] -= tail
+                w[k] += tail
             }
         }
-        sumX = 0; sumY = 0; sumXX = 0; sumXY = 0; sumYY = 0
         var sumZ = 0.0
         for k in 0..<n {
-            let x = dx[k], y = dy[k]
-            sumX += x; sumY += y; sumXX += x * x; sumXY += x * y; sumYY += y * y
             sumZ += z[k]
             lowest = min(lowest, z[k])
-            if x == 0 && y == 0 { central = z[k] }
+            if dx[k] == 0 && dy[k] == 0 { central = z[k] }
         }
         let meanZ = sumZ / Double(n)
         var total = 0.0
@@ -127,8 +134,9 @@ final class GaussianFitter {
         p[1] = start.x - Double(centreX); p[2] = start.y - Double(centreY)
         p[3] = start.sigma
         p[4] = offset; p[5] = start.slopeX; p[6] = start.slopeY
+        setWeights(p, noise: noise)
 
-        var cost = evaluate(p, H, g)
+        var cost = evaluate(p, H, g), fittedPlainCost = plainCost
         guard cost.isFinite else { return nil }
         var lambda = 1e-3
         for _ in 0..<Self.maximumIterations {
@@ -155,6 +163,7 @@ final class GaussianFitter {
                 for i in 0..<7 { p[i] = trial[i]; g[i] = trialG[i] }
                 for i in 0..<49 { H[i] = trialH[i] }
                 cost = trialCost
+                fittedPlainCost = plainCost
                 lambda = max(lambda * 0.2, 1e-10)
                 if small { break }
             } else {
@@ -175,21 +184,46 @@ final class GaussianFitter {
         let result = GaussianPlaneFit(
             amplitude: p[0], x: Double(centreX) + p[1], y: Double(centreY) + p[2], sigma: p[3],
             offset: p[4], slopeX: p[5], slopeY: p[6], referenceX: centreX, referenceY: centreY,
-            rSquared: total > 0 ? 1 - cost / total : 0, significance: significance, pixelCount: n)
+            rSquared: total > 0 ? 1 - fittedPlainCost / total : 0, significance: significance, pixelCount: n)
         guard result.amplitude.isFinite && result.x.isFinite && result.y.isFinite && result.sigma.isFinite else {
             return nil
         }
         return result
     }
 
-    /// Sum of squared residuals at p; fills the Gauss–Newton matrix H = JᵀJ and gradient g = Jᵀr.
+    /// Each pixel's weight: 1 without a noise model; with one, the variance at the window's background over the
+    /// variance at the level the model at p plus the subtracted neighbours (held in `w`) predicts there. Then the
+    /// window's constant weighted sums.
+    private func setWeights(_ p: UnsafeMutablePointer<Double>, noise: NoiseModel?) {
+        if let noise {
+            let a = p[0], u = p[1], v = p[2], half = 0.5 / (p[3] * p[3]), c0 = p[4], cx = p[5], cy = p[6]
+            let reference = noise.variance(atMean: c0)
+            for k in 0..<n {
+                let x = dx[k], y = dy[k]
+                let ex = x - u, ey = y - v
+                let level = a * Double.exp(-(ex * ex + ey * ey) * half) + c0 + cx * x + cy * y + w[k]
+                w[k] = reference / noise.variance(atMean: level)
+            }
+        } else {
+            for k in 0..<n { w[k] = 1 }
+        }
+        sumW = 0; sumX = 0; sumY = 0; sumXX = 0; sumXY = 0; sumYY = 0
+        for k in 0..<n {
+            let x = dx[k], y = dy[k], weight = w[k]
+            sumW += weight; sumX += weight * x; sumY += weight * y
+            sumXX += weight * x * x; sumXY += weight * x * y; sumYY += weight * y * y
+        }
+    }
+
+    /// Weighted sum of squared residuals at p; fills the Gauss–Newton matrix H = JᵀWJ and gradient g = JᵀWr, and
+    /// `plainCost` with the unweighted sum.
     private func evaluate(
         _ p: UnsafeMutablePointer<Double>, _ H: UnsafeMutablePointer<Double>,
         _ g: UnsafeMutablePointer<Double>
     ) -> Double {
         let a = p[0], u = p[1], v = p[2], s = p[3], c0 = p[4], cx = p[5], cy = p[6]
         let invS2 = 1 / (s * s), half = 0.5 * invS2, invS3 = invS2 / s
-        var cost = 0.0
+        var cost = 0.0, plain = 0.0
         var g0 = 0.0, g1 = 0.0, g2 = 0.0, g3 = 0.0, g4 = 0.0, g5 = 0.0, g6 = 0.0
         var h00 = 0.0, h01 = 0.0, h02 = 0.0, h03 = 0.0, h04 = 0.0, h05 = 0.0, h06 = 0.0
         var h11 = 0.0, h12 = 0.0, h13 = 0.0, h14 = 0.0, h15 = 0.0, h16 = 0.0
@@ -203,19 +237,23 @@ final class GaussianFitter {
             let ae = a * e
             let r = z[k] - (ae + c0 + cx * x + cy * y)
             let j1 = ae * ex * invS2, j2 = ae * ey * invS2, j3 = ae * r2 * invS3
-            cost += r * r
-            g0 += e * r; g1 += j1 * r; g2 += j2 * r; g3 += j3 * r; g4 += r; g5 += x * r; g6 += y * r
-            h00 += e * e; h01 += e * j1; h02 += e * j2; h03 += e * j3; h04 += e; h05 += e * x; h06 += e * y
-            h11 += j1 * j1; h12 += j1 * j2; h13 += j1 * j3; h14 += j1; h15 += j1 * x; h16 += j1 * y
-            h22 += j2 * j2; h23 += j2 * j3; h24 += j2; h25 += j2 * x; h26 += j2 * y
-            h33 += j3 * j3; h34 += j3; h35 += j3 * x; h36 += j3 * y
+            let weight = w[k], wr = weight * r, we = weight * e, wj1 = weight * j1, wj2 = weight * j2
+            let wj3 = weight * j3
+            plain += r * r
+            cost += wr * r
+            g0 += e * wr; g1 += j1 * wr; g2 += j2 * wr; g3 += j3 * wr; g4 += wr; g5 += x * wr; g6 += y * wr
+            h00 += we * e; h01 += we * j1; h02 += we * j2; h03 += we * j3; h04 += we; h05 += we * x; h06 += we * y
+            h11 += wj1 * j1; h12 += wj1 * j2; h13 += wj1 * j3; h14 += wj1; h15 += wj1 * x; h16 += wj1 * y
+            h22 += wj2 * j2; h23 += wj2 * j3; h24 += wj2; h25 += wj2 * x; h26 += wj2 * y
+            h33 += wj3 * j3; h34 += wj3; h35 += wj3 * x; h36 += wj3 * y
         }
+        plainCost = plain
         @inline(__always) func set(_ i: Int, _ j: Int, _ value: Double) { H[i * 7 + j] = value; H[j * 7 + i] = value }
         set(0, 0, h00); set(0, 1, h01); set(0, 2, h02); set(0, 3, h03); set(0, 4, h04); set(0, 5, h05); set(0, 6, h06)
         set(1, 1, h11); set(1, 2, h12); set(1, 3, h13); set(1, 4, h14); set(1, 5, h15); set(1, 6, h16)
         set(2, 2, h22); set(2, 3, h23); set(2, 4, h24); set(2, 5, h25); set(2, 6, h26)
         set(3, 3, h33); set(3, 4, h34); set(3, 5, h35); set(3, 6, h36)
-        set(4, 4, Double(n)); set(4, 5, sumX); set(4, 6, sumY)
+        set(4, 4, sumW); set(4, 5, sumX); set(4, 6, sumY)
         set(5, 5, sumXX); set(5, 6, sumXY)
         set(6, 6, sumYY)
         g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6
