@@ -56,11 +56,40 @@ final class GaussianFitter {
         dy = .allocate(capacity: capacity)
         z = .allocate(capacity: capacity)
         w = .allocate(capacity: capacity)
+        across = .allocate(capacity: 0)
+        down = .allocate(capacity: 0)
         work = .allocate(capacity: 49 * 3 + 7 * 5)
     }
 
     deinit {
-        dx.deallocate(); dy.deallocate(); z.deallocate(); w.deallocate(); work.deallocate()
+        dx.deallocate(); dy.deallocate(); z.deallocate(); w.deallocate(); across.deallocate(); down.deallocate()
+        work.deallocate()
+    }
+
+    /// A Gaussian's factors along x and along y at the window's integer offsets −reach…reach: a Gaussian over the
+    /// window costs 2·(2·reach + 1) exponentials rather than one per pixel.
+    private var across: UnsafeMutablePointer<Double>
+    private var down: UnsafeMutablePointer<Double>
+    private var profileCapacity = 0
+    /// The window's half-width in whole pixels: every pixel's offsets from its centre lie in −reach…reach.
+    private var reach = 0
+
+    private func reserveProfiles(_ reach: Int) {
+        guard 2 * reach + 1 > profileCapacity else { return }
+        across.deallocate(); down.deallocate()
+        profileCapacity = 2 * reach + 1
+        across = .allocate(capacity: profileCapacity)
+        down = .allocate(capacity: profileCapacity)
+    }
+
+    /// table[i] = exp(−(i − reach − centre)²·half) for i in 0…2·reach.
+    private static func fillGaussian(
+        _ table: UnsafeMutablePointer<Double>, centre: Double, half: Double, reach: Int
+    ) {
+        for i in 0...(2 * reach) {
+            let e = Double(i - reach) - centre
+            table[i] = Double.exp(-e * e * half)
+        }
     }
 
     private func reserve(_ count: Int) {
@@ -77,6 +106,8 @@ final class GaussianFitter {
     private var n = 0
     /// The unweighted sum of squared residuals of the last `evaluate`: R² stays a share of the window's variance.
     private var plainCost = 0.0
+    /// Whether the pixels of this fit have weights other than 1.
+    private var weighted = false
     private var sumW = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0, sumYY = 0.0
 
     /// Fits the pixels within `radius` of (centreX, centreY) that lie in the image, after subtracting the
@@ -85,7 +116,7 @@ final class GaussianFitter {
         _ image: GrayImage, centreX: Int, centreY: Int, radius: Double, start: Start,
         subtracting neighbours: [ColumnGaussian], noise: NoiseModel? = nil
     ) -> GaussianPlaneFit? {
-        let reach = Int(radius.rounded(.down))
+        reach = Int(radius.rounded(.down))
         let x0 = max(0, centreX - reach), x1 = min(image.width - 1, centreX + reach)
         let y0 = max(0, centreY - reach), y1 = min(image.height - 1, centreY + reach)
         guard x0 <= x1 && y0 <= y1 else { return nil }
@@ -107,12 +138,13 @@ final class GaussianFitter {
             }
         }
         guard n >= 12 else { return nil }
+        reserveProfiles(reach)
         for neighbour in neighbours {
             let half = 0.5 / (neighbour.sigma * neighbour.sigma)
-            let nx = neighbour.x - Double(centreX), ny = neighbour.y - Double(centreY)
+            Self.fillGaussian(across, centre: neighbour.x - Double(centreX), half: half, reach: reach)
+            Self.fillGaussian(down, centre: neighbour.y - Double(centreY), half: half, reach: reach)
             for k in 0..<n {
-                let ex = dx[k] - nx, ey = dy[k] - ny
-                let tail = neighbour.amplitude * Double.exp(-(ex * ex + ey * ey) * half)
+                let tail = neighbour.amplitude * across[Int(dx[k]) + reach] * down[Int(dy[k]) + reach]
                 z[k] -= tail
                 w[k] += tail
             }
@@ -195,13 +227,16 @@ final class GaussianFitter {
     /// variance at the level the model at p plus the subtracted neighbours (held in `w`) predicts there. Then the
     /// window's constant weighted sums.
     private func setWeights(_ p: UnsafeMutablePointer<Double>, noise: NoiseModel?) {
+        weighted = noise != nil
         if let noise {
-            let a = p[0], u = p[1], v = p[2], half = 0.5 / (p[3] * p[3]), c0 = p[4], cx = p[5], cy = p[6]
+            let a = p[0], half = 0.5 / (p[3] * p[3]), c0 = p[4], cx = p[5], cy = p[6]
+            Self.fillGaussian(across, centre: p[1], half: half, reach: reach)
+            Self.fillGaussian(down, centre: p[2], half: half, reach: reach)
             let reference = noise.variance(atMean: c0)
             for k in 0..<n {
                 let x = dx[k], y = dy[k]
-                let ex = x - u, ey = y - v
-                let level = a * Double.exp(-(ex * ex + ey * ey) * half) + c0 + cx * x + cy * y + w[k]
+                let column = a * across[Int(x) + reach] * down[Int(y) + reach]
+                let level = column + c0 + cx * x + cy * y + w[k]
                 w[k] = reference / noise.variance(atMean: level)
             }
         } else {
@@ -221,6 +256,16 @@ final class GaussianFitter {
         _ p: UnsafeMutablePointer<Double>, _ H: UnsafeMutablePointer<Double>,
         _ g: UnsafeMutablePointer<Double>
     ) -> Double {
+        // Equal weights as a constant, so the unweighted fits spend nothing on weighing.
+        let w = self.w
+        return weighted ? evaluate(p, H, g, weight: { w[$0] }) : evaluate(p, H, g, weight: { _ in 1 })
+    }
+
+    @inline(__always)
+    private func evaluate(
+        _ p: UnsafeMutablePointer<Double>, _ H: UnsafeMutablePointer<Double>,
+        _ g: UnsafeMutablePointer<Double>, weight: (Int) -> Double
+    ) -> Double {
         let a = p[0], u = p[1], v = p[2], s = p[3], c0 = p[4], cx = p[5], cy = p[6]
         let invS2 = 1 / (s * s), half = 0.5 * invS2, invS3 = invS2 / s
         var cost = 0.0, plain = 0.0
@@ -229,15 +274,18 @@ final class GaussianFitter {
         var h11 = 0.0, h12 = 0.0, h13 = 0.0, h14 = 0.0, h15 = 0.0, h16 = 0.0
         var h22 = 0.0, h23 = 0.0, h24 = 0.0, h25 = 0.0, h26 = 0.0
         var h33 = 0.0, h34 = 0.0, h35 = 0.0, h36 = 0.0
+        let reach = self.reach, across = self.across, down = self.down
+        Self.fillGaussian(across, centre: u, half: half, reach: reach)
+        Self.fillGaussian(down, centre: v, half: half, reach: reach)
         for k in 0..<n {
             let x = dx[k], y = dy[k]
             let ex = x - u, ey = y - v
             let r2 = ex * ex + ey * ey
-            let e = Double.exp(-r2 * half)
+            let e = across[Int(x) + reach] * down[Int(y) + reach]
             let ae = a * e
             let r = z[k] - (ae + c0 + cx * x + cy * y)
             let j1 = ae * ex * invS2, j2 = ae * ey * invS2, j3 = ae * r2 * invS3
-            let weight = w[k], wr = weight * r, we = weight * e, wj1 = weight * j1, wj2 = weight * j2
+            let weight = weight(k), wr = weight * r, we = weight * e, wj1 = weight * j1, wj2 = weight * j2
             let wj3 = weight * j3
             plain += r * r
             cost += wr * r
