@@ -27,7 +27,8 @@ public struct AtomColumn: Sendable, Equatable {
 /// - Detection: a band-pass tuned to the spacing (Gaussian σ ≈ d/8 minus σ ≈ 0.4·d), local maxima over 0.35·d, above
 ///   3 noise standard deviations of the band-passed image (noise from a median absolute deviation, `NoiseLevel`).
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
-///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped
+///   Gaussians subtracted, each pixel weighted by its noise where the image shows how the noise grows with the
+///   level (`NoiseModel`); fits that fail, drift, or are not significant and column-like are dropped
 ///   (`ColumnRefiner`).
 /// - Where the columns overlap strongly (σ ≥ 0.18·d in a central patch), that refinement is biased; there every
 ///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped, the empty
