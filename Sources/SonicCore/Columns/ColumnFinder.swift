@@ -27,7 +27,8 @@ public struct AtomColumn: Sendable, Equatable {
 /// - Detection: a band-pass tuned to the spacing (Gaussian σ ≈ d/8 minus σ ≈ 0.4·d), local maxima over 0.35·d, above
 ///   3 noise standard deviations of the band-passed image (noise from a median absolute deviation, `NoiseLevel`).
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
-///   Gaussians subtracted; fits that fail, drift, or are not significant and column-like are dropped
+///   Gaussians subtracted, each pixel weighted by its noise where the image shows how the noise grows with the
+///   level (`NoiseModel`); fits that fail, drift, or are not significant and column-like are dropped
 ///   (`ColumnRefiner`).
 /// - Where the columns overlap strongly (σ ≥ 0.18·d in a central patch), that refinement is biased; there every
 ///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped, the empty
@@ -42,6 +43,8 @@ public struct ColumnFinder: Sendable {
     public let spacing: Double?
     /// Estimated per-pixel noise standard deviation, in working units.
     let noise: Double
+    /// How the noise grows with the level, when the image shows it clearly: the fits weight pixels by it.
+    let noiseModel: NoiseModel?
     /// The columns overlap enough to be refined jointly.
     let jointly: Bool
 
@@ -51,22 +54,28 @@ public struct ColumnFinder: Sendable {
         self.range = range
         let spacing = SpacingEstimator.estimate(image)
         let noise = NoiseLevel.estimate(image)
+        let noiseModel = NoiseModel.estimate(image)
         self.spacing = spacing
         self.noise = noise
+        self.noiseModel = noiseModel
         jointly =
             spacing.map { d in
-                (Self.typicalWidth(image, spacing: d, noise: noise) ?? 0) >= ColumnGeometry.jointOverlap * d
+                (Self.typicalWidth(image, spacing: d, noise: noise, noiseModel: noiseModel) ?? 0)
+                    >= ColumnGeometry.jointOverlap * d
             } ?? false
     }
 
     /// The median width (σ) of the locally refined columns in a central patch six spacings across.
-    private static func typicalWidth(_ image: GrayImage, spacing d: Double, noise: Double) -> Double? {
+    private static func typicalWidth(_ image: GrayImage, spacing d: Double, noise: Double, noiseModel: NoiseModel?)
+        -> Double?
+    {
         let geometry = ColumnGeometry(spacing: d)
         let half = Int((3 * d).rounded(.up))
         let xs = max(0, image.width / 2 - half)..<min(image.width, image.width / 2 + half)
         let ys = max(0, image.height / 2 - half)..<min(image.height, image.height / 2 + half)
         let candidates = ColumnDetector(geometry: geometry, noise: noise).candidates(in: image, xs: xs, ys: ys)
-        let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+        let refiner = ColumnRefiner(
+            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
         let widths = candidates.indices.compactMap { refiner.localColumn($0)?.gaussian.sigma }.sorted()
         return widths.isEmpty ? nil : widths[widths.count / 2]
     }
@@ -87,7 +96,8 @@ public struct ColumnFinder: Sendable {
             candidates += detector.candidates(in: image, xs: 0..<image.width, ys: top..<bottom)
             top = bottom
         }
-        let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+        let refiner = ColumnRefiner(
+            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
         guard jointly else { return candidates.indices.compactMap { refiner.refine($0).map(range.inFileUnits) } }
         let (local, unrefined) = Self.split(candidates, by: refiner)
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
@@ -144,7 +154,8 @@ public struct ColumnFinder: Sendable {
         let ys = Int(top.rounded(.down))..<(Int(bottom.rounded(.up)) + 1)
         let detector = ColumnDetector(geometry: geometry, noise: noise)
         let candidates = detector.candidates(in: image, xs: xs, ys: ys)
-        let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+        let refiner = ColumnRefiner(
+            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
         var best: AtomColumn?
         for (i, c) in candidates.enumerated() {
             let cx = Double(c.x) - x, cy = Double(c.y) - y
@@ -161,7 +172,7 @@ public struct ColumnFinder: Sendable {
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
         let tiles = tiling.tiles(nearX: x, y: y, within: radius + geometry.maximumShift)
         let results = TileResults(count: tiles.count)
-        let image = image, noise = noise
+        let image = image, noise = noise, noiseModel = noiseModel
         // The tiles are independent, as in `findAll`: a tap at a tile corner waits for one tile per core.
         DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
             // Every local column whose centre can lie in the tile's region, from a patch wide enough that they come
@@ -178,7 +189,8 @@ public struct ColumnFinder: Sendable {
             let candidates = detector.candidates(
                 in: image, xs: widened(xs, by: outer, limit: image.width),
                 ys: widened(ys, by: outer, limit: image.height))
-            let refiner = ColumnRefiner(image: image, geometry: geometry, noise: noise, candidates: candidates)
+            let refiner = ColumnRefiner(
+                image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
             let reachXs = widened(xs, by: inner, limit: image.width),
                 reachYs = widened(ys, by: inner, limit: image.height)
             let (local, unrefined) = Self.split(candidates, by: refiner) {

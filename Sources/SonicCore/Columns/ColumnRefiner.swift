@@ -5,7 +5,8 @@
 ///    overlapping tails, a vacancy next door or the image edge do not pull the centre. With the neighbours gone the
 ///    window can be wider, min(4σ, 0.6·d): wide enough that the plane's slopes are pinned by the background around
 ///    the column rather than traded against its centre (in a 2.5σ window that trade costs half as much error again
-///    at high noise).
+///    at high noise). This pass weights each pixel by its noise, when the image's noise model is known
+///    (`NoiseModel`): at a counting detector a peak pixel is several times noisier than the background around it.
 ///
 /// Columns whose centre lies just outside the image take part as neighbours (their tails reach in) but are not
 /// reported.
@@ -26,13 +27,15 @@ final class ColumnRefiner {
     private var later: [[Box?]]
     let passes: Int
     private let minimumAmplitude: Double
+    private let noiseModel: NoiseModel?
     private struct Box { var fit: GaussianPlaneFit? }
 
     init(
-        image: GrayImage, geometry: ColumnGeometry, noise: Double, candidates: [ColumnCandidate],
-        passes: Int = ColumnGeometry.passes
+        image: GrayImage, geometry: ColumnGeometry, noise: Double, noiseModel: NoiseModel? = nil,
+        candidates: [ColumnCandidate], passes: Int = ColumnGeometry.passes
     ) {
         self.passes = max(1, passes)
+        self.noiseModel = noiseModel
         minimumAmplitude = ColumnGeometry.minimumContrast * noise
         later = Array(repeating: Array(repeating: nil, count: candidates.count), count: self.passes - 1)
         self.image = image
@@ -119,7 +122,7 @@ final class ColumnRefiner {
                 offset: previous.plane(atX: wx, y: wy), slopeX: previous.slopeX, slopeY: previous.slopeY)
             result = fitter.fit(
                 image, centreX: wx, centreY: wy, radius: window, start: start,
-                subtracting: neighbours.map(\.gaussian))
+                subtracting: neighbours.map(\.gaussian), noise: noiseModel)
             if let fit = result, !accepts(fit, from: c, significance: ColumnGeometry.minimumSignificance) {
                 result = nil
             }
