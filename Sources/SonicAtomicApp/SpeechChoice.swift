@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SonicCore
 import SonicSpeech
 import SonicSpeechDispatcher
@@ -14,21 +15,72 @@ enum SpeechChoice {
     ) {
         var notes: [String] = []
         if settings.engine == .dispatcher {
-            do { return (try DispatcherVoice(activity: sound.speechActivity), []) } catch {
+            let voice = DispatcherWithStandIn {
+                var unheard: [String] = [] // too late for the greeting: on stderr only
+                return eSpeak(settings, sound: sound, notes: &unheard)
+            }
+            do {
+                voice.dispatcher = try DispatcherVoice(activity: sound.speechActivity) { [voice] unsaid in
+                    voice.takeOver(unsaid: unsaid)
+                }
+                return (voice, [])
+            } catch {
                 warn("\(error); speaking with eSpeak-NG")
                 notes.append(Phrases.voiceNote(Phrases.dispatcherUnreachable))
             }
         }
+        return (eSpeak(settings, sound: sound, notes: &notes), notes)
+    }
+
+    /// eSpeak-NG, its warnings on stderr and in `notes`; nil (said on stderr) when it cannot start.
+    private static func eSpeak(_ settings: Profile.SpeechSettings, sound: SoundStack, notes: inout [String])
+        -> LiveVoice?
+    {
         do {
             let voice = try LiveVoice(settings: settings, buffer: sound.speech, outputRate: Double(Play.sampleRate))
             if let warning = voice.warning {
                 warn(warning)
                 notes.append(Phrases.voiceNote(warning))
             }
-            return (voice, notes)
+            return voice
         } catch {
             warn("\(error); continuing without a voice")
-            return (nil, [])
+            return nil
         }
+    }
+}
+
+/// speech-dispatcher, with eSpeak-NG taking over should the daemon go away mid-session and not come
+/// back: said once on stderr and aloud, followed by what was still to be said.
+private final class DispatcherWithStandIn: Announcer, @unchecked Sendable {
+    private let lock = NSLock()
+    private let makeStandIn: () -> (any Announcer)?
+    /// Set once, before the first announcement.
+    var dispatcher: DispatcherVoice?
+    private var standIn: (any Announcer)?
+    private var handedOver = false
+
+    init(makeStandIn: @escaping () -> (any Announcer)?) { self.makeStandIn = makeStandIn }
+
+    /// The voice speaking now; waits while eSpeak-NG takes over, so nothing said meanwhile is lost.
+    private var current: (any Announcer)? { lock.withLock { handedOver ? standIn : dispatcher } }
+
+    func say(_ text: String) { current?.say(text) }
+
+    func waitUntilQuiet(timeout: Double) { current?.waitUntilQuiet(timeout: timeout) }
+
+    func stop() {
+        dispatcher?.stop()
+        lock.withLock { standIn }?.stop()
+    }
+
+    /// Called on the dispatcher's thread when it has gone for good.
+    func takeOver(unsaid: String?) {
+        warn("speech-dispatcher has stopped; speaking with eSpeak-NG")
+        lock.lock()
+        defer { lock.unlock() }
+        standIn = makeStandIn()
+        handedOver = true
+        standIn?.say(Phrases.dispatcherLost + (unsaid.map { " " + $0 } ?? ""))
     }
 }

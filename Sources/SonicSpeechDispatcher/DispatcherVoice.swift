@@ -16,8 +16,12 @@ public struct DispatcherError: Error, Sendable, CustomStringConvertible {
 ///
 /// Every libspeechd call is made on the voice's own thread: a call waits for the daemon's answer,
 /// and the main loop must never wait on another process.
+///
+/// When the daemon goes away (restarted, or ended), the voice connects again, as the screen reader
+/// does; if it cannot, `lost` is called once, on the voice's thread, with what was still to be said.
 public final class DispatcherVoice: Announcer, @unchecked Sendable {
     private let events: DispatcherEvents
+    private let lost: @Sendable (_ unsaid: String?) -> Void
     /// Guards everything below; the thread waits on it.
     private let condition = NSCondition()
     private var pending: String?
@@ -32,8 +36,11 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
 
     /// Connects to speech-dispatcher (starting it if the desktop lets clients start it); throws when
     /// it cannot be reached within `timeout` seconds.
-    public init(activity: SpeechActivity, timeout: Double = 5) throws(DispatcherError) {
+    public init(
+        activity: SpeechActivity, timeout: Double = 5, lost: @escaping @Sendable (_ unsaid: String?) -> Void
+    ) throws(DispatcherError) {
         events = DispatcherEvents(activity: activity)
+        self.lost = lost
         // A daemon that goes away leaves a socket that raises SIGPIPE on the next write, which would
         // end the program; the failed write is noticed instead.
         signal(SIGPIPE, SIG_IGN)
@@ -119,6 +126,17 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         return (connection, nil)
     }
 
+    /// A connection to a daemon started again (by the user, the desktop or libspeechd's autospawn),
+    /// tried for `seconds`; nil if none answers.
+    private static func reconnect(within seconds: Double) -> UnsafeMutablePointer<SPDConnection>? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let connection = connect().0 { return connection }
+            if Date() >= deadline { return nil }
+            usleep(250_000)
+        }
+    }
+
     /// The thread is done with the connection: nothing more will be said.
     private func finish() {
         condition.lock()
@@ -127,7 +145,8 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func run(_ connection: UnsafeMutablePointer<SPDConnection>) {
+    private func run(_ opened: UnsafeMutablePointer<SPDConnection>) {
+        var connection = opened
         DispatcherEvents.listening.withLock { $0 = events }
         defer {
             DispatcherEvents.listening.withLock { $0 = nil }
@@ -135,20 +154,38 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         }
         while true {
             condition.lock()
-            while pending == nil && !stopping { condition.wait() }
-            let text = pending
+            // Awake twice a second while idle, so a daemon that goes away is noticed before the next message.
+            if pending == nil && !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+            var text = pending
             pending = nil
             let stop = stopping
             condition.unlock()
 
             // A daemon that has gone away would leave every call waiting for its answer.
-            guard Self.isConnected(connection) else { return }
-            _ = spd_cancel(connection)
+            if !Self.isConnected(connection) {
+                events.connectionLost()
+                spd_close(connection)
+                if stop { return }
+                guard let again = Self.reconnect(within: 3) else {
+                    condition.lock()
+                    text = pending ?? text
+                    pending = nil
+                    busy = false
+                    condition.unlock()
+                    return lost(text)
+                }
+                connection = again
+                condition.lock()
+                lastSaid = 0
+                condition.unlock()
+            }
             if stop {
+                _ = spd_cancel(connection)
                 spd_close(connection)
                 return
             }
             guard let text else { continue }
+            _ = spd_cancel(connection)
             let id = spd_say(connection, SPD_MESSAGE, text)
             condition.lock()
             if id > 0 { lastSaid = Int(id) }
@@ -173,9 +210,21 @@ private final class DispatcherEvents: Sendable {
     /// The latest of our messages known to have finished or been cut off.
     private let lastFinished = Atomic<Int>(0)
 
+    /// The latest of our messages known to have started.
+    private let lastBegan = Atomic<Int>(0)
+
     init(activity: SpeechActivity) { self.activity = activity }
 
-    func began(_ id: Int) { activity.began(message: id) }
+    func began(_ id: Int) {
+        activity.began(message: id)
+        lastBegan.store(id, ordering: .releasing)
+    }
+
+    /// The daemon has gone, and what it was saying with it; a daemon started again numbers its messages afresh.
+    func connectionLost() {
+        activity.ended(message: lastBegan.exchange(0, ordering: .acquiringAndReleasing))
+        lastFinished.store(0, ordering: .releasing)
+    }
 
     func ended(_ id: Int) {
         activity.ended(message: id)

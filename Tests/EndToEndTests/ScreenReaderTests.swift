@@ -6,7 +6,8 @@ extension EndToEnd {
     /// Living beside a screen reader: the window's name, which the screen reader speaks on focus;
     /// `--speech dispatcher`, the announcements spoken by a private speech-dispatcher into the test's
     /// sound server, heard in the recording beside the program's own stream, the tone ducking under
-    /// them; and eSpeak-NG standing in, said once, when speech-dispatcher cannot be reached.
+    /// them; a restarted speech-dispatcher found again; and eSpeak-NG standing in, said once, when
+    /// speech-dispatcher cannot be reached or goes away for good.
     @Suite struct ScreenReaderTests {
         static let rate = SoundServer.sampleRate
 
@@ -96,6 +97,50 @@ extension EndToEnd {
                 #expect(try speechTexts(session).last == "Goodbye.")
                 let goodbye = try sound.waitForUtterance(after: quitMark)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[goodbye], sampleRate: Self.rate))
+            }
+        }
+
+        @Test(
+            .enabled(
+                if: Fixtures.hasSpeechDispatcher, "needs speech-dispatcher: \(Fixtures.speechDispatcherMissing ?? "")"))
+        func aRestartedSpeechDispatcherSpeaksOnAndOneThatStaysAwayHandsOverToESpeak() throws {
+            // Not held to zero dropouts, as above: speech-dispatcher's streams come and go here.
+            try withServers("dispatcher-lost", dropoutsExpected: true) { display, sound, folder in
+                let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
+                defer { dispatcher.stop() }
+                // The program may not start a daemon itself: the test says when one runs.
+                let session = try PlaySession(
+                    image: nil, display: display, sound: sound, folder: folder, arguments: ["--speech", "dispatcher"],
+                    environment: dispatcher.clientEnvironment.merging(["SPEECHD_CMD": "/bin/false"]) { $1 })
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try session.waitForGreeting()
+
+                // Restarted, as a user restarts it: the next announcement is the new daemon's.
+                try dispatcher.restart()
+                let asked = sound.recordedSampleCount()
+                try display.key("space")
+                try waitFor("the new speech-dispatcher to play", timeout: 10) {
+                    (try? playing(on: sound))?.contains("speech-dispatcher-espeak-ng") == true
+                }
+                let spoken = try sound.waitForUtterance(after: asked)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[spoken], sampleRate: Self.rate))
+                #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
+
+                // Gone for good: eSpeak-NG says so, aloud and on stderr, once, and speaks from then on.
+                let gone = sound.recordedSampleCount()
+                dispatcher.stop()
+                let line = "sonic-atomic: speech-dispatcher has stopped; speaking with eSpeak-NG"
+                try waitFor("the hand-over on stderr", timeout: 15) { session.process.stderr.contains(line) }
+                let notice = try sound.waitForUtterance(after: gone)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[notice], sampleRate: Self.rate))
+                #expect(try playing(on: sound) == ["SonicAtomic"])
+                let after = sound.recordedSampleCount()
+                try display.key("space")
+                let answer = try sound.waitForUtterance(after: after)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[answer], sampleRate: Self.rate))
+                #expect(try session.quitWithKey() == 0)
+                #expect(session.process.stderr.split(separator: "\n") == [Substring(line)], "\(session.process.stderr)")
             }
         }
 

@@ -206,6 +206,9 @@ public enum Phrases {
     /// Why eSpeak-NG speaks when speech-dispatcher was asked for (the details go to stderr).
     public static let dispatcherUnreachable = "speech-dispatcher cannot be reached; speaking with eSpeak-NG"
 
+    /// Said by eSpeak-NG when speech-dispatcher goes away mid-session and cannot be reached again.
+    public static let dispatcherLost = "speech-dispatcher has stopped; speaking with eSpeak-NG."
+
     /// How many pixels hold no number (NaN or infinity in a float file), and how they sound; nil for none.
     public static func nonFinitePixels(_ count: Int) -> String? {
         guard count > 0 else { return nil }

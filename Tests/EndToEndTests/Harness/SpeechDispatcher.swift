@@ -6,7 +6,10 @@ import Foundation
 /// for a user's own settings: a faster rate than the program's eSpeak-NG default, to keep tests short.
 final class SpeechDispatcher {
     let folder: String
-    private let daemon: Subprocess
+    private let environment: [String: String]
+    private let logFolder: String
+    private var daemon: Subprocess!
+    private var starts = 0
     private var socket: String { folder + "/speechd.sock" }
 
     /// What the program needs to reach this daemon.
@@ -32,20 +35,34 @@ final class SpeechDispatcher {
         AudioOutputMethod "pulse"
 
         """.write(toFile: config + "/speechd.conf", atomically: true, encoding: .utf8)
+        environment = sound.clientEnvironment.merging([
+            "XDG_RUNTIME_DIR": folder + "/xdg", "XDG_CONFIG_HOME": folder + "/config", "HOME": folder + "/home",
+            "DBUS_SESSION_BUS_ADDRESS": "disabled:"
+        ]) { $1 }
+        self.logFolder = logFolder
+        try start()
+    }
+
+    private func start() throws {
+        starts += 1
         daemon = try Subprocess(
             Fixtures.speechDispatcherProgram,
-            ["--run-single", "--timeout", "0", "--socket-path", folder + "/speechd.sock", "--log-dir", folder + "/log"],
-            environment: sound.clientEnvironment.merging([
-                "XDG_RUNTIME_DIR": folder + "/xdg", "XDG_CONFIG_HOME": folder + "/config", "HOME": folder + "/home",
-                "DBUS_SESSION_BUS_ADDRESS": "disabled:"
-            ]) { $1 }, folder: logFolder, label: "speech-dispatcher")
-        let socketPath = folder + "/speechd.sock"
-        try waitFor("speech-dispatcher's socket", timeout: 20) {
-            !daemon.isRunning || FileManager.default.fileExists(atPath: socketPath)
+            ["--run-single", "--timeout", "0", "--socket-path", socket, "--log-dir", folder + "/log"],
+            environment: environment, folder: logFolder,
+            label: starts == 1 ? "speech-dispatcher" : "speech-dispatcher-\(starts)")
+        try waitFor("speech-dispatcher's socket", timeout: 20) { [daemon, socket] in
+            !daemon!.isRunning || FileManager.default.fileExists(atPath: socket)
         }
         guard daemon.isRunning else {
             throw HarnessError("speech-dispatcher did not start: \(daemon.stderr.suffix(500))")
         }
+    }
+
+    /// Stops the daemon and starts another at the same address, as a user restarting it does.
+    func restart() throws {
+        daemon.stop()
+        try? FileManager.default.removeItem(atPath: socket)
+        try start()
     }
 
     /// Stops the daemon (it ends its module) and removes its folder.
