@@ -53,8 +53,10 @@ final class TestDisplay {
             guard let server = Subprocess.which("Xvfb") else {
                 throw HarnessError("Xvfb is not installed (scripts/install-deps test)")
             }
+            // -noreset: the root window's properties (such as the desktop's Xft.dpi) outlive the client that
+            // set them, as on a desktop, instead of going with the server's reset when it leaves.
             xvfb = try Subprocess(
-                server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
+                server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
                 folder: folder, label: "xvfb")
             try waitFor("Xvfb on \(name)", timeout: 10) {
                 FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
