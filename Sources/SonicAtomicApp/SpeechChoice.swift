@@ -58,12 +58,11 @@ private final class DispatcherWithStandIn: Announcer, @unchecked Sendable {
     /// Set once, before the first announcement.
     var dispatcher: DispatcherVoice?
     private var standIn: (any Announcer)?
-    private var handedOver = false
 
     init(makeStandIn: @escaping () -> (any Announcer)?) { self.makeStandIn = makeStandIn }
 
     /// The voice speaking now; waits while eSpeak-NG takes over, so nothing said meanwhile is lost.
-    private var current: (any Announcer)? { lock.withLock { handedOver ? standIn : dispatcher } }
+    private var current: (any Announcer)? { lock.withLock { standIn ?? dispatcher } }
 
     func say(_ text: String) { current?.say(text) }
 
@@ -80,7 +79,6 @@ private final class DispatcherWithStandIn: Announcer, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         standIn = makeStandIn()
-        handedOver = true
         standIn?.say(Phrases.dispatcherLost + (unsaid.map { " " + $0 } ?? ""))
     }
 }

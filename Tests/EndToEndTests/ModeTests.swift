@@ -15,10 +15,6 @@ extension EndToEnd {
             x[mark...].firstIndex { abs($0) > 0.01 }
         }
 
-        func speechTexts(_ session: PlaySession) throws -> [String] {
-            try session.records(ofType: "speech").map { $0["text"] as! String }
-        }
-
         @Test(arguments: [SoundServer.Kind.pulseaudio, .pipewireNative])
         func barrelButtonChangesModeAndEveryActionIsSpoken(sound kind: SoundServer.Kind) throws {
             try withServers("barrel", sound: kind) { display, sound, folder in
@@ -28,7 +24,7 @@ extension EndToEnd {
                 try session.waitUntilShown()
                 // The greeting first.
                 let greetingMark = try session.waitForGreeting()
-                let greeting = try speechTexts(session)
+                let greeting = try session.spokenTexts()
                 let noTablet =
                     display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
                 #expect(
@@ -46,7 +42,7 @@ extension EndToEnd {
                     "speech began \(Double(modeSpeech.lowerBound - mark) / Self.rate) s after the click")
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[modeSpeech], sampleRate: Self.rate))
                 #expect(try session.records(ofType: "mode").map { $0["mode"] as! String } == ["pressure-amplitude"])
-                #expect(try speechTexts(session).last == "Mode 2, pressure amplitude.")
+                #expect(try session.spokenTexts().last == "Mode 2, pressure amplitude.")
 
                 // A single click: where am I, once the double-click time has passed.
                 let whereMark = sound.recordedSampleCount()
@@ -54,19 +50,19 @@ extension EndToEnd {
                 let whereSpeech = try sound.waitForUtterance(after: whereMark)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[whereSpeech], sampleRate: Self.rate))
                 // The hovering pen at the screen centre is over pixel (192, 192) of the 384-pixel lattice.
-                let afterClick = try speechTexts(session)
+                let afterClick = try session.spokenTexts()
                 #expect(afterClick.last?.hasPrefix("x 192, y 192, intensity ") == true, "\(afterClick)")
                 #expect(try session.records(ofType: "mode").count == 1)
 
                 // The upper barrel button outside tagging mode: the last announcement again.
-                let said = try speechTexts(session)
+                let said = try session.spokenTexts()
                 try display.pen("button", "2", "--at", "960,540")
                 try sound.waitForUtterance(after: sound.recordedSampleCount())
-                let repeated = try speechTexts(session)
+                let repeated = try session.spokenTexts()
                 #expect(repeated.count == said.count + 1 && repeated.last == said.last)
 
                 #expect(try session.quitWithKey() == 0)
-                #expect(try speechTexts(session).last == "Goodbye.")
+                #expect(try session.spokenTexts().last == "Goodbye.")
 
                 // The offline render speaks every announcement where it was spoken.
                 try sound.waitForSilence()
@@ -177,7 +173,7 @@ extension EndToEnd {
                 let modeMark = sound.recordedSampleCount()
                 try display.key("4")
                 try sound.waitForUtterance(after: modeMark)
-                #expect(try speechTexts(session).last == "Mode 4, unit cell tagging.")
+                #expect(try session.spokenTexts().last == "Mode 4, unit cell tagging.")
 
                 // A tap in the middle of pixel (100, 200).
                 let tapX = viewport.originX + 100.5 * viewport.scale + 0.3,
@@ -192,7 +188,7 @@ extension EndToEnd {
                 #expect(tag["id"] as? Int == 1)
                 #expect(abs(tag["ix"] as! Double - ((sent.x - viewport.originX) / viewport.scale - 0.5)) < 0.5)
                 #expect(abs(tag["iy"] as! Double - ((sent.y - viewport.originY) / viewport.scale - 0.5)) < 0.5)
-                let afterTap = try speechTexts(session)
+                let afterTap = try session.spokenTexts()
                 #expect(afterTap.last?.hasPrefix("Tag 1 at x 100, y 200, intensity ") == true, "\(afterTap)")
                 let x = try sound.recording()
                 #expect(SignalAnalysis.looksLikeSpeech(x[mark..<end], sampleRate: Self.rate))
@@ -207,7 +203,7 @@ extension EndToEnd {
                 try display.pen("button", "2", "--at", "\(tapX),\(tapY)")
                 try sound.waitForUtterance(after: untagMark)
                 #expect(try session.records(ofType: "untag").map { $0["id"] as! Int } == [1])
-                #expect(try speechTexts(session).last == "Removed tag 1.")
+                #expect(try session.spokenTexts().last == "Removed tag 1.")
                 #expect(try session.quitWithKey() == 0)
             }
         }
@@ -224,7 +220,7 @@ extension EndToEnd {
                     let mark = sound.recordedSampleCount()
                     try display.key(key)
                     try sound.waitForUtterance(after: mark)
-                    return try speechTexts(session).last
+                    return try session.spokenTexts().last
                 }
                 #expect(try press("Tab") == "Mode 2, pressure amplitude.")
                 #expect(try press("shift+Tab") == "Mode 1, intensity pitch.")
@@ -232,7 +228,7 @@ extension EndToEnd {
                 #expect(try press("9") == "There is no mode 9.")
                 #expect(try press("1") == "Mode 1, intensity pitch.")
                 #expect(try press("space")?.hasPrefix("x 192, y 192, intensity ") == true)
-                let whereAmI = try speechTexts(session).last
+                let whereAmI = try session.spokenTexts().last
                 #expect(try press("r") == whereAmI)
                 #expect(try press("BackSpace") == "No tags to remove.")
                 #expect(
@@ -242,10 +238,10 @@ extension EndToEnd {
                 let helpMark = sound.recordedSampleCount()
                 try display.key("F1")
                 usleep(2_000_000)
-                #expect(try speechTexts(session).last?.hasPrefix("Keys. Tab: next mode.") == true)
+                #expect(try session.spokenTexts().last?.hasPrefix("Keys. Tab: next mode.") == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[helpMark...], sampleRate: Self.rate))
                 #expect(try session.quitWithKey() == 0)
-                #expect(try speechTexts(session).last == "Goodbye.")
+                #expect(try session.spokenTexts().last == "Goodbye.")
                 // Quitting waited for the goodbye, not for the rest of the help.
                 let end = try sound.waitForSilence()
                 #expect(Double(end - helpMark) / Self.rate < 5)
@@ -293,7 +289,7 @@ extension EndToEnd {
                     session.process.stderr
                         == "sonic-atomic: the voice \"no-such-voice\" is not available; speaking English\n")
                 #expect(
-                    try speechTexts(session).first?.contains("Note: the voice \"no-such-voice\" is not available")
+                    try session.spokenTexts().first?.contains("Note: the voice \"no-such-voice\" is not available")
                         == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<end], sampleRate: Self.rate))
                 #expect(try session.quitWithKey() == 0)
@@ -307,7 +303,7 @@ extension EndToEnd {
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
-                let greeting = try #require(try speechTexts(session).first)
+                let greeting = try #require(try session.spokenTexts().first)
                 #expect(
                     greeting.hasSuffix("No pen tablet found: the mouse plays, as a pen pressed fully."), "\(greeting)")
                 let mark = sound.recordedSampleCount()

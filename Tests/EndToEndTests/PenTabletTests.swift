@@ -27,7 +27,6 @@ extension EndToEnd {
                 try session.waitUntilShown()
                 try session.waitForGreeting()
                 let rate = SoundServer.sampleRate
-                let spoken = { try session.records(ofType: "speech").map { $0["text"] as! String } }
 
                 /// Touches the screen's centre and returns the tone's pitch once it has settled.
                 func touch() throws -> Double {
@@ -47,13 +46,13 @@ extension EndToEnd {
                 #expect(
                     SignalAnalysis.looksLikeSpeech(
                         try sound.recording()[gone + Int(0.05 * rate)..<lost.upperBound], sampleRate: rate))
-                #expect(try spoken().last == "Pen lost.")
+                #expect(try session.spokenTexts().last == "Pen lost.")
 
                 let back = sound.recordedSampleCount()
                 try display.pen("plug")
                 let found = try sound.waitForUtterance(after: back)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[found], sampleRate: rate))
-                #expect(try spoken().last == "Pen found.")
+                #expect(try session.spokenTexts().last == "Pen found.")
 
                 let after = try touch()
                 #expect(abs(after - before) / before < 0.01, "\(before) Hz before, \(after) Hz after")

@@ -11,10 +11,6 @@ extension EndToEnd {
     @Suite struct ScreenReaderTests {
         static let rate = SoundServer.sampleRate
 
-        func speechTexts(_ session: PlaySession) throws -> [String] {
-            try session.records(ofType: "speech").map { $0["text"] as! String }
-        }
-
         /// The names of the applications playing to the sound server now.
         func playing(on sound: SoundServer) throws -> [String] {
             let pactl = try #require(Subprocess.which("pactl"), "pactl is needed (scripts/install-deps test)")
@@ -55,7 +51,7 @@ extension EndToEnd {
                 }
                 let greetingEnd = try session.waitForGreeting()
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<greetingEnd], sampleRate: Self.rate))
-                #expect(try speechTexts(session).first?.hasPrefix("SonicAtomic. halves.png, 64 by 32 pixels") == true)
+                #expect(try session.spokenTexts().first?.hasPrefix("SonicAtomic. halves.png, 64 by 32 pixels") == true)
                 #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
 
                 // The tone ducks while speech-dispatcher speaks, and comes back when it has finished.
@@ -78,7 +74,7 @@ extension EndToEnd {
                 #expect(abs(drop - 12) < 1.5, "the tone dropped \(drop) dB under the voice")
                 #expect(abs(alone - 0.5) < 0.02, "the tone alone played at \(alone), not 0.5")
                 #expect(abs(back - 0.5) < 0.02, "after the voice the tone played at \(back), not 0.5")
-                #expect(try speechTexts(session).last?.hasPrefix("x 48, y 16, intensity 100 percent") == true)
+                #expect(try session.spokenTexts().last?.hasPrefix("x 48, y 16, intensity 100 percent") == true)
 
                 // A new announcement cuts off our last: the long key help gives way to where the pen is.
                 try sound.waitForSilence()
@@ -89,12 +85,12 @@ extension EndToEnd {
                 let end = try sound.waitForSilence()
                 #expect(
                     Double(end - cut) / Self.rate < 5, "the key help went on for \(Double(end - cut) / Self.rate) s")
-                #expect(try speechTexts(session).suffix(2).first?.hasPrefix("Keys.") == true)
+                #expect(try session.spokenTexts().suffix(2).first?.hasPrefix("Keys.") == true)
 
                 // The goodbye is heard to its end before the program leaves.
                 let quitMark = sound.recordedSampleCount()
                 #expect(try session.quitWithKey() == 0)
-                #expect(try speechTexts(session).last == "Goodbye.")
+                #expect(try session.spokenTexts().last == "Goodbye.")
                 let goodbye = try sound.waitForUtterance(after: quitMark)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[goodbye], sampleRate: Self.rate))
             }
@@ -159,7 +155,7 @@ extension EndToEnd {
                     lines.count == 1 && lines[0].hasPrefix("sonic-atomic: speech-dispatcher cannot be reached")
                         && lines[0].hasSuffix("; speaking with eSpeak-NG"), "\(session.process.stderr)")
                 #expect(
-                    try speechTexts(session).first?.contains(
+                    try session.spokenTexts().first?.contains(
                         "Note: speech-dispatcher cannot be reached; speaking with eSpeak-NG.") == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<end], sampleRate: Self.rate))
                 #expect(try playing(on: sound) == ["SonicAtomic"])

@@ -194,7 +194,7 @@ extension EndToEnd {
                     #expect(error < 0.3, "tag \(tag["id"]!) is \(error) px from its column")
                 }
                 // Spoken in picometres (10 pm a pixel, from the file): parse "a 240.1 picometres, b … , gamma … degrees".
-                let said = try #require(try session.records(ofType: "speech").map { $0["text"] as! String }.last)
+                let said = try #require(session.spokenTexts().last)
                 let numbers = said.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
                     .suffix(3)
                 try #require(numbers.count == 3 && said.contains("Unit cell: a "), "\(said)")
@@ -210,7 +210,7 @@ extension EndToEnd {
                 let tap = screen(vacancy.x, vacancy.y, viewport)
                 try display.tap(tap.0, tap.1, ms: 60)
                 try sound.waitForUtterance(after: mark)
-                let texts = try session.records(ofType: "speech").map { $0["text"] as! String }
+                let texts = try session.spokenTexts()
                 #expect(texts.last?.hasSuffix("not snapped: no atom column nearby.") == true, "\(texts.last ?? "")")
 
                 // The sighted view: the tags drawn on their columns.

@@ -45,6 +45,11 @@ final class PlaySession {
         try records().filter { $0["type"] as? String == type }
     }
 
+    /// Everything the program has said so far, in order.
+    func spokenTexts() throws -> [String] {
+        try records(ofType: "speech").map { $0["text"] as! String }
+    }
+
     /// Waits until the window is placed and drawn (its viewport is logged) and returns the viewport.
     @discardableResult
     func waitUntilShown(timeout: Double = 20) throws -> (originX: Double, originY: Double, scale: Double) {

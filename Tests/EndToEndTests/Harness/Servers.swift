@@ -18,11 +18,8 @@ func withServers(
     defer { sound.stop() }
     let display = try TestDisplay(folder: folder, plainMouse: plainMouse)
     defer { display.stop() }
-    do { try body(display, sound, folder) } catch {
-        if let stopped = sound.stoppedServer { Issue.record("\(stopped)") }
-        throw error
-    }
-    if let stopped = sound.stoppedServer { Issue.record("\(stopped)") }
+    defer { if let stopped = sound.stoppedServer { Issue.record("\(stopped)") } }
+    try body(display, sound, folder)
     var clean = true
     if !dropoutsExpected {
         for (log, dropouts) in try sessionDropouts(under: folder) where !dropouts.isEmpty {
