@@ -29,3 +29,10 @@ static inline int sonic_pw_stream_connect_stereo_float(struct pw_stream *stream,
     const struct spa_pod *params[1] = { spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info) };
     return pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY, (enum pw_stream_flags)flags, params, 1);
 }
+
+// Asks the graph for a new period: the stream's node.latency, as "frames/rate".
+static inline int sonic_pw_stream_set_latency(struct pw_stream *stream, const char *latency) {
+    const struct spa_dict_item items[1] = { SPA_DICT_ITEM_INIT(PW_KEY_NODE_LATENCY, latency) };
+    const struct spa_dict dict = SPA_DICT_INIT(items, 1);
+    return pw_stream_update_properties(stream, &dict);
+}

@@ -22,7 +22,8 @@ public enum AudioOutputs {
     /// Opens the output `choice` asks for and starts playing what `renderer` produces.
     /// - Parameters:
     ///   - latency: the sound kept ahead of the speaker, in seconds.
-    ///   - notice: told in one line when the other server plays instead.
+    ///   - notice: told in one line when the other server plays instead, or this one cannot keep to
+    ///     `latency`.
     public static func open(
         _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double,
         streamName: String, notice: (String) -> Void
@@ -30,7 +31,9 @@ public enum AudioOutputs {
         try open(choice, notice: notice) { server throws(AudioError) -> any AudioOutput in
             switch server {
             case .pipeWire:
-                try PipeWireOutput(renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName)
+                try PipeWireOutput(
+                    renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName, notice: notice
+                )
             case .pulseAudio:
                 try PulseOutput(renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName)
             }

@@ -47,6 +47,17 @@ enum Fixtures {
     /// pointer — but never in CI, where its absence fails the test.
     static var hasRealPen: Bool { penTabletMissing == nil || isCI }
 
+    /// Why native PipeWire cannot be tested here, or nil when it can. Its graph has each period
+    /// rendered in turn, within the period, by every program in it: without real-time priority for
+    /// the daemon and the program, ordinary scheduling delays break the sound up several times a
+    /// minute (the program then lengthens its periods, and says so).
+    static let realTimeMissing: String? = {
+        var limit = rlimit()
+        guard geteuid() != 0, getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit) == 0, limit.rlim_cur == 0
+        else { return nil }
+        return "this user has no real-time priority (ulimit -r is 0, and sudo prlimit could not raise it)"
+    }()
+
     static let speechDispatcherProgram = "/usr/bin/speech-dispatcher"
 
     /// Why speech-dispatcher cannot run here, or nil when it can: the daemon and its espeak-ng module.
