@@ -26,15 +26,16 @@ extension EndToEnd {
         /// program said on stderr, and whether a touch was heard.
         static func play(
             _ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
-            environment: [String: String] = [:]
+            environment: [String: String] = [:], launcher: [String] = [], whilePlaying: () throws -> Void = {}
         ) throws -> (connection: String?, stderr: String, heard: Bool) {
             let session = try PlaySession(
                 image: Fixtures.repository + "/images/shapes.png", display: display,
                 sound: sound, folder: folder, arguments: ["--audio", option],
-                environment: environment)
+                environment: environment, launcher: launcher)
             defer { session.stop() }
             try session.waitUntilShown()
             let connection = try connection(on: sound)
+            try whilePlaying()
             try session.waitForGreeting()
             let mark = sound.recordedSampleCount()
             // The white disc (centre (70, 120) of 320 × 240): a loud, steady tone.
@@ -49,8 +50,8 @@ extension EndToEnd {
         }
 
         @Test(arguments: [
-            (SoundServer.Kind.pulseaudio, "auto", "pulse"), (.pipewire, "auto", "native"),
-            (.pipewire, "pipewire", "native"), (.pipewire, "pulse", "pulse"), (.pulseaudio, "pulse", "pulse")
+            (SoundServer.Kind.pulseaudio, "auto", "pulse"), (.pipewireNative, "auto", "native"),
+            (.pipewireNative, "pipewire", "native"), (.pipewire, "pulse", "pulse"), (.pulseaudio, "pulse", "pulse")
         ])
         func theOutputIsTheOneAskedForOrWhatRuns(kind: SoundServer.Kind, option: String, expected: String) throws {
             try withServers("audio-\(option)", sound: kind) { display, sound, folder in
@@ -59,6 +60,42 @@ extension EndToEnd {
                 #expect(played.stderr.isEmpty, "\(played.stderr)")
                 #expect(played.heard)
             }
+        }
+
+        /// Where the program may not have real-time priority, natively on PipeWire it asks for 1024-frame
+        /// periods rather than break up in short ones, and says so in one line.
+        @Test func withoutRealTimePriorityNativePipeWirePlaysInLongerPeriodsAndSaysSo() throws {
+            try withServers("audio-no-rt", sound: .pipewire) { display, sound, folder in
+                // No rtprio limit, and for root no right to real-time priority regardless of it; the test
+                // server's session bus has no RTKit to ask.
+                let prlimit = try #require(Subprocess.which("prlimit"), "prlimit is needed (util-linux)")
+                var launcher = [prlimit, "--rtprio=0:0", "--"]
+                if geteuid() == 0 {
+                    let setpriv = try #require(Subprocess.which("setpriv"), "setpriv is needed (util-linux)")
+                    launcher += [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", "--"]
+                }
+                var latency: String?
+                let played = try Self.play(
+                    "pipewire", on: sound, display: display, folder: folder, launcher: launcher,
+                    whilePlaying: { latency = try Self.requestedLatency(on: sound) })
+                #expect(played.connection == "native")
+                #expect(latency == "1024/48000")
+                #expect(
+                    played.stderr
+                        == "sonic-atomic: PipeWire: the sound may not run at real-time priority here, so it plays "
+                        + "in periods of 21 ms (latency about 42 ms) rather than break up\n")
+                #expect(played.heard)
+            }
+        }
+
+        /// The period the program's stream asks the PipeWire graph for (its node.latency), from the
+        /// server's own description of its nodes.
+        static func requestedLatency(on sound: SoundServer) throws -> String? {
+            let pwDump = try #require(Subprocess.which("pw-dump"), "pw-dump is needed (pipewire-bin)")
+            let dumped = try Subprocess.run(pwDump, [], environment: sound.clientEnvironment)
+            let objects = try JSONSerialization.jsonObject(with: Data(dumped.output.utf8)) as? [[String: Any]] ?? []
+            let properties = objects.compactMap { ($0["info"] as? [String: Any])?["props"] as? [String: Any] }
+            return properties.first { $0["application.name"] as? String == "SonicAtomic" }?["node.latency"] as? String
         }
 
         @Test func pipeWireWithoutADaemonFallsBackToPulseAudioInOneLine() throws {

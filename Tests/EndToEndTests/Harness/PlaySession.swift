@@ -9,9 +9,11 @@ final class PlaySession {
     /// Where the recording stood when the program started.
     private let startMark: Int
 
+    /// `launcher`: a command that runs the program (its arguments up to the program's path), to
+    /// change its limits.
     init(
         image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], launcher: [String] = []
     ) throws {
         self.display = display
         self.sound = sound
@@ -23,8 +25,9 @@ final class PlaySession {
         if let image { args.append(image) }
         // The kind's way to play, unless the test chooses.
         args += ["--events", logPath] + (arguments.contains("--audio") ? [] : sound.kind.audioArguments) + arguments
+        let command = launcher + [Fixtures.binary] + args
         process = try Subprocess(
-            Fixtures.binary, args,
+            command[0], Array(command.dropFirst()),
             environment: display.environment.merging(sound.clientEnvironment) { $1 }
                 .merging(environment) { $1 },
             folder: folder, label: "sonic-atomic")

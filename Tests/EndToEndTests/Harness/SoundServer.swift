@@ -42,18 +42,8 @@ final class SoundServer {
     var clientEnvironment: [String: String] { daemons.clientEnvironment }
 
     /// The shared server of this kind (started if need be), recorded from now on into `folder`.
-    /// Native PipeWire needs real-time priority: where this user cannot have it, the test is
-    /// cancelled with the reason — but never in CI, where that fails it.
     init(folder: String, kind: Kind = .pulseaudio) throws {
-        if kind == .pipewireNative, let missing = Fixtures.realTimeMissing {
-            if Fixtures.isCI {
-                throw HarnessError("native PipeWire cannot be tested here (\(missing)): CI must test it")
-            }
-            // The test library reports a cancelled case as passed: the run's summary counts this line instead.
-            let reason = "native PipeWire needs real-time priority: \(missing)"
-            print("note: test \(Test.current?.name ?? "?") on pipewire-native cancelled: \(reason)")
-            try Test.cancel(Comment(rawValue: reason))
-        }
+        try Self.requireTestable(kind)
         self.kind = kind
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
@@ -65,6 +55,17 @@ final class SoundServer {
                 "--latency-msec=5"
             ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec-\(kind.rawValue)")
         try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
+    }
+
+    /// Native PipeWire needs real-time priority: where this user cannot have it, the test is
+    /// cancelled with the reason — but never in CI, where that fails it.
+    private static func requireTestable(_ kind: Kind) throws {
+        guard kind == .pipewireNative, let missing = Fixtures.realTimeMissing else { return }
+        if Fixtures.isCI { throw HarnessError("native PipeWire cannot be tested here (\(missing)): CI must test it") }
+        // The test library reports a cancelled case as passed: the run's summary counts this line instead.
+        let reason = "native PipeWire needs real-time priority: \(missing)"
+        print("note: test \(Test.current?.name ?? "?") on pipewire-native cancelled: \(reason)")
+        try Test.cancel(Comment(rawValue: reason))
     }
 
     /// Waits until the server's sink has left its first, two-second render block (a new null sink's;
