@@ -86,7 +86,7 @@ extension EndToEnd {
                 let path = Fixtures.repository + "/images/" + image
                 let session = try PlaySession(
                     image: path, display: display, sound: sound, folder: folder,
-                    arguments: ["--profile", "analysis", "--rate", "350"])
+                    arguments: ["--profile", "analysis"])
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
                 try session.waitForGreeting()

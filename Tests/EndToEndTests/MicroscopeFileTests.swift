@@ -37,7 +37,7 @@ extension EndToEnd {
                 func greeting(_ arguments: [String], in name: String) throws -> (session: PlaySession, text: String) {
                     let session = try PlaySession(
                         image: scan.path, display: display, sound: sound, folder: folder + "/" + name,
-                        arguments: ["--rate", "350"] + arguments)
+                        arguments: arguments)
                     try session.waitUntilShown()
                     try session.waitForGreeting()
                     return (session, try session.records(ofType: "speech").first?["text"] as? String ?? "")

@@ -7,8 +7,6 @@ extension EndToEnd {
     /// user hears is checked in the recording, what was said in the log.
     @Suite struct ModeTests {
         static let rate = SoundServer.sampleRate
-        /// Speech at 350 words a minute keeps the tests short; the words are the same.
-        static let fastSpeech = ["--rate", "350"]
 
         /// The first sample after `mark` louder than −40 dBFS.
         func onset(_ x: [Float], after mark: Int) -> Int? {
@@ -19,7 +17,7 @@ extension EndToEnd {
         func barrelButtonChangesModeAndEveryActionIsSpoken(sound kind: SoundServer.Kind) throws {
             try withServers("barrel", sound: kind) { display, sound, folder in
                 let session = try PlaySession(
-                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 // The greeting first.
@@ -94,7 +92,7 @@ extension EndToEnd {
             try withServers(name, sound: kind) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
                 let session = try PlaySession(
-                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -166,7 +164,7 @@ extension EndToEnd {
                     UInt16(x * 100 + y * 50)
                 }
                 let session = try PlaySession(
-                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -211,7 +209,7 @@ extension EndToEnd {
         @Test func everyActionHasAKey() throws {
             try withServers("keys") { display, sound, folder in
                 let session = try PlaySession(
-                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -281,7 +279,7 @@ extension EndToEnd {
             try withServers("novoice") { display, sound, folder in
                 let session = try PlaySession(
                     image: nil, display: display, sound: sound, folder: folder,
-                    arguments: Self.fastSpeech + ["--voice", "no-such-voice"])
+                    arguments: ["--voice", "no-such-voice"])
                 defer { session.stop() }
                 try session.waitUntilShown()
                 let end = try session.waitForGreeting()
@@ -299,7 +297,7 @@ extension EndToEnd {
         @Test func withoutATabletTheGreetingSaysSoAndTheMousePlays() throws {
             try withServers("mouse", plainMouse: true) { display, sound, folder in
                 let session = try PlaySession(
-                    image: nil, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()

@@ -22,7 +22,7 @@ extension EndToEnd {
         func anUnpluggedPenFallsSilentIsAnnouncedAndPlaysAgainWhenBack() throws {
             try withServers("unplug") { display, sound, folder in
                 let session = try PlaySession(
-                    image: nil, display: display, sound: sound, folder: folder, arguments: ["--rate", "350"])
+                    image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()

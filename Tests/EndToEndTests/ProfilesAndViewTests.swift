@@ -7,7 +7,6 @@ extension EndToEnd {
     /// The shipped profiles sound their mappings; zoom keeps the pen exact; the sighted view.
     @Suite struct ProfilesAndViewTests {
         static let rate = SoundServer.sampleRate
-        static let fastSpeech = ["--rate", "350"]
 
         /// The calibration image's top strip: eight steps, value 65535·k/7 in columns 64k … 64k + 63.
         static func stepValue(_ k: Int) -> Int { 65535 * k / 7 }
@@ -43,7 +42,7 @@ extension EndToEnd {
                 let image = Fixtures.repository + "/images/calibration.png"
                 let session = try PlaySession(
                     image: image, display: display, sound: sound, folder: folder,
-                    arguments: Self.fastSpeech + ["--profile", profile])
+                    arguments: ["--profile", profile])
                 defer { session.stop() }
                 let v = try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -93,7 +92,7 @@ extension EndToEnd {
                     UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009)
                 }
                 let session = try PlaySession(
-                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -165,7 +164,7 @@ extension EndToEnd {
             try withServers("view") { display, sound, folder in
                 let image = Fixtures.repository + "/images/shapes.png"
                 let session = try PlaySession(
-                    image: image, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -224,7 +223,7 @@ extension EndToEnd {
                 #expect(set.status == 0, "\(set.output)")
                 let session = try PlaySession(
                     image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound,
-                    folder: folder, arguments: Self.fastSpeech)
+                    folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()

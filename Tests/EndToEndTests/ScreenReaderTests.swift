@@ -144,7 +144,7 @@ extension EndToEnd {
             try withServers("nodispatcher") { display, sound, folder in
                 let session = try PlaySession(
                     image: nil, display: display, sound: sound, folder: folder,
-                    arguments: ["--speech", "dispatcher", "--rate", "350"],
+                    arguments: ["--speech", "dispatcher"],
                     // No daemon at that address, and none may be started there.
                     environment: ["SPEECHD_ADDRESS": "unix_socket:\(folder)/none.sock", "SPEECHD_CMD": "/bin/false"])
                 defer { session.stop() }

@@ -7,7 +7,6 @@ extension EndToEnd {
     /// Tagging a microscopist can publish: columns found and refined against exact ground truth,
     /// taps that snap, the unit cell spoken, tags that survive a kill.
     @Suite struct TaggingTests {
-        static let fastSpeech = ["--rate", "350"]
 
         /// A synthetic STEM image with exact column centres, written as a 16-bit PNG.
         struct Sample {
@@ -170,8 +169,7 @@ extension EndToEnd {
                     .square, sigma: 3, spacing: 24, highNoise: true, vacancies: 1, size: 256, seed: 11,
                     folder: folder, nanometresPerPixel: 0.01)
                 let session = try PlaySession(
-                    image: sample.path, display: display, sound: sound, folder: folder,
-                    arguments: Self.fastSpeech)
+                    image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.startTagging()
                 // The three corners of a cell near the middle, each tapped 4 px off (in image pixels).
@@ -235,7 +233,7 @@ extension EndToEnd {
             let sample = try Self.sample(
                 .square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: seed, folder: folder)
             let session = try PlaySession(
-                image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                image: sample.path, display: display, sound: sound, folder: folder)
             do {
                 let viewport = try session.startTagging()
                 let column = sample.column(nearest: 128, 128)
@@ -273,7 +271,7 @@ extension EndToEnd {
                 let sidecar = sample.path + ".tags.json", csv = folder + "/tags.csv"
                 let first = try PlaySession(
                     image: sample.path, display: display, sound: sound, folder: folder,
-                    arguments: Self.fastSpeech + ["--export-tags", csv])
+                    arguments: ["--export-tags", csv])
                 defer { first.stop() }
                 let viewport = try first.waitUntilShown()
                 try first.waitForGreeting()
@@ -290,7 +288,7 @@ extension EndToEnd {
 
                 let second = try PlaySession(
                     image: sample.path, display: display, sound: sound, folder: folder + "/again",
-                    arguments: Self.fastSpeech + ["--export-tags", csv])
+                    arguments: ["--export-tags", csv])
                 defer { second.stop() }
                 try second.waitUntilShown()
                 try second.waitForGreeting()
@@ -340,8 +338,7 @@ extension EndToEnd {
                 #expect((try saved()["tags"] as? [Any])?.isEmpty == true)
 
                 let second = try PlaySession(
-                    image: sample.path, display: display, sound: sound, folder: folder + "/again",
-                    arguments: Self.fastSpeech)
+                    image: sample.path, display: display, sound: sound, folder: folder + "/again")
                 defer { second.stop() }
                 try second.waitUntilShown(timeout: 60)
                 try second.waitForGreeting()
@@ -365,7 +362,7 @@ extension EndToEnd {
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 31, folder: folder)
                 let session = try PlaySession(
-                    image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.startTagging()
                 func press(_ key: String) throws -> Range<Int> {
@@ -400,7 +397,7 @@ extension EndToEnd {
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 41, folder: folder)
                 let session = try PlaySession(
-                    image: sample.path, display: display, sound: sound, folder: folder, arguments: Self.fastSpeech)
+                    image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.startTagging()
                 let (a, b) = (sample.lattice.a, sample.lattice.b)
