@@ -42,8 +42,10 @@ struct CountingNoiseScenario: Sendable, CustomStringConvertible {
 
     /// Over four noise draws of the scenario, the interior columns' mean centre error over the Cramér–Rao bound's
     /// mean there. One image's hundred-odd columns leave that ratio uncertain by about 5 %; four, by about 2.5 %.
-    /// With equal weights these draws come out at 1.11–1.16; weighted by the noise, at 1.04–1.07 (0.98–1.09 over
-    /// twelve sets of four draws, 1.06 on average): the per-window plane and width cost the rest.
+    /// These draws come out at 0.97–1.00. Over twelve sets of four draws each scenario averages 0.99–1.01, but single
+    /// sets range over 0.91–1.06 (one of the 48 above 1.05), so other seeds can cross the bound by chance. With
+    /// equal weights these draws come out at 1.11–1.16; weighted but with each window's own plane slopes, at
+    /// 1.04–1.07.
     @Test(arguments: scenarios)
     func centreErrorsComeNearTheBoundUnderCountingNoise(_ scenario: CountingNoiseScenario) {
         var errors: [Double] = [], bounds: [Double] = []
@@ -64,7 +66,7 @@ struct CountingNoiseScenario: Sendable, CustomStringConvertible {
             bounds += bound.map(\.expectedError)
         }
         let ratio = (errors.reduce(0, +) / Double(errors.count)) / (bounds.reduce(0, +) / Double(bounds.count))
-        #expect(ratio <= 1.1, "\(scenario): mean centre error \(ratio)× the bound")
+        #expect(ratio <= 1.05, "\(scenario): mean centre error \(ratio)× the bound")
     }
 }
 

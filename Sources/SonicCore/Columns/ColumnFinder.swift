@@ -28,8 +28,8 @@ public struct AtomColumn: Sendable, Equatable {
 ///   3 noise standard deviations of the band-passed image (noise from a median absolute deviation, `NoiseLevel`).
 /// - Refinement: Gaussian-on-a-plane least-squares fits to the raw samples, then refits with the neighbours'
 ///   Gaussians subtracted, each pixel weighted by its noise where the image shows how the noise grows with the
-///   level (`NoiseModel`); fits that fail, drift, or are not significant and column-like are dropped
-///   (`ColumnRefiner`).
+///   level (`NoiseModel`), and once more with the plane's slopes held at those its neighbours measured; fits that
+///   fail, drift, or are not significant and column-like are dropped (`ColumnRefiner`).
 /// - Where the columns overlap strongly (σ ≥ 0.18·d in a central patch), that refinement is biased; there every
 ///   column is then refitted jointly with its neighbours, tile by tile, and the candidates it dropped, the empty
 ///   lattice sites and the bumps the fit leaves in its residual are tried there (`JointTiling`).
@@ -74,8 +74,10 @@ public struct ColumnFinder: Sendable {
         let xs = max(0, image.width / 2 - half)..<min(image.width, image.width / 2 + half)
         let ys = max(0, image.height / 2 - half)..<min(image.height, image.height / 2 + half)
         let candidates = ColumnDetector(geometry: geometry, noise: noise).candidates(in: image, xs: xs, ys: ys)
+        // Widths as the joint fit's start measures them: the line `jointOverlap` draws was measured on those.
         let refiner = ColumnRefiner(
-            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
+            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates,
+            passes: ColumnGeometry.jointStartPasses)
         let widths = candidates.indices.compactMap { refiner.localColumn($0)?.gaussian.sigma }.sorted()
         return widths.isEmpty ? nil : widths[widths.count / 2]
     }
@@ -97,7 +99,8 @@ public struct ColumnFinder: Sendable {
             top = bottom
         }
         let refiner = ColumnRefiner(
-            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
+            image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates,
+            passes: jointly ? ColumnGeometry.jointStartPasses : ColumnGeometry.passes)
         guard jointly else { return candidates.indices.compactMap { refiner.refine($0).map(range.inFileUnits) } }
         let (local, unrefined) = Self.split(candidates, by: refiner)
         let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
@@ -184,13 +187,16 @@ public struct ColumnFinder: Sendable {
             }
             // Candidates that can move into the region, and around them every candidate their fits depend on.
             let inner = geometry.maximumShift + 1
-            let outer = inner + Double(ColumnGeometry.passes - 1) * geometry.neighbourSearch + geometry.duplicateSearch
+            let outer =
+                inner + Double(ColumnGeometry.jointStartPasses - 1) * geometry.neighbourSearch
+                + geometry.duplicateSearch
             let detector = ColumnDetector(geometry: geometry, noise: noise)
             let candidates = detector.candidates(
                 in: image, xs: widened(xs, by: outer, limit: image.width),
                 ys: widened(ys, by: outer, limit: image.height))
             let refiner = ColumnRefiner(
-                image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates)
+                image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates,
+                passes: ColumnGeometry.jointStartPasses)
             let reachXs = widened(xs, by: inner, limit: image.width),
                 reachYs = widened(ys, by: inner, limit: image.height)
             let (local, unrefined) = Self.split(candidates, by: refiner) {

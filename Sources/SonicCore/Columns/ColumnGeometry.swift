@@ -25,9 +25,17 @@ struct ColumnGeometry: Sendable {
     /// The first pass asks less: in its narrow window a wide column's Gaussian trades against the plane, so a real
     /// column can look barely significant there. It only decides what goes on to the later passes, which decide.
     static let firstPassSignificance = 3.0
-    /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted
-    /// (why two: docs/columns.md).
-    static let passes = 2
+    /// Fit passes: the first alone, each later one with the neighbours' previous-pass Gaussians subtracted; from the
+    /// third on, the plane's slopes are held at the mean of the column's and its neighbours' previous-pass slopes
+    /// (why three: docs/columns.md).
+    static let passes = 3
+    /// Where columns are refined jointly, the joint fit starts from the second pass: its smooth background takes the
+    /// held slopes' place, and on wide columns a start from the third settles less well (docs/columns.md).
+    static let jointStartPasses = 2
+    /// The neighbours whose slopes the third pass averages lie within this many spacings of the column…
+    static let slopeNeighbourhood = 2.0
+    /// …and there must be at least this many of them; fewer (a corner, a lone column) leave the slopes free.
+    static let minimumSlopeNeighbours = 2
     /// Candidates: band-passed value above this many noise standard deviations (of the band-passed image).
     static let candidateThreshold = 3.0
     /// Columns this wide (σ as a share of the spacing, as the local fits measure it: a little narrower than it is)

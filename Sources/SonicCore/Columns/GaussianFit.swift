@@ -37,6 +37,8 @@ final class GaussianFitter {
         var amplitude: Double? = nil
         var offset: Double? = nil
         var slopeX = 0.0, slopeY = 0.0
+        /// The plane's slopes stay at slopeX and slopeY: only its level is fitted.
+        var holdsSlopes = false
     }
 
     static let maximumIterations = 60
@@ -109,6 +111,8 @@ final class GaussianFitter {
     /// Whether the pixels of this fit have weights other than 1.
     private var weighted = false
     private var sumW = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0, sumYY = 0.0
+    /// Whether this fit keeps the plane's slopes at their start values.
+    private var holdsSlopes = false
 
     /// Fits the pixels within `radius` of (centreX, centreY) that lie in the image, after subtracting the
     /// given neighbours' Gaussians. Nil when the window is too small or the fit breaks down numerically.
@@ -167,6 +171,7 @@ final class GaussianFitter {
         p[3] = start.sigma
         p[4] = offset; p[5] = start.slopeX; p[6] = start.slopeY
         setWeights(p, noise: noise)
+        holdsSlopes = start.holdsSlopes
 
         var cost = evaluate(p, H, g), fittedPlainCost = plainCost
         guard cost.isFinite else { return nil }
@@ -209,8 +214,9 @@ final class GaussianFitter {
         for i in 0..<49 { factor[i] = H[i] }
         for i in 0..<7 { trialG[i] = i == 0 ? 1 : 0 }
         var significance = 0.0
-        if n > Self.parameterCount && Self.solve(factor, trialG, step) && step[0] > 0 {
-            let variance = step[0] * cost / Double(n - Self.parameterCount)
+        let fittedCount = Self.parameterCount - (holdsSlopes ? 2 : 0)
+        if n > fittedCount && Self.solve(factor, trialG, step) && step[0] > 0 {
+            let variance = step[0] * cost / Double(n - fittedCount)
             significance = variance > 0 ? p[0] / variance.squareRoot() : (p[0] > 0 ? .infinity : 0)
         }
         let result = GaussianPlaneFit(
@@ -305,6 +311,13 @@ final class GaussianFitter {
         set(5, 5, sumXX); set(5, 6, sumXY)
         set(6, 6, sumYY)
         g[0] = g0; g[1] = g1; g[2] = g2; g[3] = g3; g[4] = g4; g[5] = g5; g[6] = g6
+        if holdsSlopes {
+            // Rows and columns of an identity with no gradient: every step leaves the slopes where they are.
+            for i in 5..<7 {
+                for j in 0..<7 { H[i * 7 + j] = 0; H[j * 7 + i] = 0 }
+                H[i * 8] = 1; g[i] = 0
+            }
+        }
         return cost
     }
 
