@@ -55,7 +55,7 @@ enum Fixtures {
         var limit = rlimit()
         guard geteuid() != 0, getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit) == 0, limit.rlim_cur == 0
         else { return nil }
-        return "this user has no real-time priority (ulimit -r is 0, and sudo prlimit could not raise it)"
+        return "ulimit -r is 0, and sudo prlimit could not raise it"
     }()
 
     static let speechDispatcherProgram = "/usr/bin/speech-dispatcher"

@@ -61,9 +61,11 @@ final class SoundServer {
     /// cancelled with the reason — but never in CI, where that fails it.
     private static func requireTestable(_ kind: Kind) throws {
         guard kind == .pipewireNative, let missing = Fixtures.realTimeMissing else { return }
-        if Fixtures.isCI { throw HarnessError("native PipeWire cannot be tested here (\(missing)): CI must test it") }
+        if Fixtures.isCI {
+            throw HarnessError("native PipeWire needs real-time priority here (\(missing)): CI must test it")
+        }
         // The test library reports a cancelled case as passed: the run's summary counts this line instead.
-        let reason = "native PipeWire needs real-time priority: \(missing)"
+        let reason = "native PipeWire needs real-time priority, which this user lacks (\(missing))"
         print("note: test \(Test.current?.name ?? "?") on pipewire-native cancelled: \(reason)")
         try Test.cancel(Comment(rawValue: reason))
     }
