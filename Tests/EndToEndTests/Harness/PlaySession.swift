@@ -23,10 +23,10 @@ final class PlaySession {
         startMark = sound.recordedSampleCount()
         var args = ["play"]
         if let image { args.append(image) }
-        // The kind's way to play, and a voice at 350 words a minute (a screen-reader user's brisk rate:
-        // the greeting then takes two seconds, not five), unless the test chooses.
+        // The kind's way to play, and a voice at 450 words a minute (the fastest, as many screen-reader users
+        // set theirs: the greeting then takes two seconds, not five), unless the test chooses.
         args += ["--events", logPath] + (arguments.contains("--audio") ? [] : sound.kind.audioArguments)
-        args += (arguments.contains("--rate") ? [] : ["--rate", "350"]) + arguments
+        args += (arguments.contains("--rate") ? [] : ["--rate", "450"]) + arguments
         let command = launcher + [Fixtures.binary] + args
         process = try Subprocess(
             command[0], Array(command.dropFirst()),
