@@ -16,7 +16,7 @@ public final class PipeWireOutput: AudioOutput {
     /// rendered within one period; an ordinary thread is sometimes kept waiting longer than a few
     /// milliseconds, and each time the sound breaks up (measured on an idle machine: 41 dropouts a
     /// minute in 2.7 ms periods, 0.5–3 in 10.7 ms ones).
-    public static let shortestPeriodWithoutRealTime = 0.02
+    private static let shortestPeriodWithoutRealTime = 0.02
     public let sampleRate: Int
     private let loop: OpaquePointer
     private let context: OpaquePointer
