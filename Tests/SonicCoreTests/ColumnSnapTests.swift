@@ -69,7 +69,7 @@ extension ColumnFinderTests {
         #expect(finder.jointly)
         let tiling = JointTiling(
             geometry: ColumnGeometry(spacing: try #require(finder.spacing)), noise: finder.noise,
-            imageWidth: scenario.size, imageHeight: scenario.size)
+            noiseModel: finder.noiseModel, imageWidth: scenario.size, imageHeight: scenario.size)
         #expect(tiling.tileColumns == 2 && tiling.tileRows == 2)
         let border = Double(tiling.core(.init(column: 1, row: 1)).xs.lowerBound) - 0.5
         let all = finder.findAll()

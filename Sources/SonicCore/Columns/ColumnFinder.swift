@@ -103,7 +103,9 @@ public struct ColumnFinder: Sendable {
             passes: jointly ? ColumnGeometry.jointStartPasses : ColumnGeometry.passes)
         guard jointly else { return candidates.indices.compactMap { refiner.refine($0).map(range.inFileUnits) } }
         let (local, unrefined) = Self.split(candidates, by: refiner)
-        let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
+        let tiling = JointTiling(
+            geometry: geometry, noise: noise, noiseModel: noiseModel, imageWidth: image.width,
+            imageHeight: image.height)
         let tiles = tiling.allTiles
         let results = TileResults(count: tiles.count)
         let image = image
@@ -172,7 +174,9 @@ public struct ColumnFinder: Sendable {
 
     /// `snap` where columns are refined jointly: the tiles whose columns could end up within the radius.
     private func snapJointly(x: Double, y: Double, radius: Double, geometry: ColumnGeometry) -> AtomColumn? {
-        let tiling = JointTiling(geometry: geometry, noise: noise, imageWidth: image.width, imageHeight: image.height)
+        let tiling = JointTiling(
+            geometry: geometry, noise: noise, noiseModel: noiseModel, imageWidth: image.width,
+            imageHeight: image.height)
         let tiles = tiling.tiles(nearX: x, y: y, within: radius + geometry.maximumShift)
         let results = TileResults(count: tiles.count)
         let image = image, noise = noise, noiseModel = noiseModel

@@ -9,6 +9,10 @@
 /// the width is set by the probe and the specimen, which the columns of a region share; a width per column keeps
 /// part of the trade (see docs/columns.md).
 ///
+/// With a noise model, each pixel is weighted by the inverse of its noise variance at the level the model predicts
+/// there, so the fit is the likelihood's under that noise (at a counting detector a peak pixel is several times
+/// noisier than the background).
+///
 /// Each step solves its normal equations by conjugate gradients, never forming the matrix, preconditioned by
 /// `JointFitPreconditioner`.
 final class JointColumnFit {
@@ -29,7 +33,8 @@ final class JointColumnFit {
         var columns: [ColumnGaussian]
         /// R² of the model in a disc around each column (radius as given to `refine`).
         var quality: [Double]
-        /// For each column asked about, the standard error of its amplitude per unit of pixel noise.
+        /// For each column asked about, the standard error of its amplitude per unit of pixel noise (with a noise
+        /// model: of the noise at the region's mean level).
         var amplitudeErrors: [Double]
         /// The data minus the model, over the region, row by row.
         var residual: [Double]
@@ -42,12 +47,17 @@ final class JointColumnFit {
     let data: [Double]
     let background: BilinearBackground
     let sigmaRange: ClosedRange<Double>
+    /// How the noise grows with the level; nil weighs every pixel alike.
+    let noiseModel: NoiseModel?
 
     /// - Parameters:
     ///   - xs, ys: the region, in image pixels.
     ///   - nodeSpacing: the background's node spacing in pixels (a few column spacings: smooth, not a column).
     ///   - sigmaRange: the widths the shared σ may take.
-    init(image: GrayImage, xs: Range<Int>, ys: Range<Int>, nodeSpacing: Double, sigmaRange: ClosedRange<Double>) {
+    init(
+        image: GrayImage, xs: Range<Int>, ys: Range<Int>, nodeSpacing: Double, sigmaRange: ClosedRange<Double>,
+        noiseModel: NoiseModel? = nil
+    ) {
         originX = xs.lowerBound; originY = ys.lowerBound
         width = xs.count; height = ys.count
         var data = [Double](repeating: 0, count: width * height)
@@ -59,6 +69,7 @@ final class JointColumnFit {
         self.data = data
         background = BilinearBackground(width: width, height: height, nodeSpacing: nodeSpacing)
         self.sigmaRange = sigmaRange
+        self.noiseModel = noiseModel
     }
 
     /// The columns refined together, and the shared width; `roles` says what of each is fitted.
@@ -74,7 +85,7 @@ final class JointColumnFit {
             sigma: min(sigmaRange.upperBound, max(sigmaRange.lowerBound, sigma)))
         if !start.isEmpty {
             problem.solveBackgroundAlone()
-            problem.gaussNewton(iterations: iterations)
+            problem.gaussNewton(iterations: iterations, noise: noiseModel)
         }
         let columns = problem.columns.map {
             ColumnGaussian(x: $0.x, y: $0.y, amplitude: $0.amplitude, sigma: problem.sigma)

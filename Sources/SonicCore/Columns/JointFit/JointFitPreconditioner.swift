@@ -1,10 +1,14 @@
-/// The preconditioner for the joint fit's damped normal equations (JᵀJ + λ·diag JᵀJ)·step = Jᵀr: that matrix with
-/// the couplings between different columns left out. What is left is an "arrow": a 3×3 block D per column (its x,
+/// The preconditioner for the joint fit's damped normal equations (JᵀWJ + λ·diag JᵀWJ)·step = JᵀWr: that matrix
+/// with the couplings between different columns left out. What is left is an "arrow": a 3×3 block D per column (its x,
 /// y and amplitude against each other) bordered by the parameters every column shares a trade with — the background
 /// nodes and the width — through the coupling C, with their own block G. It is inverted exactly through the Schur
 /// complement S = G − CᵀD⁻¹C, which is small (one row per node, plus one for the width).
 ///
-/// Every entry is a sum over a column's window, a rectangle, so each is a product of a sum along x and one along y.
+/// Every entry is a sum over a column's window, a rectangle, so without weights each is a product of a sum along x
+/// and one along y. Per-pixel weights break that product; each entry takes instead its sum without weights times
+/// the mean weight it sees (`JointFitProblem.meanWeights`): the weights vary smoothly, so that is close, and a
+/// preconditioner only has to be close (conjugate gradients still solve the exact system). The width's entries are
+/// exact.
 struct JointFitPreconditioner {
     let layout: ParameterLayout
     /// Cholesky factors of the damped column blocks D, one after another (`blockStart`).
@@ -13,7 +17,7 @@ struct JointFitPreconditioner {
     private(set) var coupling: [Double], blockSolvedCoupling: [Double]
     /// Cholesky factor of S (shared × shared).
     private(set) var schurFactor: [Double]
-    /// diag JᵀJ, for the damping.
+    /// diag JᵀWJ, for the damping.
     private(set) var diagonal: [Double]
 
     /// A column's block: its own parameters against each other, row-major, in the order of its slot.
@@ -36,10 +40,11 @@ struct JointFitPreconditioner {
         let nodesAcross = background.x.nodeCount, nodesDown = background.y.nodeCount
         var blocks = [Double](repeating: 0, count: Self.blockStart(count))
         coupling = [Double](repeating: 0, count: layout.columnParameterCount * shared)
-        // The width's couplings are exact: Jᵀ of its own column of J.
+        // The width's couplings are exact: JᵀW of its own column of J.
         var widthColumn = [Double](repeating: 0, count: layout.count)
         widthColumn[layout.width] = 1
-        let widthRow = problem.transposed(problem.forward(widthColumn, windows), windows)
+        let widthRow = problem.transposed(problem.weighted(problem.forward(widthColumn, windows)), windows)
+        let meanWeights = problem.meanWeights(windows)
         // Per node m along an axis: the column's factors ([2m]) and first moments ([2m + 1]) summed under its hat.
         var xHatSums = [Double](repeating: 0, count: 2 * nodesAcross)
         var yHatSums = [Double](repeating: 0, count: 2 * nodesDown)
@@ -52,15 +57,15 @@ struct JointFitPreconditioner {
                 over: windows.yRange[k], axis: background.y, into: &yHatSums)
             // The centre's derivatives carry the amplitude over σ².
             let s = problem.columns[k].amplitude / (problem.sigma * problem.sigma)
-            let movable = problem.isHeld[k] ? 0.0 : 1.0
-            // JᵀJ within the column: x, y and amplitude against each other. A held centre's own entries are a
+            let movable = problem.isHeld[k] ? 0.0 : 1.0, weight = meanWeights.columns[k]
+            // JᵀWJ within the column: x, y and amplitude against each other. A held centre's own entries are a
             // placeholder 1, its couplings 0.
-            let xx = movable == 0 ? 1 : s * s * x.momentSquared * y.gaussianSquared
-            let xy = movable * s * s * x.gaussianMoment * y.gaussianMoment
-            let xAmplitude = movable * s * x.gaussianMoment * y.gaussianSquared
-            let yy = movable == 0 ? 1 : s * s * x.gaussianSquared * y.momentSquared
-            let yAmplitude = movable * s * x.gaussianSquared * y.gaussianMoment
-            let amplitudeAmplitude = x.gaussianSquared * y.gaussianSquared
+            let xx = movable == 0 ? 1 : weight * s * s * x.momentSquared * y.gaussianSquared
+            let xy = weight * movable * s * s * x.gaussianMoment * y.gaussianMoment
+            let xAmplitude = weight * movable * s * x.gaussianMoment * y.gaussianSquared
+            let yy = movable == 0 ? 1 : weight * s * s * x.gaussianSquared * y.momentSquared
+            let yAmplitude = weight * movable * s * x.gaussianSquared * y.gaussianMoment
+            let amplitudeAmplitude = weight * x.gaussianSquared * y.gaussianSquared
             let block = [xx, xy, xAmplitude, xy, yy, yAmplitude, xAmplitude, yAmplitude, amplitudeAmplitude]
             let owner = problem.amplitudeOwner[k]
             if owner == k {
@@ -74,9 +79,9 @@ struct JointFitPreconditioner {
             let amplitudeRow = layout.amplitude(owner) * shared
             for node in 0..<nodeCount {
                 let m = node % nodesAcross, n = node / nodesAcross
-                coupling[xRow + node] = movable * s * xHatSums[2 * m + 1] * yHatSums[2 * n]
-                coupling[yRow + node] = movable * s * xHatSums[2 * m] * yHatSums[2 * n + 1]
-                coupling[amplitudeRow + node] += xHatSums[2 * m] * yHatSums[2 * n]
+                coupling[xRow + node] = weight * movable * s * xHatSums[2 * m + 1] * yHatSums[2 * n]
+                coupling[yRow + node] = weight * movable * s * xHatSums[2 * m] * yHatSums[2 * n + 1]
+                coupling[amplitudeRow + node] += weight * xHatSums[2 * m] * yHatSums[2 * n]
             }
             for parameter in layout.slot(of: k) {
                 coupling[parameter * shared + layout.sharedWidth] = widthRow[parameter]
@@ -88,7 +93,9 @@ struct JointFitPreconditioner {
                 diagonal[layout.slotStart(of: k) + own] = blocks[Self.blockDiagonal(k, own)]
             }
         }
-        for node in 0..<nodeCount { diagonal[layout.node(node)] = background.squaredWeightSums[node] }
+        for node in 0..<nodeCount {
+            diagonal[layout.node(node)] = meanWeights.nodes[node] * background.squaredWeightSums[node]
+        }
         diagonal[layout.width] = widthRow[layout.width]
 
         blockFactors = blocks
@@ -115,13 +122,15 @@ struct JointFitPreconditioner {
                 }
             }
         }
-        // G: node against node is separable too (a product of the hats' overlaps along x and along y).
+        // G: node against node is separable too (a product of the hats' overlaps along x and along y), times the
+        // mean weight under the two hats.
         var schur = [Double](repeating: 0, count: shared * shared)
         let xOverlap = background.x.overlap, yOverlap = background.y.overlap
         for a in 0..<nodeCount {
             for b in 0..<nodeCount {
                 schur[a * shared + b] =
-                    xOverlap[(a % nodesAcross) * nodesAcross + b % nodesAcross]
+                    (meanWeights.nodes[a] * meanWeights.nodes[b]).squareRoot()
+                    * xOverlap[(a % nodesAcross) * nodesAcross + b % nodesAcross]
                     * yOverlap[(a / nodesAcross) * nodesDown + b / nodesAcross]
             }
             schur[a * shared + layout.sharedWidth] = widthRow[layout.node(a)]

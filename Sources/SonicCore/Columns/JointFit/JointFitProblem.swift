@@ -13,6 +13,8 @@ struct JointFitProblem {
     /// ghost's source's.
     let isHeld: [Bool]
     let amplitudeOwner: [Int]
+    /// Each pixel's weight in the cost, row by row; nil weighs every pixel alike.
+    private(set) var weights: [Double]?
     var count: Int { columns.count }
 
     init(fit: JointColumnFit, columns: [ColumnGaussian], roles: [JointColumnFit.Role], sigma: Double) {
@@ -136,7 +138,73 @@ struct JointFitProblem {
         return change
     }
 
-    func cost(_ residual: [Double]) -> Double { residual.reduce(0) { $0 + $1 * $1 } }
+    func cost(_ residual: [Double]) -> Double {
+        guard let weights else { return residual.reduce(0) { $0 + $1 * $1 } }
+        var sum = 0.0
+        for i in residual.indices { sum += weights[i] * residual[i] * residual[i] }
+        return sum
+    }
+
+    /// Steps after which the weights are set again from the model: by then it is close to the fit.
+    static let reweightAfter = 3
+
+    /// An image of the region times the weights.
+    func weighted(_ image: [Double]) -> [Double] {
+        guard let weights else { return image }
+        var product = image
+        for i in product.indices { product[i] *= weights[i] }
+        return product
+    }
+
+    /// Weighs each pixel by the inverse of the noise variance at the level the model predicts there (the data
+    /// minus `residual`), the variance at the region's mean level over it: the pixel's own value would weigh a
+    /// pixel that came out low more and bias the fit towards low values.
+    mutating func weighByNoise(_ model: NoiseModel, residual: [Double]) {
+        var levels = fit.data
+        for i in levels.indices { levels[i] -= residual[i] }
+        let reference = model.variance(atMean: levels.reduce(0, +) / Double(max(1, levels.count)))
+        weights = levels.map { reference / model.variance(atMean: $0) }
+    }
+
+    /// The mean weight each column's entries of JᵀWJ see (over its window, by its Gaussian's square) and each
+    /// node's (under its hat): the scales the preconditioner puts on its sums without weights. All 1 without
+    /// weights.
+    func meanWeights(_ windows: ColumnWindows) -> (columns: [Double], nodes: [Double]) {
+        guard let weights else {
+            return (
+                [Double](repeating: 1, count: count), [Double](repeating: 1, count: fit.background.nodeCount)
+            )
+        }
+        let width = fit.width
+        var columnWeights = [Double](repeating: 1, count: count)
+        weights.withUnsafeBufferPointer { weights in
+            windows.withPointers { x, y in
+                for k in 0..<count {
+                    let across = windows.xRange[k], down = windows.yRange[k]
+                    let xStart = windows.xStart[k], yStart = windows.yStart[k]
+                    var weightedSum = 0.0, xSquares = 0.0, ySquares = 0.0
+                    for i in 0..<across.count { xSquares += x.gaussian[xStart + i] * x.gaussian[xStart + i] }
+                    for j in 0..<down.count {
+                        let row = weights.baseAddress! + (down.lowerBound + j) * width + across.lowerBound
+                        var alongRow = 0.0
+                        for i in 0..<across.count {
+                            alongRow += row[i] * x.gaussian[xStart + i] * x.gaussian[xStart + i]
+                        }
+                        let rowGaussian = y.gaussian[yStart + j]
+                        weightedSum += alongRow * rowGaussian * rowGaussian
+                        ySquares += rowGaussian * rowGaussian
+                    }
+                    let total = xSquares * ySquares
+                    if total > 0 { columnWeights[k] = weightedSum / total }
+                }
+            }
+        }
+        var underHats = [Double](repeating: 0, count: fit.background.nodeCount)
+        var hats = underHats
+        fit.background.accumulate(weights, into: &underHats, at: 0)
+        fit.background.accumulate([Double](repeating: 1, count: weights.count), into: &hats, at: 0)
+        return (columnWeights, zip(underHats, hats).map { $1 > 0 ? $0 / $1 : 1 })
+    }
 
     /// The background that best explains the data under the starting columns (a linear solve), so the first
     /// Gauss–Newton step starts from a consistent model.
@@ -160,9 +228,16 @@ struct JointFitProblem {
 
     /// Damped Gauss–Newton (Levenberg–Marquardt): a step that lowers the cost is taken and the damping eased; one
     /// that does not is retried with more damping.
-    mutating func gaussNewton(iterations: Int) {
+    ///
+    /// With a noise model the pixels are weighted from the starting model, and once more from the model after
+    /// `reweightAfter` steps (or at convergence, if sooner), which then goes on under the new weights: a start is
+    /// often off somewhere (a trial held at a site with the median height, a column the local stage misplaced), and
+    /// weights from it misjudge the noise there.
+    mutating func gaussNewton(iterations: Int, noise: NoiseModel?) {
         var windows = ColumnWindows(columns, sigma: sigma, fit: fit)
         var residual = self.residual(windows, columns: columns, nodes: nodes)
+        if let noise { weighByNoise(noise, residual: residual) }
+        var reweighed = noise == nil
         var currentCost = cost(residual)
         var damping = 1e-3
         var done = 0, attempts = 0
@@ -198,6 +273,12 @@ struct JointFitProblem {
                 residual = trialResidual; currentCost = trialCost
                 damping = max(damping / 5, 1e-9)
                 done += 1
+                if let noise, !reweighed && (done == Self.reweightAfter || converged) {
+                    weighByNoise(noise, residual: residual)
+                    currentCost = cost(residual)
+                    reweighed = true
+                    continue
+                }
                 if converged { break }
             } else {
                 damping *= 10
@@ -205,13 +286,13 @@ struct JointFitProblem {
         }
     }
 
-    /// One damped Gauss–Newton step: (JᵀJ + λ·diag JᵀJ)·step = Jᵀr, solved only roughly (ten iterations): a
-    /// step only has to go downhill, and the next one finishes what this one left.
+    /// One damped Gauss–Newton step: (JᵀWJ + λ·diag JᵀWJ)·step = JᵀWr (W the weights), solved only roughly (ten
+    /// iterations): a step only has to go downhill, and the next one finishes what this one left.
     func solveStep(_ residual: [Double], _ windows: ColumnWindows, damping: Double) -> [Double] {
         let preconditioner = JointFitPreconditioner(self, windows, damping: damping)
         let diagonal = preconditioner.diagonal
-        return conjugateGradients(transposed(residual, windows), tolerance: 1e-6, limit: 10) { v in
-            var product = transposed(forward(v, windows), windows)
+        return conjugateGradients(transposed(weighted(residual), windows), tolerance: 1e-6, limit: 10) { v in
+            var product = transposed(weighted(forward(v, windows)), windows)
             for i in product.indices { product[i] += damping * diagonal[i] * v[i] }
             return product
         } precondition: {
@@ -219,7 +300,7 @@ struct JointFitProblem {
         }
     }
 
-    /// The standard error of column k's amplitude per unit of pixel noise, √(JᵀJ)⁻¹ at (k, k), with the
+    /// The standard error of column k's amplitude per unit of pixel noise, √(JᵀWJ)⁻¹ at (k, k), with the
     /// preconditioner's inverse standing in for the exact one: it leaves out only what the neighbouring columns
     /// could also explain, which makes the error a little small — and a significance test on it a little lenient.
     func amplitudeError(of k: Int, _ preconditioner: JointFitPreconditioner) -> Double {

@@ -14,6 +14,8 @@
 struct JointTiling: Sendable {
     let geometry: ColumnGeometry
     let noise: Double
+    /// How the noise grows with the level: the joint fits weight pixels by it.
+    let noiseModel: NoiseModel?
     let imageWidth: Int, imageHeight: Int
     /// Tiles across and down: as near the target size as divides the image evenly (a sliver of a tile at the edge
     /// would fit its columns from a strip of pixels).
@@ -22,9 +24,10 @@ struct JointTiling: Sendable {
 
     struct Tile: Hashable, Sendable { var column: Int, row: Int }
 
-    init(geometry: ColumnGeometry, noise: Double, imageWidth: Int, imageHeight: Int) {
+    init(geometry: ColumnGeometry, noise: Double, noiseModel: NoiseModel?, imageWidth: Int, imageHeight: Int) {
         self.geometry = geometry
         self.noise = noise
+        self.noiseModel = noiseModel
         self.imageWidth = imageWidth; self.imageHeight = imageHeight
         let target = max(32, ColumnGeometry.jointTileSpacings * geometry.spacing)
         tileColumns = max(1, Int((Double(imageWidth) / target).rounded()))
@@ -83,7 +86,7 @@ struct JointTiling: Sendable {
         let reach = 4 * geometry.maximumSigma
         let fit = JointColumnFit(
             image: image, xs: xs, ys: ys, nodeSpacing: ColumnGeometry.jointNodeSpacings * d,
-            sigmaRange: geometry.minimumSigma...geometry.maximumSigma)
+            sigmaRange: geometry.minimumSigma...geometry.maximumSigma, noiseModel: noiseModel)
 
         var starts = columns.map { (x: $0.gaussian.x, y: $0.gaussian.y, pixelX: $0.pixelX, pixelY: $0.pixelY) }
         var free = columns.map(\.gaussian)
