@@ -21,8 +21,9 @@ extension EndToEnd {
         @Test(.enabled(if: Fixtures.hasRealPen, "needs the pen tablet: \(Fixtures.penTabletMissing ?? "")"))
         func anUnpluggedPenFallsSilentIsAnnouncedAndPlaysAgainWhenBack() throws {
             try withServers("unplug") { display, sound, folder in
+                // At 350 words a minute "Pen lost." lasts long enough to tell from the silence after it.
                 let session = try PlaySession(
-                    image: nil, display: display, sound: sound, folder: folder)
+                    image: nil, display: display, sound: sound, folder: folder, arguments: ["--rate", "350"])
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
