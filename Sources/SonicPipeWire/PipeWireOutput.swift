@@ -67,7 +67,7 @@ public final class PipeWireOutput: AudioOutput {
         try openStream(name: streamName, period: period)
         // PipeWire rounds a period down to a power of two: ask for the one at or above the shortest.
         let shortestPeriod = 1 << Int(log2(Self.shortestPeriodWithoutRealTime * Double(sampleRate)).rounded(.up))
-        if period < shortestPeriod, dataThreadIsRealTime == false, let stream {
+        if period < shortestPeriod, !dataThreadBecomesRealTime(), let stream {
             _ = sonic_pw_stream_set_latency(stream, "\(shortestPeriod)/\(sampleRate)")
             let milliseconds = Double(shortestPeriod) / Double(sampleRate) * 1000
             notice(
@@ -98,8 +98,15 @@ public final class PipeWireOutput: AudioOutput {
         return period + Double(max(0, time.delay)) * Double(time.rate.num) / Double(time.rate.denom)
     }
 
+    /// Whether PipeWire's data thread runs at real-time priority once the stream plays, or within half
+    /// a second (loop locked): through RTKit the priority is granted by a message that may still be on
+    /// its way. True when that cannot be told.
+    private func dataThreadBecomesRealTime() -> Bool {
+        wait(seconds: 0.5) { dataThreadIsRealTime != false }
+    }
+
     /// Whether PipeWire's data thread, where the stream renders, runs at real-time priority: nil when
-    /// that cannot be told. Read once the stream plays, when the real-time module has had its say.
+    /// that cannot be told.
     private var dataThreadIsRealTime: Bool? {
         guard let dataLoop = pw_context_get_data_loop(context), let thread = pw_data_loop_get_thread(dataLoop) else {
             return nil
