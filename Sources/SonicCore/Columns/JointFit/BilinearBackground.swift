@@ -10,12 +10,15 @@ struct BilinearBackground {
         let nodeBefore: [Int], weightAfter: [Double]
         /// The overlap Σ hₘ·hₘ' of every pair of node hats over the pixels (nodeCount² entries, row-major).
         let overlap: [Double]
+        /// Each node's Σ hₘ over the pixels.
+        let hatSums: [Double]
 
         init(length: Int, nodeSpacing: Double) {
             let cells = max(1, Int((Double(length - 1) / nodeSpacing).rounded()))
             let step = Double(max(1, length - 1)) / Double(cells)
             var nodeBefore = [Int](repeating: 0, count: length), weightAfter = [Double](repeating: 0, count: length)
             var overlap = [Double](repeating: 0, count: (cells + 1) * (cells + 1))
+            var hatSums = [Double](repeating: 0, count: cells + 1)
             for i in 0..<length {
                 let position = Double(i) / step
                 let m = min(cells - 1, Int(position))
@@ -26,9 +29,12 @@ struct BilinearBackground {
                 overlap[m * (cells + 1) + m + 1] += (1 - w) * w
                 overlap[(m + 1) * (cells + 1) + m] += (1 - w) * w
                 overlap[(m + 1) * (cells + 1) + m + 1] += w * w
+                hatSums[m] += 1 - w
+                hatSums[m + 1] += w
             }
             nodeCount = cells + 1
             self.nodeBefore = nodeBefore; self.weightAfter = weightAfter; self.overlap = overlap
+            self.hatSums = hatSums
         }
     }
 
@@ -37,19 +43,23 @@ struct BilinearBackground {
     /// Each node's Σ of its squared weight over the region: its diagonal entry of JᵀJ. Nodes are numbered row by
     /// row: node (m, n), m across and n down, is n · x.nodeCount + m.
     let squaredWeightSums: [Double]
+    /// Each node's Σ of its weight over the region, in the same order.
+    let weightSums: [Double]
     var nodeCount: Int { squaredWeightSums.count }
 
     init(width: Int, height: Int, nodeSpacing: Double) {
         self.width = width; self.height = height
         x = Axis(length: width, nodeSpacing: nodeSpacing)
         y = Axis(length: height, nodeSpacing: nodeSpacing)
-        var sums = [Double](repeating: 0, count: x.nodeCount * y.nodeCount)
+        var sums = [Double](repeating: 0, count: x.nodeCount * y.nodeCount), squaredSums = sums
         for n in 0..<y.nodeCount {
             for m in 0..<x.nodeCount {
-                sums[n * x.nodeCount + m] = x.overlap[m * x.nodeCount + m] * y.overlap[n * y.nodeCount + n]
+                squaredSums[n * x.nodeCount + m] = x.overlap[m * x.nodeCount + m] * y.overlap[n * y.nodeCount + n]
+                sums[n * x.nodeCount + m] = x.hatSums[m] * y.hatSums[n]
             }
         }
-        squaredWeightSums = sums
+        squaredWeightSums = squaredSums
+        weightSums = sums
     }
 
     /// Adds scale × the background with these node values to an image of the region.

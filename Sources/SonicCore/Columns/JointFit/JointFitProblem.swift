@@ -200,10 +200,8 @@ struct JointFitProblem {
             }
         }
         var underHats = [Double](repeating: 0, count: fit.background.nodeCount)
-        var hats = underHats
         fit.background.accumulate(weights, into: &underHats, at: 0)
-        fit.background.accumulate([Double](repeating: 1, count: weights.count), into: &hats, at: 0)
-        return (columnWeights, zip(underHats, hats).map { $1 > 0 ? $0 / $1 : 1 })
+        return (columnWeights, zip(underHats, fit.background.weightSums).map { $1 > 0 ? $0 / $1 : 1 })
     }
 
     /// The background that best explains the data under the starting columns (a linear solve), so the first
