@@ -74,6 +74,9 @@ let package = Package(
                 "SonicCore", "SonicPipeWire", .product(name: "MallocInterposerSwift", package: "malloc-interposer")
             ]
         ),
+        // Reports each time the machine itself stopped running programs (the end-to-end tests and the
+        // dropout benchmark tell those dropouts from the program's own).
+        .executableTarget(name: "machine-pauses"),
         // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
         .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).

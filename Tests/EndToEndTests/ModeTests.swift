@@ -79,7 +79,13 @@ extension EndToEnd {
                 }
                 let heard = utterances(try sound.recording()), replayed = utterances(wav.channel(0))
                 #expect(heard.count == replayed.count && heard.count >= 5, "heard \(heard), rendered \(replayed)")
-                #expect(zip(heard, replayed).allSatisfy { abs($0 - $1) < 0.05 }, "heard \(heard), rendered \(replayed)")
+                // A pause of the machine shifts what is heard after it: each pause may shift the rest once.
+                let shifts = zip(heard, replayed).map { $0 - $1 }
+                let jumps = zip(shifts.dropFirst(), shifts).filter { abs($0 - $1) >= 0.05 }.count
+                let pauses = sound.machinePauses.pauses()
+                #expect(
+                    jumps <= pauses.count && (!pauses.isEmpty || shifts.allSatisfy { abs($0) < 0.05 }),
+                    "heard \(heard), rendered \(replayed), machine pauses \(pauses.map(\.evidence))")
             }
         }
 

@@ -37,6 +37,8 @@ final class SoundServer {
     private var recorder: Subprocess?
     let recordingPath: String
     private var heard = RecordingReader()
+    /// The machine's own pauses during this test, which break up any sound.
+    let machinePauses: MachinePauseWatch
 
     /// What a client needs to reach this server.
     var clientEnvironment: [String: String] { daemons.clientEnvironment }
@@ -47,6 +49,7 @@ final class SoundServer {
         self.kind = kind
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
+        machinePauses = try MachinePauseWatch(folder: folder)
         // Stereo, so that both servers' monitors give the same samples (their stereo-to-mono downmixes differ).
         recorder = try Subprocess(
             daemons.parec,
@@ -90,6 +93,7 @@ final class SoundServer {
     func stop() {
         recorder?.stop()
         recorder = nil
+        machinePauses.stop()
     }
 }
 

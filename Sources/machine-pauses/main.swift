@@ -1,0 +1,133 @@
+// machine-pauses — reports each time this machine stopped running its programs, so that a dropout
+// can be told from the program's own faults.
+//
+// On each processor a thread at the highest real-time priority asks to wake every 2 ms: only
+// a pause of the processor itself (a virtual machine's host running something else, or a kernel
+// that will not be interrupted) can make it wake late. Without real-time priority a late wake proves
+// nothing, and only the host's own count of the time it took (the steal counter) is reported.
+//
+// Output, one line each, times on CLOCK_MONOTONIC in seconds (the session log's clock):
+//   watching realtime|ordinary            first, how the pauses are measured
+//   pause T MS                            woke at T, MS milliseconds late (only at real-time priority)
+//   steal T TICKS                         the steal counter rose by TICKS (1/100 s each) just before T
+// Runs until it is stopped.
+import Glibc
+
+enum Watch {
+    /// A wake this late is a pause: a real-time thread above every other is woken within tens of
+    /// microseconds. Every pause of 3 ms or more (a sound period is 2.7 ms at the default latency)
+    /// delays a wake by more than this.
+    static let reportedLateness = 0.001
+    /// Not shorter: more wakes of a busy virtual machine were measured to bring on more of its pauses.
+    static let wakeInterval = 2_000_000
+
+    /// Reports, until stopped.
+    static func run() -> Never {
+        let realTime = realTimeAllowed()
+        report("watching \(realTime ? "realtime" : "ordinary")")
+        if realTime {
+            for processor in 0..<Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) {
+                var thread = pthread_t()
+                // The processor travels as the thread's argument, plus one: a null argument is none.
+                pthread_create(
+                    &thread, nil,
+                    { argument in
+                        Watch.watch(processor: Int(bitPattern: argument) - 1)
+                        return nil
+                    }, UnsafeMutableRawPointer(bitPattern: processor + 1))
+            }
+        }
+        var lastSteal = stealTicks()
+        while true {
+            usleep(20_000)
+            let steal = stealTicks()
+            if let steal, let last = lastSteal, steal > last { report("steal \(monotonic()) \(steal - last)") }
+            lastSteal = steal
+        }
+    }
+
+    /// Whether a thread may have real-time priority: a throwaway thread tries, leaving this one as it is.
+    static func realTimeAllowed() -> Bool {
+        var allowed = false
+        var probe = pthread_t()
+        withUnsafeMutablePointer(to: &allowed) { flag in
+            pthread_create(
+                &probe, nil,
+                { flag in
+                    flag!.assumingMemoryBound(to: Bool.self).pointee = Watch.becomeRealTime()
+                    return nil
+                }, flag)
+            pthread_join(probe, nil)
+        }
+        return allowed
+    }
+
+    /// Wakes every `wakeInterval` nanoseconds on `processor` and reports each wake later than
+    /// `reportedLateness`.
+    static func watch(processor: Int) {
+        pin(to: processor)
+        guard becomeRealTime() else { return }
+        var next = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &next)
+        while true {
+            next.tv_nsec += wakeInterval
+            if next.tv_nsec >= 1_000_000_000 {
+                next.tv_nsec -= 1_000_000_000
+                next.tv_sec += 1
+            }
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil) == EINTR {}
+            var woke = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &woke)
+            let lateness = Double(woke.tv_sec - next.tv_sec) + Double(woke.tv_nsec - next.tv_nsec) / 1e9
+            if lateness > reportedLateness {
+                report("pause \(Double(woke.tv_sec) + Double(woke.tv_nsec) / 1e9) \(Int((lateness * 1000).rounded()))")
+                // Start again from now: the missed wakes are one pause.
+                next = woke
+            }
+        }
+    }
+
+    static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// Writes one whole line at once: the lines of several threads never interleave.
+    static func report(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
+    }
+
+    /// The calling thread runs only on `processor`. The C library declares `sched_setaffinity` only
+    /// for GNU sources, which Swift does not import: it is looked up by name.
+    static func pin(to processor: Int) {
+        typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_setaffinity") else { return }
+        // A cpu_set_t: 1024 bits, one per processor.
+        var set = [UInt8](repeating: 0, count: 128)
+        set[processor / 8] |= UInt8(1 << (processor % 8))
+        _ = unsafeBitCast(symbol, to: SetAffinity.self)(0, set.count, set)
+    }
+
+    /// Whether the calling thread now runs at the highest real-time priority.
+    static func becomeRealTime() -> Bool {
+        var parameters = sched_param()
+        parameters.sched_priority = sched_get_priority_max(Int32(SCHED_FIFO))
+        return pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &parameters) == 0
+    }
+
+    /// The steal counter of /proc/stat: time the host ran something else while this machine wanted to run.
+    static func stealTicks() -> Int? {
+        guard let file = fopen("/proc/stat", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(separator: " ")
+        // cpu user nice system idle iowait irq softirq steal …
+        return fields.count > 8 && fields[0] == "cpu" ? Int(fields[8]) : nil
+    }
+}
+
+Watch.run()

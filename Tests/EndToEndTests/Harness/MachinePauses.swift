@@ -1,0 +1,59 @@
+import Foundation
+
+/// The pauses of the machine itself during one test, measured by the `machine-pauses` program beside
+/// the program under test. This machine is a virtual machine whose host now and then runs something
+/// else for a few milliseconds — longer than a sound period — and then every program on it stops,
+/// the sound servers included. A dropout that falls in such a pause is the machine's; any other is
+/// the program's.
+final class MachinePauseWatch {
+    /// Where the dropout record may fall after the pause that caused it: the stream notices the missed
+    /// cycles in its next cycle, and the program's loop logs them within a tenth of a second. The steal
+    /// counter is read every 20 ms, so a pause it shows may have ended a little before it was read.
+    static let dropoutDelay = -0.03...0.25
+    private let watcher: Subprocess
+    private let path: String
+
+    init(folder: String) throws {
+        path = folder + "/machine-pauses.txt"
+        watcher = try Subprocess(
+            Fixtures.machinePauses, [], stdout: path, folder: folder, label: "machine-pauses")
+        try waitFor("the machine-pause watch to start", timeout: 5) {
+            (try? String(contentsOfFile: path, encoding: .utf8))?.hasPrefix("watching") == true
+        }
+    }
+
+    func stop() { watcher.stop() }
+
+    /// One measured pause: when it ended (CLOCK_MONOTONIC seconds) and what showed it.
+    struct Pause {
+        let end: Double
+        let evidence: String
+    }
+
+    /// The pauses measured so far: late wakes of a real-time thread where it had real-time priority,
+    /// otherwise rises of the host's steal counter.
+    func pauses() -> [Pause] {
+        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let end = Double(fields[1]), let amount = Int(fields[2]) else { return nil }
+            switch fields[0] {
+            case "pause": return Pause(end: end, evidence: "a real-time thread woke \(amount) ms late")
+            case "steal": return Pause(end: end, evidence: "the host took \(amount * 10) ms (steal counter)")
+            default: return nil
+            }
+        }
+    }
+
+    /// The pause a dropout logged at `time` falls in, if any.
+    func pause(explaining time: Double) -> Pause? {
+        pauses().first { Self.dropoutDelay.contains(time - $0.end) }
+    }
+}
+
+extension Fixtures {
+    /// The machine-pause watch, built next to the program under test.
+    static var machinePauses: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("machine-pauses").path
+    }
+}
