@@ -3,12 +3,14 @@
 //
 // On each processor a thread at the highest real-time priority asks to wake every 2 ms: only
 // a pause of the processor itself (a virtual machine's host running something else, or a kernel
-// that will not be interrupted) can make it wake late. Without real-time priority a late wake proves
-// nothing, and only the host's own count of the time it took (the steal counter) is reported.
+// that will not be interrupted) can make it wake late. Where real-time priority is not allowed the
+// threads run at ordinary priority: a late wake then shows that the machine could not run a waiting
+// thread in time, as the sound servers, which then have no real-time priority either, need.
 //
 // Output, one line each, times on CLOCK_MONOTONIC in seconds (the session log's clock):
-//   watching realtime|ordinary            first, how the pauses are measured
-//   pause T MS                            woke at T, MS milliseconds late (only at real-time priority)
+//   watching realtime|ordinary            first, the threads' priority
+//   pause T MS                            woke at T, MS milliseconds late, at real-time priority
+//   late T MS                             the same at ordinary priority
 //   steal T TICKS                         the steal counter rose by TICKS (1/100 s each) just before T
 // Runs until it is stopped.
 import Glibc
@@ -25,17 +27,15 @@ enum Watch {
     static func run() -> Never {
         let realTime = realTimeAllowed()
         report("watching \(realTime ? "realtime" : "ordinary")")
-        if realTime {
-            for processor in 0..<Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) {
-                var thread = pthread_t()
-                // The processor travels as the thread's argument, plus one: a null argument is none.
-                pthread_create(
-                    &thread, nil,
-                    { argument in
-                        Watch.watch(processor: Int(bitPattern: argument) - 1)
-                        return nil
-                    }, UnsafeMutableRawPointer(bitPattern: processor + 1))
-            }
+        for processor in 0..<Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) {
+            var thread = pthread_t()
+            // The processor travels as the thread's argument, plus one: a null argument is none.
+            pthread_create(
+                &thread, nil,
+                { argument in
+                    Watch.watch(processor: Int(bitPattern: argument) - 1)
+                    return nil
+                }, UnsafeMutableRawPointer(bitPattern: processor + 1))
         }
         var lastSteal = stealTicks()
         while true {
@@ -66,7 +66,7 @@ enum Watch {
     /// `reportedLateness`.
     static func watch(processor: Int) {
         pin(to: processor)
-        guard becomeRealTime() else { return }
+        let kind = becomeRealTime() ? "pause" : "late"
         var next = timespec()
         clock_gettime(CLOCK_MONOTONIC, &next)
         while true {
@@ -80,7 +80,8 @@ enum Watch {
             clock_gettime(CLOCK_MONOTONIC, &woke)
             let lateness = Double(woke.tv_sec - next.tv_sec) + Double(woke.tv_nsec - next.tv_nsec) / 1e9
             if lateness > reportedLateness {
-                report("pause \(Double(woke.tv_sec) + Double(woke.tv_nsec) / 1e9) \(Int((lateness * 1000).rounded()))")
+                report(
+                    "\(kind) \(Double(woke.tv_sec) + Double(woke.tv_nsec) / 1e9) \(Int((lateness * 1000).rounded()))")
                 // Start again from now: the missed wakes are one pause.
                 next = woke
             }

@@ -7,9 +7,10 @@ import Foundation
 /// the program's.
 final class MachinePauseWatch {
     /// Where the dropout record may fall after the pause that caused it: the stream notices the missed
-    /// cycles in its next cycle, and the program's loop logs them within a tenth of a second. The steal
-    /// counter is read every 20 ms, so a pause it shows may have ended a little before it was read.
-    static let dropoutDelay = -0.03...0.25
+    /// cycles in its next cycle, and the program's loop, which waits at most a tenth of a second for
+    /// input, logs them in its next round. The steal counter is read every 20 ms, so a pause it shows
+    /// may have ended a little before it was read.
+    static let dropoutDelay = -0.03...0.15
     private let watcher: Subprocess
     private let path: String
 
@@ -30,8 +31,9 @@ final class MachinePauseWatch {
         let evidence: String
     }
 
-    /// The pauses measured so far: late wakes of a real-time thread where it had real-time priority,
-    /// otherwise rises of the host's steal counter.
+    /// The pauses measured so far: late wakes of the watching threads (at real-time priority where
+    /// allowed; otherwise at ordinary priority, like the sound servers then) and rises of the host's
+    /// steal counter.
     func pauses() -> [Pause] {
         let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
         return lines.compactMap { line in
@@ -39,6 +41,8 @@ final class MachinePauseWatch {
             guard fields.count == 3, let end = Double(fields[1]), let amount = Int(fields[2]) else { return nil }
             switch fields[0] {
             case "pause": return Pause(end: end, evidence: "a real-time thread woke \(amount) ms late")
+            case "late":
+                return Pause(end: end, evidence: "a thread without real-time priority, as here, woke \(amount) ms late")
             case "steal": return Pause(end: end, evidence: "the host took \(amount * 10) ms (steal counter)")
             default: return nil
             }
