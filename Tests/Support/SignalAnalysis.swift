@@ -46,10 +46,28 @@ public enum SignalAnalysis {
         return crossings
     }
 
-    /// The fundamental of a periodic but rich sound (harmonics, FM, reverberation) by normalized
-    /// autocorrelation: the shortest lag within `range` (Hz) whose correlation is within 10 % of the
-    /// best, refined between samples by a parabola. nil when nothing correlates.
+    /// The fundamental of a periodic but rich sound (harmonics, FM, reverberation): the lowest
+    /// frequency within `range` (Hz) at which a component sounds, of those the autocorrelation finds.
+    /// nil when nothing correlates.
     public static func fundamental(_ x: ArraySlice<Float>, sampleRate: Double, range: ClosedRange<Double>) -> Double? {
+        guard var frequency = correlationPeriodFrequency(x, sampleRate: sampleRate, range: range) else { return nil }
+        // A strong second harmonic correlates at half the period nearly as well as the whole period
+        // does: then the component at half the frequency is there too, if weaker (a fifth of the
+        // second harmonic, measured on the classic profile's tone). A subharmonic never is.
+        while frequency / 2 >= range.lowerBound,
+            Spectrum.amplitude(x, at: frequency / 2, sampleRate: sampleRate)
+                >= 0.05 * Spectrum.amplitude(x, at: frequency, sampleRate: sampleRate)
+        {
+            frequency /= 2
+        }
+        return frequency
+    }
+
+    /// The frequency of the shortest lag within `range` (Hz) whose normalized autocorrelation is within
+    /// 10 % of the best, refined between samples by a parabola.
+    private static func correlationPeriodFrequency(
+        _ x: ArraySlice<Float>, sampleRate: Double, range: ClosedRange<Double>
+    ) -> Double? {
         let samples = x.map(Double.init)
         let shortest = Int(sampleRate / range.upperBound), longest = Int(sampleRate / range.lowerBound)
         guard samples.count > 2 * longest + 2 else { return nil }
