@@ -49,9 +49,9 @@ final class MachinePauseWatch {
         }
     }
 
-    /// The pause a dropout logged at `time` falls in, if any.
-    func pause(explaining time: Double) -> Pause? {
-        pauses().first { Self.dropoutDelay.contains(time - $0.end) }
+    /// The pause among `pauses` that a dropout logged at `time` falls in, if any.
+    static func pause(explaining time: Double, among pauses: [Pause]) -> Pause? {
+        pauses.first { dropoutDelay.contains(time - $0.end) }
     }
 }
 

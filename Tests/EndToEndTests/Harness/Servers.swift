@@ -21,10 +21,11 @@ func withServers(
     try body(display, sound, folder)
     var clean = true
     if !dropoutsExpected {
+        let pauses = sound.machinePauses.pauses()
         for (log, start, dropouts) in try sessionDropouts(under: folder) {
             for time in dropouts {
                 let when = String(format: "%.2f s after its start", time - start)
-                if let pause = sound.machinePauses.pause(explaining: time) {
+                if let pause = MachinePauseWatch.pause(explaining: time, among: pauses) {
                     print(
                         "note: in test \(name) (on \(kind.rawValue)) the sound ran dry at \(when), "
                             + "while the machine itself paused (\(pause.evidence))")
