@@ -64,11 +64,14 @@ public final class PipeWireOutput: AudioOutput {
         defer { pw_thread_loop_unlock(loop) }
         try connect()
         let period = max(1, Int((latency * Double(sampleRate) / 2).rounded()))
-        try openStream(name: streamName, period: period)
         // PipeWire rounds a period down to a power of two: ask for the one at or above the shortest.
         let shortestPeriod = 1 << Int(log2(Self.shortestPeriodWithoutRealTime * Double(sampleRate)).rounded(.up))
-        if period < shortestPeriod, !dataThreadBecomesRealTime(), let stream {
-            _ = sonic_pw_stream_set_latency(stream, "\(shortestPeriod)/\(sampleRate)")
+        // Short periods only once the priority is there: until then a short period could run dry.
+        try openStream(name: streamName, period: max(period, shortestPeriod))
+        guard period < shortestPeriod, let stream else { return }
+        if dataThreadBecomesRealTime() {
+            _ = sonic_pw_stream_set_latency(stream, "\(period)/\(sampleRate)")
+        } else {
             let milliseconds = Double(shortestPeriod) / Double(sampleRate) * 1000
             notice(
                 "PipeWire: the sound may not run at real-time priority here, so it plays in periods of "
