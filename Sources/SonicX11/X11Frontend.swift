@@ -24,13 +24,12 @@ public struct X11Error: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The whole X11/XInput2 front end: a full-screen window showing the image, and pen, mouse and
-/// key input turned into window-system-free events. Nothing else in the program touches Xlib.
+/// The X11 front end: a full-screen window showing the image, and pen, mouse and key input turned
+/// into window-system-free events. Outside this module nothing in the program touches Xlib.
 public final class X11Frontend {
     private let display: OpaquePointer
     private let window: Window
     private let root: Window
-    private let xiOpcode: Int32
     private let visual: UnsafeMutablePointer<Visual>
     private let depth: Int32
     private let graphics: GC
@@ -47,10 +46,7 @@ public final class X11Frontend {
     private var overlay = Overlay()
     private let colours: (tag: UInt, unsnapped: UInt, cell: UInt, cursor: UInt, outline: UInt)
     private let text: TextBands
-    /// The pen's state from every device's reports, and the pen's device as it comes and goes.
-    private var tracker = PenTracker(devices: [])
-    /// Stamps each pen event as it is decoded.
-    private let clock: () -> Double
+    private let pen: PenInput
 
     /// Opens the display named by $DISPLAY and maps a full-screen window titled `title`.
     public init(title: String, image: GrayImage, stretch: LevelStretch, clock: @escaping () -> Double) throws(X11Error)
@@ -64,11 +60,7 @@ public final class X11Frontend {
         }
         XSetErrorHandler(ignoreProtocolError)
         XSetIOErrorHandler(exitOnLostConnection)
-        var opcode: Int32 = 0, firstEvent: Int32 = 0, firstError: Int32 = 0
-        var major: Int32 = 2, minor: Int32 = 2
-        guard XQueryExtension(display, "XInputExtension", &opcode, &firstEvent, &firstError) != 0,
-            XIQueryVersion(display, &major, &minor) == Success, major * 100 + minor >= 202
-        else {
+        guard let xiOpcode = PenInput.extensionOpcode(display) else {
             XCloseDisplay(display)
             throw X11Error(message: "the X server lacks XInput 2.2, needed for pen input")
         }
@@ -80,29 +72,23 @@ public final class X11Frontend {
             throw X11Error(message: "the X screen is not true-colour (depth \(depth)); cannot show the image")
         }
         self.display = display
-        self.clock = clock
-        self.xiOpcode = opcode
         self.visual = visual
         self.depth = depth
         root = XRootWindow(display, screen)
-        raster = ImageRaster(
-            image: image, stretch: stretch,
-            format: PixelFormat(
-                redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
-                greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
-                blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask)))
+        let format = PixelFormat(
+            redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
+            greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
+            blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
+        raster = ImageRaster(image: image, stretch: stretch, format: format)
         hasWindowManager = Self.windowManagerRuns(display, root)
 
         let width = UInt32(XDisplayWidth(display, screen)), height = UInt32(XDisplayHeight(display, screen))
         let black = XBlackPixel(display, screen)
         window = XCreateSimpleWindow(display, root, 0, 0, width, height, 0, black, black)
         graphics = XCreateGC(display, window, 0, nil)
+        pen = PenInput(display: display, opcode: xiOpcode, window: window, root: root, clock: clock)
         let colourMap = XDefaultColormap(display, screen)
         text = TextBands(display: display, window: window, visual: visual, colourMap: colourMap)
-        let format = PixelFormat(
-            redMask: UInt32(truncatingIfNeeded: visual.pointee.red_mask),
-            greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
-            blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
         func colour(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt { UInt(format.pixel(red: r, green: g, blue: b)) }
         colours = (
             tag: colour(255, 210, 0), unsnapped: colour(255, 80, 60), cell: colour(0, 220, 255),
@@ -123,8 +109,6 @@ public final class X11Frontend {
             XSelectInput(display, root, StructureNotifyMask)
         }
         XSelectInput(display, window, ExposureMask | StructureNotifyMask | KeyPressMask)
-        selectPenEvents()
-        tracker = PenTracker(devices: listDevices())
         XMapWindow(display, window)
         XFlush(display)
     }
@@ -158,7 +142,7 @@ public final class X11Frontend {
     }
 
     /// Whether any input device reports pen pressure (a tablet); without one the mouse plays.
-    public var hasPenTablet: Bool { tracker.hasPen }
+    public var hasPenTablet: Bool { pen.hasPen }
 
     /// Waits up to `timeout` milliseconds for input and returns everything that arrived.
     public func nextEvents(timeout: Int32) -> [FrontendEvent] {
@@ -178,7 +162,7 @@ public final class X11Frontend {
     private func handle(_ event: inout XEvent, into events: inout [FrontendEvent]) {
         switch event.type {
         case GenericEvent:
-            handleInput(&event.xcookie, into: &events)
+            pen.handle(&event.xcookie, into: &events)
         case Expose:
             let e = event.xexpose
             paint(x: Int(e.x), y: Int(e.y), width: Int(e.width), height: Int(e.height))
@@ -207,115 +191,6 @@ public final class X11Frontend {
         default:
             break
         }
-    }
-
-    // MARK: - Pen input
-
-    private func selectPenEvents() {
-        var windowMask = [UInt8](repeating: 0, count: xiMaskLength(XI_LASTEVENT))
-        for type in [XI_Motion, XI_ButtonPress, XI_ButtonRelease, XI_Enter, XI_Leave] {
-            xiSetMask(&windowMask, Int32(type))
-        }
-        select(&windowMask, device: XIAllMasterDevices, on: window)
-        var rootMask = [UInt8](repeating: 0, count: xiMaskLength(XI_LASTEVENT))
-        xiSetMask(&rootMask, Int32(XI_HierarchyChanged))
-        xiSetMask(&rootMask, Int32(XI_DeviceChanged))
-        select(&rootMask, device: XIAllDevices, on: root)
-    }
-
-    private func select(_ mask: inout [UInt8], device: Int32, on target: Window) {
-        mask.withUnsafeMutableBufferPointer { buffer in
-            var eventMask = XIEventMask(deviceid: device, mask_len: Int32(buffer.count), mask: buffer.baseAddress)
-            _ = XISelectEvents(display, target, &eventMask, 1)
-        }
-    }
-
-    /// Every input device with its axes, as the server lists it now: axes are found by label, never by index.
-    private func listDevices() -> [InputDevice] {
-        var count: Int32 = 0
-        guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return [] }
-        defer { XIFreeDeviceInfo(infos) }
-        return UnsafeBufferPointer(start: infos, count: Int(count)).map { info in
-            var valuators: [Valuator] = []
-            for index in 0..<Int(info.num_classes) {
-                guard let any = info.classes[index], any.pointee.type == XIValuatorClass else { continue }
-                let axis = UnsafeMutableRawPointer(any).assumingMemoryBound(to: XIValuatorClassInfo.self).pointee
-                valuators.append(
-                    Valuator(
-                        number: Int(axis.number), label: atomName(axis.label),
-                        minimum: axis.min, maximum: axis.max, resolution: Double(axis.resolution)))
-            }
-            return InputDevice(
-                id: Int(info.deviceid), name: info.name.map { String(cString: $0) } ?? "",
-                isMaster: info.use == XIMasterPointer || info.use == XIMasterKeyboard, enabled: info.enabled != 0,
-                valuators: valuators)
-        }
-    }
-
-    /// The devices changed: the pen's may have gone (its tone is silenced) or come.
-    private func refreshDevices(into events: inout [FrontendEvent]) {
-        for output in tracker.list(listDevices(), at: clock()) {
-            switch output {
-            case .pen(let event): events.append(.pen(event))
-            case .penLost: events.append(.penLost)
-            case .penFound: events.append(.penFound)
-            }
-        }
-    }
-
-    private func atomName(_ atom: Atom) -> String {
-        guard atom != 0, let name = XGetAtomName(display, atom) else { return "" }
-        defer { XFree(name) }
-        return String(cString: name)
-    }
-
-    private func handleInput(_ cookie: inout XGenericEventCookie, into events: inout [FrontendEvent]) {
-        guard cookie.`extension` == xiOpcode, XGetEventData(display, &cookie) != 0 else { return }
-        defer { XFreeEventData(display, &cookie) }
-        switch cookie.evtype {
-        case XI_Motion, XI_ButtonPress, XI_ButtonRelease:
-            let e = cookie.data.assumingMemoryBound(to: XIDeviceEvent.self).pointee
-            var valuators: [Int: Double] = [:]
-            var slot = 0
-            for bit in 0..<Int(e.valuators.mask_len) * 8 where xiMaskIsSet(e.valuators.mask, bit) {
-                valuators[bit] = e.valuators.values[slot]
-                slot += 1
-            }
-            let kind: PointerReport.Kind =
-                switch cookie.evtype {
-                case XI_ButtonPress: .press(Int(e.detail))
-                case XI_ButtonRelease: .release(Int(e.detail))
-                default: .motion
-                }
-            let report = PointerReport(
-                kind, device: Int(e.sourceid), rootX: e.root_x, rootY: e.root_y, valuators: valuators,
-                buttons: PenButtons(bits: Self.buttonBits(e.buttons)))
-            events.append(.pen(tracker.handle(report, at: clock())))
-        case XI_Enter, XI_Leave:
-            let e = cookie.data.assumingMemoryBound(to: XIEnterEvent.self).pointee
-            // Grabs (e.g. the implicit one while a button is held) keep the pointer where it is.
-            guard e.mode == NotifyNormal else { return }
-            let report = PointerReport(
-                .crossing(entered: cookie.evtype == XI_Enter), device: Int(e.sourceid), rootX: e.root_x,
-                rootY: e.root_y)
-            events.append(.pen(tracker.handle(report, at: clock())))
-        case XI_HierarchyChanged:
-            refreshDevices(into: &events)
-        case XI_DeviceChanged:
-            let e = cookie.data.assumingMemoryBound(to: XIDeviceChangedEvent.self).pointee
-            if e.reason == XIDeviceChange { refreshDevices(into: &events) }
-        default:
-            break
-        }
-    }
-
-    private static func buttonBits(_ state: XIButtonState) -> UInt32 {
-        // XI2 button masks count from bit 0 = button 0 (unused); PenButtons keeps bit 0 for button 1.
-        var bits: UInt32 = 0
-        for button in 1..<min(33, Int(state.mask_len) * 8) where xiMaskIsSet(state.mask, button) {
-            bits |= 1 << (button - 1)
-        }
-        return bits
     }
 
     // MARK: - Window and drawing
@@ -467,14 +342,6 @@ public final class X11Frontend {
         defer { XFree(data) }
         return count == 1 && type == XA_WINDOW
     }
-}
-
-// MARK: - XI2 mask helpers (the C macros are not imported)
-
-private func xiMaskLength(_ event: Int32) -> Int { Int(event >> 3) + 1 }
-private func xiSetMask(_ mask: inout [UInt8], _ event: Int32) { mask[Int(event >> 3)] |= 1 << UInt8(event & 7) }
-private func xiMaskIsSet(_ mask: UnsafeMutablePointer<UInt8>, _ bit: Int) -> Bool {
-    mask[bit >> 3] & (1 << UInt8(bit & 7)) != 0
 }
 
 /// Protocol errors (a window gone between two requests, say) are not fatal for a viewer.
