@@ -78,10 +78,9 @@ enum Watch {
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil) == EINTR {}
             var woke = timespec()
             clock_gettime(CLOCK_MONOTONIC, &woke)
-            let lateness = Double(woke.tv_sec - next.tv_sec) + Double(woke.tv_nsec - next.tv_nsec) / 1e9
+            let lateness = seconds(woke) - seconds(next)
             if lateness > reportedLateness {
-                report(
-                    "\(kind) \(Double(woke.tv_sec) + Double(woke.tv_nsec) / 1e9) \(Int((lateness * 1000).rounded()))")
+                report("\(kind) \(seconds(woke)) \(Int((lateness * 1000).rounded()))")
                 // Start again from now: the missed wakes are one pause.
                 next = woke
             }
@@ -91,8 +90,10 @@ enum Watch {
     static func monotonic() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        return seconds(now)
     }
+
+    static func seconds(_ time: timespec) -> Double { Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
 
     /// Writes one whole line at once: the lines of several threads never interleave.
     static func report(_ line: String) {
