@@ -62,6 +62,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
+        // Runs libhdf5 for the EMD reader, one process per file listed or plane read, installed beside the program.
+        .executableTarget(name: "sonic-atomic-hdf5", dependencies: ["SonicHDF5"]),
         // Renders the sound engine offline and reports speed, block times, memory and allocations.
         .executableTarget(
             name: "engine-benchmark",
@@ -89,12 +91,14 @@ let package = Package(
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
-        .testTarget(name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "SonicCore", "TestSupport"]),
+        .testTarget(
+            name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicCore", "TestSupport"]),
         .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SonicAtomicApp", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore", "TestSupport",
+                "SonicAtomicApp", "sonic-atomic-hdf5", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore",
+                "TestSupport",
                 // Text rendered on the test's X server, to hold the program's screen to.
                 "CX11", "CXft"
             ])

@@ -12,38 +12,51 @@ static inline hid_t sonic_h5_native_llong(void) { return H5T_NATIVE_LLONG; }
 static inline hid_t sonic_h5_native_uchar(void) { return H5T_NATIVE_UCHAR; }
 static inline hid_t sonic_h5_c_string(void) { return H5T_C_S1; }
 
-// For the child processes that run libhdf5. Glibc declares pipe2 and close_range only for
-// _GNU_SOURCE, which Swift's Glibc module is not built with.
+// For the helper processes that run libhdf5. Glibc declares memfd_create and close_range only for
+// _GNU_SOURCE, which Swift's Glibc module is not built with; fork's child and exec are C, below.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static inline int sonic_pipe_closed_on_exec(int ends[2]) { return (int)syscall(SYS_pipe2, ends, O_CLOEXEC); }
-static inline int sonic_close_descriptors(unsigned first, unsigned last) {
-    return (int)syscall(SYS_close_range, first, last, 0);
-}
+static inline int sonic_memory_file(const char *name) { return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */); }
 
-// prctl is variadic, which Swift cannot call: the child asks to be killed when the program dies, so
-// no child working on a hostile file outlives a program that was killed or crashed meanwhile.
-#include <signal.h>
-#include <sys/prctl.h>
-static inline int sonic_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL); }
-
-// The child caps its address space at what it inherited plus `extra` bytes. It reads its own size
-// with nothing but system calls: in a child forked from a threaded program only those are safe, and
-// only the child knows what it inherited (the program's other threads map and unmap meanwhile).
-#include <sys/resource.h>
-static inline int sonic_cap_address_space(unsigned long extra) {
-    char text[64];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    long n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    unsigned long pages = 0;
-    for (long i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (unsigned long)(text[i] - '0');
-    if (pages == 0) return -1;
-    unsigned long cap = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra;
-    struct rlimit memory = { cap, cap };
-    return setrlimit(RLIMIT_AS, &memory);
+// Starts the program at `path` isolated from the caller: killed when the caller dies (and not
+// started if it already has), its CPU time and address space capped, no core dump, default signal
+// handling, and no descriptors but the request on 0, /dev/null on 1 and 2, the answer on 3 and
+// `shared` (or /dev/null) on 4. Returns its pid, or -1.
+// Between fork and exec the child makes only system calls: in a threaded program nothing else is
+// safe there, since another thread may have held any lock at the fork.
+static inline pid_t sonic_spawn_isolated(const char *path, char *const argv[], int request, int answer, int shared,
+                                         int null, unsigned long cpu_seconds, unsigned long memory_bytes) {
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child != 0) return child;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    struct rlimit cpu = { cpu_seconds, cpu_seconds + 1 }, memory = { memory_bytes, memory_bytes }, core = { 0, 0 };
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &memory);
+    setrlimit(RLIMIT_CORE, &core);
+    struct sigaction standard = { 0 };
+    standard.sa_handler = SIG_DFL;
+    for (int number = 1; number < NSIG; number++) sigaction(number, &standard, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, 0);
+    // Moved above the targets first, so that no target overwrites a source still to be moved.
+    int sources[5] = { request, null, null, answer, shared >= 0 ? shared : null };
+    for (int target = 0; target < 5; target++) {
+        sources[target] = fcntl(sources[target], F_DUPFD, 16);
+        if (sources[target] < 0) _exit(127);
+    }
+    for (int target = 0; target < 5; target++) {
+        if (dup2(sources[target], target) < 0) _exit(127);
+    }
+    syscall(SYS_close_range, 5U, ~0U, 0);
+    execv(path, argv);
+    _exit(127);
 }

@@ -1,6 +1,6 @@
 import SonicCore
 
-/// Little-endian fields for the messages between the HDF5 child process and the reader.
+/// Little-endian fields for the messages between the HDF5 reader and its helper process.
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
@@ -46,7 +46,7 @@ struct ByteReader {
 
     var atEnd: Bool { at == bytes.count }
 
-    private static let garbled = ImageFileError("the HDF5 reader's child process sent a garbled answer")
+    private static let garbled = ImageFileError("a garbled message between the HDF5 reader and its helper")
 
     mutating func int() throws(ImageFileError) -> Int {
         guard bytes.count - at >= 8 else { throw Self.garbled }

@@ -2,61 +2,77 @@ import CHDF5
 import Glibc
 import SonicCore
 
-/// Runs libhdf5 in a forked child process, because malformed files make it crash, abort, loop or
-/// allocate without bound: then the child dies or is killed, and the reader throws one line.
+/// Runs a helper program isolated from the caller, because malformed files make libhdf5 crash,
+/// abort, loop or allocate without bound: then the helper dies or is killed, and the caller throws
+/// one line.
 ///
-/// A fork (not a spawned helper) keeps the reader self-contained, and each child starts from the
-/// program's untouched state, so libhdf5's globals and any handles it leaks die with the child.
+/// The helper is a program of its own, started afresh (not a fork that goes on running the
+/// caller's code): a fork of a threaded program may find a lock held forever by a thread that
+/// does not exist in it. Each helper starts clean, and libhdf5's globals and leaks die with it.
 enum ChildProcess {
     struct Limits: Sendable {
-        /// How long the child may take before it is killed.
+        /// How long the helper may take before it is killed.
         var seconds: Double
-        /// How much memory the child may map beyond what the program already has.
+        /// How much memory the helper may map in all.
         var memoryBytes: Int
     }
 
-    /// Memory that the child writes and the program reads (a plane of samples), shared across the fork.
+    /// Memory that the helper writes (a plane of samples) and the caller reads: a memory file the
+    /// helper finds on its descriptor 4.
     final class SharedMemory {
+        let descriptor: Int32
         let bytes: UnsafeMutableRawBufferPointer
 
         init(count: Int) throws(ImageFileError) {
-            let address = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-            guard let address, address != MAP_FAILED else {
-                throw ImageFileError("cannot map \(count) bytes of memory for the samples")
+            descriptor = sonic_memory_file("samples")
+            guard descriptor >= 0 else { throw systemError("cannot make a memory file for the samples") }
+            guard ftruncate(descriptor, off_t(count)) == 0,
+                let address = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+                address != MAP_FAILED
+            else {
+                let error = systemError("cannot map \(count) bytes of memory for the samples")
+                close(descriptor)
+                throw error
             }
             bytes = UnsafeMutableRawBufferPointer(start: address, count: count)
         }
 
-        deinit { munmap(bytes.baseAddress, bytes.count) }
+        deinit {
+            munmap(bytes.baseAddress, bytes.count)
+            close(descriptor)
+        }
     }
 
-    /// The child's answer can hold metadata but never samples, which go through shared memory.
+    /// The helper's answer can hold metadata but never samples, which go through shared memory.
     static let maxAnswerBytes = 64 << 20
 
-    /// Runs `work` in a child and returns the bytes it answered, or throws the error it threw, or
-    /// why it did not answer.
-    static func run(limits: Limits, work: () throws(ImageFileError) -> [UInt8]) throws(ImageFileError) -> [UInt8] {
+    /// Runs `program` with `arguments`, `request` on its standard input and `shared` on its
+    /// descriptor 4, and returns what it wrote on its descriptor 3 by the time it exited normally;
+    /// throws when it could not start, crashed, took too long or answered too much.
+    static func run(
+        _ program: String, arguments: [String], request: [UInt8] = [], shared: SharedMemory? = nil, limits: Limits
+    ) throws(ImageFileError) -> (answer: [UInt8], status: Int32) {
+        let requestFile = sonic_memory_file("request")
+        guard requestFile >= 0 else { throw systemError("cannot make a memory file for the request") }
+        defer { close(requestFile) }
+        guard writeAll(request, to: requestFile), lseek(requestFile, 0, SEEK_SET) == 0 else {
+            throw systemError("cannot write the request")
+        }
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw systemError("cannot open /dev/null") }
+        defer { close(null) }
         var ends: [Int32] = [-1, -1]
         guard sonic_pipe_closed_on_exec(&ends) == 0 else { throw systemError("cannot make a pipe") }
-        let parent = getpid()
-        let child = fork()
-        if child == 0 {
-            close(ends[0])
-            becomeIsolated(keeping: ends[1], extraMemory: limits.memoryBytes, seconds: limits.seconds, parent: parent)
-            var answer = ByteWriter()
-            do throws(ImageFileError) {
-                let bytes = try work()
-                answer.bool(true)
-                answer.int(bytes.count)
-                answer.append(bytes)
-            } catch {
-                answer.bool(false)
-                answer.string(error.message)
-            }
-            _exit(writeAll(answer.bytes, to: ends[1]) ? 0 : 1)
+        defer { close(ends[0]) }
+        // Everything the child needs is made here: between fork and exec it may not allocate.
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let child = argv.withUnsafeBufferPointer { argv in
+            sonic_spawn_isolated(
+                program, argv.baseAddress, requestFile, ends[1], shared?.descriptor ?? -1, null,
+                UInt(limits.seconds.rounded(.up)) + 1, UInt(limits.memoryBytes))
         }
         close(ends[1])
-        defer { close(ends[0]) }
         guard child > 0 else { throw systemError("cannot start a process to read the HDF5 file") }
         let answer: [UInt8]
         switch readAnswer(from: ends[0], seconds: limits.seconds) {
@@ -71,45 +87,15 @@ enum ChildProcess {
             throw ImageFileError(
                 "the HDF5 library gave more than \(maxAnswerBytes >> 20) MiB of metadata for this file")
         }
-        if let status = reap(child, kill: false), status & 0x7F != 0 {
+        let status = reap(child, kill: false) ?? 0
+        if status & 0x7F != 0 {
             throw ImageFileError("the HDF5 library crashed on this file (\(signalName(status & 0x7F)))")
         }
-        var input = ByteReader(answer)
-        guard let succeeded = try? input.bool() else {
-            throw ImageFileError("the HDF5 library failed on this file")
+        let exitStatus = (status >> 8) & 0xFF
+        if exitStatus == 127 && answer.isEmpty {
+            throw ImageFileError("cannot start the HDF5 reader \(program)")
         }
-        guard succeeded else { throw ImageFileError(oneLine(try input.string())) }
-        let count = try input.count()
-        let payload = Array(answer.suffix(count))
-        guard answer.count == 1 + 8 + count else { throw ImageFileError("the HDF5 library failed on this file") }
-        return payload
-    }
-
-    /// In the child: no output of its own, no descriptors but the answer's, no core dumps, no crash
-    /// reporting (a crash ends it at once), and a cap on memory.
-    private static func becomeIsolated(keeping answer: Int32, extraMemory: Int, seconds: Double, parent: pid_t) {
-        // Killed with the program; and if the program is already gone, at once. A loop in the library
-        // also ends by itself once it has used its time in CPU, should no one be left to stop it.
-        _ = sonic_die_with_parent()
-        if getppid() != parent { _exit(1) }
-        var cpu = rlimit(rlim_cur: rlim_t(seconds.rounded(.up)) + 1, rlim_max: rlim_t(seconds.rounded(.up)) + 2)
-        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
-        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE, SIGXCPU] {
-            signal(crash, SIG_DFL)
-        }
-        var none = sigset_t()
-        sigemptyset(&none)
-        sigprocmask(SIG_SETMASK, &none, nil)
-        let null = open("/dev/null", O_RDWR)
-        if null >= 0 {
-            for standard: Int32 in 0...2 { dup2(null, standard) }
-        }
-        // Other threads' pipes must not stay open here, or their readers would wait for this child.
-        if answer > 3 { _ = sonic_close_descriptors(3, UInt32(answer - 1)) }
-        _ = sonic_close_descriptors(UInt32(answer + 1), UInt32.max)
-        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
-        _ = sonic_cap_address_space(UInt(extraMemory))
+        return (answer, exitStatus)
     }
 
     private enum Outcome {
@@ -118,7 +104,7 @@ enum ChildProcess {
         case tooLong
     }
 
-    /// Everything the child wrote until it closed the pipe, unless time or room ran out first.
+    /// Everything the helper wrote until it closed the pipe, unless time or room ran out first.
     private static func readAnswer(from pipe: Int32, seconds: Double) -> Outcome {
         let deadline = now() + seconds
         var answer: [UInt8] = []
@@ -139,7 +125,7 @@ enum ChildProcess {
         }
     }
 
-    /// Waits for the child (killing it first if asked) and returns its wait status, or nil when
+    /// Waits for the helper (killing it first if asked) and returns its wait status, or nil when
     /// the program reaps children itself.
     @discardableResult
     private static func reap(_ child: pid_t, kill killFirst: Bool) -> Int32? {
@@ -151,7 +137,7 @@ enum ChildProcess {
         return status
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -160,12 +146,6 @@ enum ChildProcess {
             written += n
         }
         return true
-    }
-
-    /// The child's own messages quote names from the file, which may hold any character.
-    private static func oneLine(_ message: String) -> String {
-        String(
-            message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }.prefix(400))
     }
 
     private static func now() -> Double {
@@ -179,7 +159,7 @@ enum ChildProcess {
         return String(cString: name).lowercased()
     }
 
-    private static func systemError(_ context: String) -> ImageFileError {
+    static func systemError(_ context: String) -> ImageFileError {
         ImageFileError("\(context): \(String(cString: strerror(errno)).lowercased())")
     }
 }

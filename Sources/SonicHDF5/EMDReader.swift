@@ -3,7 +3,7 @@ import SonicCore
 
 /// Reads EMD files, Thermo Fisher Velox's and Berkeley's, through libhdf5.
 ///
-/// libhdf5 runs only in child processes (see `ChildProcess`): one lists the file, and one reads
+/// libhdf5 runs only in helper processes (see `HDF5Helper`): one lists the file, and one reads
 /// each plane that is asked for. A file that crashes or hangs the library gives an ImageFileError.
 public enum EMDReader {
     static let listingLimits = ChildProcess.Limits(seconds: 20, memoryBytes: 2 << 30)
@@ -18,9 +18,7 @@ public enum EMDReader {
         reading: ChildProcess.Limits
     ) throws(ImageFileError) -> ImageFileContents {
         try checkReadable(path)
-        let answer = try ChildProcess.run(limits: listing) { () throws(ImageFileError) -> [UInt8] in
-            try FileSurvey.survey(path: path).encoded()
-        }
+        let answer = try HDF5Helper.run(.survey, file: path, limits: listing)
         let survey = try Survey(decoding: answer)
         let maker = DatasetEntries(file: path, limits: reading)
         if let version = survey.veloxVersion, VeloxEntries.isVelox(version: version) {

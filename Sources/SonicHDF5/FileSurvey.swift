@@ -1,7 +1,7 @@
 import CHDF5
 import SonicCore
 
-/// Walks an HDF5 file for what Velox and Berkeley EMD keep (runs in the child process).
+/// Walks an HDF5 file for what Velox and Berkeley EMD keep (runs in the helper process).
 ///
 /// Everything is bounded, whatever the file claims: links per group, groups visited, depth, bytes
 /// of text; the Berkeley walk remembers where it has been, so hard-link cycles end it.

@@ -4,7 +4,7 @@ import SonicCore
 
 /// An open HDF5 identifier (file, group, dataset, attribute, type, space), closed when released.
 ///
-/// Only the child process of `ChildProcess` opens these: libhdf5 never runs in the program itself.
+/// Only the helper process (`HDF5Helper`) opens these: libhdf5 never runs in the program itself.
 final class HDF5Object {
     let id: hid_t
     private let close: (hid_t) -> herr_t

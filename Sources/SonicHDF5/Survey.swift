@@ -1,6 +1,6 @@
 import SonicCore
 
-/// What the child process finds in an HDF5 file: the raw facts, which the reader then interprets.
+/// What the helper process finds in an HDF5 file: the raw facts, which the reader then interprets.
 struct Survey: Equatable {
     /// The JSON text of Velox's `/Version` dataset.
     var veloxVersion: String?
@@ -109,7 +109,7 @@ extension Survey {
                     axesFromZero: axesFromZero, axes: axes))
         }
         operations = try input.strings()
-        guard input.atEnd else { throw ImageFileError("the HDF5 reader's child process sent a garbled answer") }
+        guard input.atEnd else { throw ImageFileError("a garbled message between the HDF5 reader and its helper") }
     }
 }
 

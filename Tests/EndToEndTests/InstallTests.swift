@@ -28,6 +28,16 @@ extension EndToEnd {
                 ],
                 environment: ["SONIC_ATOMIC_DATA": ""])
             #expect(inspect.status == 0 && inspect.output.contains("\"format\":\"dm4\""), "\(inspect.output)")
+            // EMD files are read by the installed HDF5 helper: listed, and a plane read for its levels.
+            let emd = try Subprocess.run(
+                "/bin/sh",
+                [
+                    "-c",
+                    "cd / && '\(installed)' inspect --json '\(Fixtures.repository)/Tests/Fixtures/emd/velox_two_detectors.emd'"
+                ],
+                environment: ["SONIC_ATOMIC_DATA": ""])
+            #expect(emd.status == 0 && emd.output.contains("\"format\":\"emd\""), "\(emd.output)")
+            #expect(emd.output.contains("\"max\":"), "\(emd.output)")
             for file in [
                 "share/man/man1/sonic-atomic.1", "share/bash-completion/completions/sonic-atomic",
                 "share/zsh/site-functions/_sonic-atomic", "share/fish/vendor_completions.d/sonic-atomic.fish",
