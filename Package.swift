@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
         .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
+        // ATK's pkg-config file gives GLib's include folders, which the bridge's header needs too.
+        .systemLibrary(name: "CATK", pkgConfig: "atk", providers: [.apt(["libatk-bridge2.0-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -48,6 +50,7 @@ let package = Package(
         .target(name: "SonicSpeechDispatcher", dependencies: ["SonicCore", "CSpeechd"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
         .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
+        .target(name: "SonicAccessibility", dependencies: ["CATK"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
         .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF", "SonicHDF5"]),
@@ -59,7 +62,7 @@ let package = Package(
             name: "SonicAtomicApp",
             dependencies: [
                 "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech", "SonicSpeechDispatcher",
-                .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "SonicAccessibility", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // Runs libhdf5 for the EMD reader, one process per file listed or plane read, installed beside the program.

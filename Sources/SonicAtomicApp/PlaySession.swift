@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SonicAccessibility
 import SonicCore
 import SonicImageFiles
 import SonicX11
@@ -10,6 +11,7 @@ import SonicX11
 final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
+    private let screenReaderWindow: ScreenReaderWindow
     private let output: any AudioOutput
     private let voice: (any Announcer)?
     private let log: SessionLog?
@@ -35,11 +37,13 @@ final class PlaySession {
 
         let sound = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
         let instrument = sound.instrument(playing: picture)
+        let title = "SonicAtomic — \(opened.fileName)"
         do {
             frontend = try X11Frontend(
-                title: "SonicAtomic — \(opened.fileName)", image: picture,
+                title: title, image: picture,
                 stretch: instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
+        screenReaderWindow = ScreenReaderWindow(application: "SonicAtomic", window: title)
         let voiceNotes: [String]
         (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: sound)
         log?.write(
@@ -101,6 +105,7 @@ final class PlaySession {
                 case .closeRequested: perform(controller.handle(.windowClosed, at: monotonicSeconds()))
                 case .penLost: perform(controller.penDevice(found: false))
                 case .penFound: perform(controller.penDevice(found: true))
+                case .focused(let active): screenReaderWindow.windowActive(active)
                 }
             }
             perform(controller.poll(at: monotonicSeconds()))

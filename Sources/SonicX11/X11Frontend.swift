@@ -17,6 +17,8 @@ public enum FrontendEvent: Sendable, Equatable {
     /// The pen tablet's device went away (unplugged), or one appeared.
     case penLost
     case penFound
+    /// The window gained (true) or lost the keyboard focus.
+    case focused(Bool)
 }
 
 public struct X11Error: Error, Sendable, CustomStringConvertible {
@@ -41,6 +43,7 @@ public final class X11Frontend {
     /// The drawn image for the window as placed now; Expose repaints from it.
     private var frame: UnsafeMutablePointer<XImage>?
     private var placement = ScreenRect(x: 0, y: 0, width: 0, height: 0)
+    private var focused = false
     private var viewport: Viewport?
     /// Drawn over the image.
     private var overlay = Overlay()
@@ -108,7 +111,7 @@ public final class X11Frontend {
             // No window manager: follow the root window's size ourselves.
             XSelectInput(display, root, StructureNotifyMask)
         }
-        XSelectInput(display, window, ExposureMask | StructureNotifyMask | KeyPressMask)
+        XSelectInput(display, window, ExposureMask | StructureNotifyMask | KeyPressMask | FocusChangeMask)
         XMapWindow(display, window)
         XFlush(display)
     }
@@ -188,6 +191,17 @@ public final class X11Frontend {
             }
         case ClientMessage where Atom(event.xclient.data.l.0) == deleteWindowAtom:
             events.append(.closeRequested)
+        case FocusIn, FocusOut:
+            // Focus passing within the window, following the pointer, or lent to a grab (a window
+            // manager's key binding, say) does not move it away from the window.
+            let e = event.xfocus
+            guard e.detail != NotifyInferior, e.detail != NotifyPointer,
+                e.mode == NotifyNormal || e.mode == NotifyWhileGrabbed
+            else { break }
+            let now = event.type == FocusIn
+            guard now != focused else { break }
+            focused = now
+            events.append(.focused(now))
         default:
             break
         }

@@ -3,10 +3,10 @@ import TestSupport
 import Testing
 
 extension EndToEnd {
-    /// Living beside a screen reader: the window's name, which the screen reader speaks on focus;
-    /// `--speech dispatcher`, the announcements spoken by a private speech-dispatcher into the test's
-    /// sound server, heard in the recording beside the program's own stream, the tone ducking under
-    /// them; a restarted speech-dispatcher found again; and eSpeak-NG standing in, said once, when
+    /// Living beside a screen reader: the window's name, which Orca speaks when the window comes to the
+    /// front; `--speech dispatcher`, the announcements spoken by a private speech-dispatcher into the
+    /// test's sound server, heard in the recording beside the program's own stream, the tone ducking
+    /// under them; a restarted speech-dispatcher found again; and eSpeak-NG standing in, said once, when
     /// speech-dispatcher cannot be reached or goes away for good.
     @Suite struct ScreenReaderTests {
         static let rate = SoundServer.sampleRate
@@ -159,6 +159,55 @@ extension EndToEnd {
                         "Note: speech-dispatcher cannot be reached; speaking with eSpeak-NG.") == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[..<end], sampleRate: Self.rate))
                 #expect(try playing(on: sound) == ["SonicAtomic"])
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
+        /// With Orca running, as a blind user's desktop has it, Orca speaks the window's name when the
+        /// window comes to the front: as the program starts, and when the user comes back to it from
+        /// another application.
+        @Test(.enabled(if: Fixtures.hasScreenReader, "needs Orca: \(Fixtures.screenReaderMissing ?? "")"))
+        func orcaSpeaksTheWindowsNameWhenItComesToTheFront() throws {
+            // Not held to zero dropouts: Orca's voice comes and goes on the server as another program's stream.
+            try withServers("orca", dropoutsExpected: true) { display, sound, folder in
+                let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
+                defer { dispatcher.stop() }
+                let reader = try ScreenReader(display: display, dispatcher: dispatcher, folder: folder)
+                defer { reader.stop() }
+                let image = try writeImage(folder, "Å-lattice.png", width: 8, height: 8) { x, _ in UInt16(x * 8000) }
+                func said(_ name: String) -> Int { dispatcher.queuedTexts().filter { $0.hasPrefix(name) }.count }
+                let window = "SonicAtomic — Å-lattice.png"
+
+                let session = try PlaySession(
+                    image: image, display: display, sound: sound, folder: folder, environment: reader.clientEnvironment)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try waitFor("Orca to say the window's name", timeout: 15) { said(window) == 1 }
+                try session.waitForGreeting()
+
+                // Another application comes to the front (a GTK window, accessible as every GTK one is),
+                // then the program's window again.
+                let other = try Subprocess(
+                    Fixtures.systemPython,
+                    [
+                        "-c",
+                        """
+                        import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk
+                        w = Gtk.Window(title="Notes"); w.add(Gtk.Label(label="Notes")); w.show_all(); Gtk.main()
+                        """
+                    ],
+                    environment: display.environment.merging(reader.clientEnvironment) { $1 }, folder: folder,
+                    label: "notes")
+                defer { other.stop() }
+                try display.focusWindow(named: "^Notes$")
+                try waitFor("Orca to say the other window's name", timeout: 15) { said("Notes") == 1 }
+                let mark = try sound.waitForSilence()
+                try display.focusWindow(named: "^SonicAtomic")
+                try waitFor("Orca to say the window's name again", timeout: 15) { said(window) == 2 }
+                // Heard, too: the program itself says nothing when it comes to the front.
+                let heard = try sound.waitForUtterance(after: mark)
+                #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[heard], sampleRate: Self.rate))
+                #expect(try session.spokenTexts().count == 1, "the program spoke only its greeting")
                 #expect(try session.quitWithKey() == 0)
             }
         }

@@ -62,20 +62,40 @@ enum Fixtures {
 
     /// Why speech-dispatcher cannot run here, or nil when it can: the daemon and its espeak-ng module.
     static let speechDispatcherMissing: String? = {
-        let parts = [
+        missingPackage([
             speechDispatcherProgram: "speech-dispatcher",
             "/usr/lib/speech-dispatcher-modules/sd_espeak-ng": "speech-dispatcher-espeak-ng"
-        ]
-        for (file, package) in parts.sorted(by: { $0.key < $1.key }) where !FileManager.default.fileExists(atPath: file)
-        {
-            return "\(package) is not installed"
-        }
-        return nil
+        ])
     }()
 
     /// Whether the speech-dispatcher tests run: they skip where it is missing — but never in CI, where
     /// its absence fails them.
     static var hasSpeechDispatcher: Bool { speechDispatcherMissing == nil || isCI }
+
+    static let orcaProgram = "/usr/bin/orca"
+    static let dbusDaemonProgram = "/usr/bin/dbus-daemon"
+    /// Debian's own Python, with GObject introspection (the one on PATH may be another).
+    static let systemPython = "/usr/bin/python3"
+
+    /// Why the screen reader cannot run here, or nil when it can: Orca, the desktop's accessibility
+    /// bus and a session bus to start it on.
+    static let screenReaderMissing: String? = {
+        missingPackage([
+            orcaProgram: "orca", dbusDaemonProgram: "dbus-daemon",
+            "/usr/libexec/at-spi-bus-launcher": "at-spi2-core", "/usr/libexec/at-spi2-registryd": "at-spi2-core"
+        ]) ?? speechDispatcherMissing
+    }()
+
+    /// "PACKAGE is not installed" for the first of these files (path: package) that is missing.
+    private static func missingPackage(_ files: [String: String]) -> String? {
+        files.sorted { $0.key < $1.key }.first { !FileManager.default.fileExists(atPath: $0.key) }.map {
+            "\($0.value) is not installed"
+        }
+    }
+
+    /// Whether the screen-reader tests run: they skip where Orca is missing — but never in CI, where its
+    /// absence fails them.
+    static var hasScreenReader: Bool { screenReaderMissing == nil || isCI }
 
     /// A fresh scratch folder for one test.
     static func scratch(_ name: String) throws -> String {

@@ -4,6 +4,7 @@ import Foundation
 /// configuration, runtime folder and socket, its speech played to the test's sound server (it is a
 /// PulseAudio client of it), so the recording hears it beside the program. Its configuration stands
 /// for a user's own settings: a faster rate than the program's eSpeak-NG default, to keep tests short.
+/// Its log lists every text it was given to speak.
 final class SpeechDispatcher {
     let folder: String
     private let environment: [String: String]
@@ -27,7 +28,7 @@ final class SpeechDispatcher {
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         try """
-        LogLevel 1
+        LogLevel 5
         AddModule "espeak-ng" "sd_espeak-ng" "/etc/speech-dispatcher/modules/espeak-ng.conf"
         DefaultModule espeak-ng
         DefaultLanguage "en"
@@ -55,6 +56,17 @@ final class SpeechDispatcher {
         }
         guard daemon.isRunning else {
             throw HarnessError("speech-dispatcher did not start: \(daemon.stderr.suffix(500))")
+        }
+    }
+
+    /// Every text the daemon has been given to speak so far, in order, its SSML marks taken out.
+    func queuedTexts() -> [String] {
+        let log = (try? String(contentsOfFile: folder + "/log/speech-dispatcher.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "Queueing message |"),
+                let end = line.range(of: "| with priority", options: .backwards), start.upperBound <= end.lowerBound
+            else { return nil }
+            return String(line[start.upperBound..<end.lowerBound]).replacing(/<[^>]*>/, with: "")
         }
     }
 

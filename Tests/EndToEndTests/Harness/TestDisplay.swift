@@ -132,6 +132,16 @@ final class TestDisplay {
         guard result.status == 0 else { throw HarnessError("xdotool key \(names): \(result.output)") }
     }
 
+    /// Gives the keyboard focus to the window whose name matches `pattern` (once it exists), as a user
+    /// coming to it from another does.
+    func focusWindow(named pattern: String) throws {
+        guard let xdotool = Subprocess.which("xdotool") else { throw HarnessError("xdotool is not installed") }
+        let result = try Subprocess.run(
+            xdotool, ["search", "--sync", "--name", pattern, "windowfocus", "--sync"], environment: environment,
+            timeout: 15)
+        guard result.status == 0 else { throw HarnessError("xdotool cannot focus \(pattern): \(result.output)") }
+    }
+
     static func point(_ x: Double, _ y: Double) -> String { "\(x),\(y)" }
 
     private func emulateWithXTest(_ arguments: [String]) throws {
