@@ -17,25 +17,17 @@ extension EndToEnd {
             try #require(install.status == 0, "\(install.output)")
             let installed = prefix + "/bin/sonic-atomic"
             // From the root folder, with nothing pointing at the source tree.
-            let profiles = try Subprocess.run(
-                "/bin/sh", ["-c", "cd / && '\(installed)' profiles"], environment: ["SONIC_ATOMIC_DATA": ""])
+            func runInstalled(_ arguments: String) throws -> (status: Int32, output: String) {
+                try Subprocess.run(
+                    "/bin/sh", ["-c", "cd / && '\(installed)' \(arguments)"], environment: ["SONIC_ATOMIC_DATA": ""])
+            }
+            let profiles = try runInstalled("profiles")
             #expect(profiles.status == 0 && profiles.output.contains("default     shipped"), "\(profiles.output)")
-            let inspect = try Subprocess.run(
-                "/bin/sh",
-                [
-                    "-c",
-                    "cd / && '\(installed)' inspect --json '\(prefix)/share/sonic-atomic/images/atomic-lattice.dm4'"
-                ],
-                environment: ["SONIC_ATOMIC_DATA": ""])
+            let inspect = try runInstalled("inspect --json '\(prefix)/share/sonic-atomic/images/atomic-lattice.dm4'")
             #expect(inspect.status == 0 && inspect.output.contains("\"format\":\"dm4\""), "\(inspect.output)")
             // EMD files are read by the installed HDF5 helper: listed, and a plane read for its levels.
-            let emd = try Subprocess.run(
-                "/bin/sh",
-                [
-                    "-c",
-                    "cd / && '\(installed)' inspect --json '\(Fixtures.repository)/Tests/Fixtures/emd/velox_two_detectors.emd'"
-                ],
-                environment: ["SONIC_ATOMIC_DATA": ""])
+            let emd = try runInstalled(
+                "inspect --json '\(Fixtures.repository)/Tests/Fixtures/emd/velox_two_detectors.emd'")
             #expect(emd.status == 0 && emd.output.contains("\"format\":\"emd\""), "\(emd.output)")
             #expect(emd.output.contains("\"max\":"), "\(emd.output)")
             for file in [

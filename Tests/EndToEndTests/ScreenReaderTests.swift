@@ -209,6 +209,7 @@ extension EndToEnd {
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[heard], sampleRate: Self.rate))
                 #expect(try session.spokenTexts().count == 1, "the program spoke only its greeting")
                 #expect(try session.quitWithKey() == 0)
+                #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
             }
         }
 
