@@ -116,18 +116,21 @@ public enum SignalAnalysis {
 
     /// Steady pitches in a stretch of tone: frequencies measured in consecutive windows, grouped
     /// while they agree within `tolerance` (relative); groups shorter than `minimumLength` samples dropped.
+    /// `machinePauses`: how often the machine itself paused while the stretch played. Each pause leaves
+    /// a few milliseconds of silence in a recording, which no window around it measures right and which
+    /// would lower a group's count of cycles: up to that many times, a break of at most two windows
+    /// between two groups of the same pitch joins them, and each group's pitch is that of its steady
+    /// cycles (`steadyFrequency`) rather than of all of them.
     public static func pitchPlateaus(
         _ x: ArraySlice<Float>, sampleRate: Double, window: Int,
-        tolerance: Double, minimumLength: Int
+        tolerance: Double, minimumLength: Int, machinePauses: Int = 0
     ) -> [(frequency: Double, range: Range<Int>)] {
-        var plateaus: [(frequency: Double, range: Range<Int>)] = []
+        var groups: [(frequency: Double, range: Range<Int>)] = []
         var group: [(Double, Range<Int>)] = []
         func close() {
             guard let first = group.first, let last = group.last else { return }
             let range = first.1.lowerBound..<last.1.upperBound
-            if range.count >= minimumLength, let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate) {
-                plateaus.append((f, range))
-            }
+            if let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate) { groups.append((f, range)) }
             group = []
         }
         var i = x.startIndex
@@ -142,7 +145,29 @@ public enum SignalAnalysis {
             i += window
         }
         close()
-        return plateaus
+        var joined: [(frequency: Double, range: Range<Int>)] = []
+        var bridges = machinePauses
+        for next in groups {
+            // The group of the same pitch before the break, if the break is short; what lies in it goes.
+            if bridges > 0,
+                let k = joined.indices.last(where: {
+                    next.range.lowerBound - joined[$0].range.upperBound <= 2 * window
+                        && abs(next.frequency / joined[$0].frequency - 1) <= tolerance
+                })
+            {
+                joined.removeSubrange((k + 1)...)
+                joined[k].range = joined[k].range.lowerBound..<next.range.upperBound
+                bridges -= 1
+            } else {
+                joined.append(next)
+            }
+        }
+        return joined.filter { $0.range.count >= minimumLength }.map { plateau in
+            guard machinePauses > 0, let steady = steadyFrequency(x[plateau.range], sampleRate: sampleRate) else {
+                return plateau
+            }
+            return (steady, plateau.range)
+        }
     }
 
     /// Whether a stretch sounds like speech rather than a tone or silence: loud enough for a good part

@@ -20,6 +20,20 @@ public enum Spectrum {
         return 2 * (real * real + imaginary * imaginary).squareRoot() / windowSum
     }
 
+    /// The amplitude at `frequency` in each of `parts` equal parts of `x`, the median of them: where the
+    /// machine paused, the recording has a gap and the tone a jump in phase, which spoil the part they
+    /// fall in, not the measure.
+    public static func medianAmplitude(
+        _ x: ArraySlice<Float>, at frequency: Double, sampleRate: Double, parts: Int
+    ) -> Double {
+        let length = x.count / parts
+        let amplitudes = (0..<parts).map { k in
+            let start = x.startIndex + k * length
+            return amplitude(x[start..<start + length], at: frequency, sampleRate: sampleRate)
+        }
+        return amplitudes.sorted()[parts / 2]
+    }
+
     /// Where short bursts at `frequency` start: the amplitude there, measured over `window`-sample
     /// stretches every half window, rising above `threshold` after at least `minimumGap` samples below it.
     public static func burstOnsets(

@@ -25,9 +25,11 @@ final class MachinePauseWatch {
 
     func stop() { watcher.stop() }
 
-    /// One measured pause: when it ended (CLOCK_MONOTONIC seconds) and what showed it.
+    /// One measured pause: when it ended (CLOCK_MONOTONIC seconds), how long it lasted at least, and
+    /// what showed it.
     struct Pause {
         let end: Double
+        let seconds: Double
         let evidence: String
     }
 
@@ -40,10 +42,17 @@ final class MachinePauseWatch {
             let fields = line.split(separator: " ")
             guard fields.count == 3, let end = Double(fields[1]), let amount = Int(fields[2]) else { return nil }
             switch fields[0] {
-            case "pause": return Pause(end: end, evidence: "a real-time thread woke \(amount) ms late")
+            case "pause":
+                return Pause(
+                    end: end, seconds: Double(amount) / 1000, evidence: "a real-time thread woke \(amount) ms late")
             case "late":
-                return Pause(end: end, evidence: "a thread without real-time priority, as here, woke \(amount) ms late")
-            case "steal": return Pause(end: end, evidence: "the host took \(amount * 10) ms (steal counter)")
+                return Pause(
+                    end: end, seconds: Double(amount) / 1000,
+                    evidence: "a thread without real-time priority, as here, woke \(amount) ms late")
+            case "steal":
+                return Pause(
+                    end: end, seconds: Double(amount) / 100, evidence: "the host took \(amount * 10) ms (steal counter)"
+                )
             default: return nil
             }
         }
@@ -52,6 +61,15 @@ final class MachinePauseWatch {
     /// The pause among `pauses` that a dropout logged at `time` falls in, if any.
     static func pause(explaining time: Double, among pauses: [Pause]) -> Pause? {
         pauses.first { dropoutDelay.contains(time - $0.end) }
+    }
+
+    /// The pauses among `pauses` that can have broken the sound of what the program did from `span`'s
+    /// start to its end (CLOCK_MONOTONIC seconds, as the session log has them): what is heard follows
+    /// the pen by the sound's latency, and a pause is noticed up to `dropoutDelay` after it.
+    static func pauses(during span: ClosedRange<Double>, among pauses: [Pause]) -> [Pause] {
+        pauses.filter {
+            (span.lowerBound - dropoutDelay.upperBound...span.upperBound + dropoutDelay.upperBound).contains($0.end)
+        }
     }
 }
 

@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The end-to-end tests' reading of a recorded stroke across five regions, on tones made here.
+@Suite struct SignalAnalysisTests {
+    static let rate = 48_000.0
+    static let pitches = [110.0, 170.4, 320.7, 698.5, 1760.0]
+
+    /// Five tones of 0.6 s, one after another, their phase running on, with `silences` (start, length in
+    /// seconds) put in as a pause of the machine leaves them: the tone stops for that long and then goes
+    /// on where it stopped.
+    static func stroke(silences: [(Double, Double)] = []) -> [Float] {
+        var phase = 0.0
+        var x: [Float] = []
+        for pitch in pitches {
+            for _ in 0..<Int(0.6 * rate) {
+                x.append(Float(0.5 * sin(phase)))
+                phase += 2 * Double.pi * pitch / rate
+            }
+        }
+        for (start, length) in silences {
+            let from = Int(start * rate)
+            x.replaceSubrange(from..<from, with: [Float](repeating: 0, count: Int(length * rate)))
+        }
+        return x
+    }
+
+    static func plateaus(_ x: [Float], machinePauses: Int = 0) -> [(frequency: Double, range: Range<Int>)] {
+        SignalAnalysis.pitchPlateaus(
+            x[...], sampleRate: rate, window: 2400, tolerance: 0.005, minimumLength: 9600,
+            machinePauses: machinePauses)
+    }
+
+    static func exact(_ found: [(frequency: Double, range: Range<Int>)]) -> Bool {
+        found.count == pitches.count && zip(found, pitches).allSatisfy { abs($0.frequency / $1 - 1) < 0.001 }
+    }
+
+    @Test func aCleanStrokeReadsEveryPitch() {
+        #expect(Self.exact(Self.plateaus(Self.stroke())))
+        #expect(Self.exact(Self.plateaus(Self.stroke(), machinePauses: 2)))
+    }
+
+    @Test func gapsInTonesAreBridgedAsOftenAsTheMachinePaused() {
+        // 10 ms of silence in the middle of the second tone, and 25 ms in the fourth.
+        let broken = Self.stroke(silences: [(0.9125, 0.010), (2.1125, 0.025)])
+        #expect(!Self.exact(Self.plateaus(broken)))
+        #expect(!Self.exact(Self.plateaus(broken, machinePauses: 1)))
+        let bridged = Self.plateaus(broken, machinePauses: 2)
+        #expect(Self.exact(bridged) && bridged.allSatisfy { $0.range.count >= Int(0.5 * Self.rate) })
+    }
+
+    @Test func aWrongPitchIsNotBridgedAway() {
+        // A tone that slips 3 % for 0.2 s in the middle stays three plateaus, however often the machine paused.
+        var phase = 0.0
+        let x = (0..<Int(1.0 * Self.rate)).map { i -> Float in
+            let t = Double(i) / Self.rate
+            phase += 2 * Double.pi * (t > 0.4 && t < 0.6 ? 453.2 : 440) / Self.rate
+            return Float(0.5 * sin(phase))
+        }
+        #expect(Self.plateaus(x, machinePauses: 5).count == 3)
+    }
+}
