@@ -41,10 +41,17 @@ import Testing
         #expect(Self.exact(Self.plateaus(Self.stroke(), machinePauses: 2)))
     }
 
-    @Test func gapsInTonesAreBridgedAsOftenAsTheMachinePaused() {
+    @Test func tonesAreReadOnTheirSteadyCyclesWhereTheMachinePaused() {
         // 10 ms of silence in the middle of the second tone, and 25 ms in the fourth.
         let broken = Self.stroke(silences: [(0.9125, 0.010), (2.1125, 0.025)])
         #expect(!Self.exact(Self.plateaus(broken)))
+        let read = Self.plateaus(broken, machinePauses: 2)
+        #expect(Self.exact(read) && read.allSatisfy { $0.range.count >= Int(0.5 * Self.rate) })
+    }
+
+    @Test func aSilentWindowIsBridgedAsOftenAsTheMachinePaused() {
+        // 60 ms of silence, a whole window or more, in the second tone and in the fourth.
+        let broken = Self.stroke(silences: [(0.9, 0.060), (2.15, 0.060)])
         #expect(!Self.exact(Self.plateaus(broken, machinePauses: 1)))
         let bridged = Self.plateaus(broken, machinePauses: 2)
         #expect(Self.exact(bridged) && bridged.allSatisfy { $0.range.count >= Int(0.5 * Self.rate) })

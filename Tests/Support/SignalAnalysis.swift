@@ -117,26 +117,30 @@ public enum SignalAnalysis {
     /// Steady pitches in a stretch of tone: frequencies measured in consecutive windows, grouped
     /// while they agree within `tolerance` (relative); groups shorter than `minimumLength` samples dropped.
     /// `machinePauses`: how often the machine itself paused while the stretch played. Each pause leaves
-    /// a few milliseconds of silence in a recording, which no window around it measures right and which
-    /// would lower a group's count of cycles: up to that many times, a break of at most two windows
-    /// between two groups of the same pitch joins them, and each group's pitch is that of its steady
-    /// cycles (`steadyFrequency`) rather than of all of them.
+    /// a few milliseconds of silence in a recording, which breaks the cycle it falls in: where the
+    /// machine paused, pitches are those of the steady cycles (`steadyFrequency`) rather than of all of
+    /// them, and up to that many times a break of at most two windows between two groups of the same
+    /// pitch joins them.
     public static func pitchPlateaus(
         _ x: ArraySlice<Float>, sampleRate: Double, window: Int,
         tolerance: Double, minimumLength: Int, machinePauses: Int = 0
     ) -> [(frequency: Double, range: Range<Int>)] {
+        func pitch(_ x: ArraySlice<Float>) -> Double? {
+            machinePauses > 0
+                ? steadyFrequency(x, sampleRate: sampleRate) : zeroCrossingFrequency(x, sampleRate: sampleRate)
+        }
         var groups: [(frequency: Double, range: Range<Int>)] = []
         var group: [(Double, Range<Int>)] = []
         func close() {
             guard let first = group.first, let last = group.last else { return }
             let range = first.1.lowerBound..<last.1.upperBound
-            if let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate) { groups.append((f, range)) }
+            if let f = pitch(x[range]) { groups.append((f, range)) }
             group = []
         }
         var i = x.startIndex
         while i + window <= x.endIndex {
             let range = i..<i + window
-            if let f = zeroCrossingFrequency(x[range], sampleRate: sampleRate), rms(x[range]) > 0.01 {
+            if let f = pitch(x[range]), rms(x[range]) > 0.01 {
                 if let reference = group.first?.0, abs(f / reference - 1) > tolerance { close() }
                 group.append((f, range))
             } else {
@@ -162,12 +166,7 @@ public enum SignalAnalysis {
                 joined.append(next)
             }
         }
-        return joined.filter { $0.range.count >= minimumLength }.map { plateau in
-            guard machinePauses > 0, let steady = steadyFrequency(x[plateau.range], sampleRate: sampleRate) else {
-                return plateau
-            }
-            return (steady, plateau.range)
-        }
+        return joined.filter { $0.range.count >= minimumLength }.map { (pitch(x[$0.range]) ?? $0.frequency, $0.range) }
     }
 
     /// Whether a stretch sounds like speech rather than a tone or silence: loud enough for a good part
