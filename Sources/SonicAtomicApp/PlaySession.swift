@@ -118,7 +118,7 @@ final class PlaySession {
             frontend.draw(controller.overlay)
             let dropouts = output.dropoutCount
             if dropouts > dropoutsLogged {
-                log?.write(.dropout(t: monotonicSeconds(), count: dropouts))
+                log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: output.lastDropoutTime))
                 dropoutsLogged = dropouts
             }
             log?.flush()

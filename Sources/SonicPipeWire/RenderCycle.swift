@@ -22,9 +22,11 @@ final class RenderCycle {
 
     func run() {
         guard let stream else { return }
+        var time = pw_time()
         guard let buffer = pw_stream_dequeue_buffer(stream) else {
             // The cycle goes out without this stream's sound.
-            shared.dropouts.add(1, ordering: .relaxed)
+            let known = pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0
+            shared.noteDropout(atNanoseconds: known ? time.now : 0)
             return
         }
         let frameBytes = PipeWireOutput.channels * MemoryLayout<Float>.size
@@ -46,20 +48,34 @@ final class RenderCycle {
         guard frames > 0 else { return }
         shared.periodFrames.store(frames, ordering: .relaxed)
 
-        var time = pw_time()
         guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
             time.rate.num > 0, time.rate.denom > 0
         else { return }
         // The graph counts in its own frames, which differ from the stream's when it runs at another rate.
         let length = UInt64(frames) * UInt64(time.rate.denom) / (UInt64(time.rate.num) * UInt64(sampleRate))
-        if watch.missedCycles(position: time.ticks, length: length) { shared.dropouts.add(1, ordering: .relaxed) }
+        if watch.missedCycles(position: time.ticks, length: length) { shared.noteDropout(atNanoseconds: time.now) }
     }
 }
 
 final class CycleCounters: Sendable {
     let dropouts = Atomic<Int>(0)
+    /// When the graph's cycle that noticed the last dropout began (CLOCK_MONOTONIC nanoseconds), 0
+    /// before any. Stored before the count goes up, so a reader who sees the count sees its time.
+    let lastDropoutNanoseconds = Atomic<Int64>(0)
     /// The frames of the last cycle: the graph's period, in the stream's frames.
     let periodFrames = Atomic<Int>(0)
+
+    /// `nanoseconds`: the graph's time for the cycle, or 0 where it had none.
+    func noteDropout(atNanoseconds nanoseconds: Int64) {
+        if nanoseconds > 0 { lastDropoutNanoseconds.store(nanoseconds, ordering: .relaxed) }
+        dropouts.add(1, ordering: .releasing)
+    }
+
+    /// When the last dropout was noticed, in seconds, if it is known.
+    var lastDropoutTime: Double? {
+        let nanoseconds = lastDropoutNanoseconds.load(ordering: .relaxed)
+        return nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
+    }
 }
 
 /// The stream's `process` event, on PipeWire's data thread, once per graph cycle.

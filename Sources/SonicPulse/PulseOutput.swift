@@ -95,7 +95,11 @@ public final class PulseOutput: AudioOutput {
     }
 
     /// How many times the server's buffer has run dry so far.
-    public var dropoutCount: Int { dropouts.count.load(ordering: .relaxed) }
+    public var dropoutCount: Int { dropouts.count.load(ordering: .acquiring) }
+    public var lastDropoutTime: Double? {
+        let nanoseconds = dropouts.lastNanoseconds.load(ordering: .relaxed)
+        return nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
+    }
 
     private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
 
@@ -128,12 +132,18 @@ private final class RenderTarget {
 
 private final class DropoutCounter: Sendable {
     let count = Atomic<Int>(0)
+    /// When the server said so (CLOCK_MONOTONIC nanoseconds), stored before the count goes up.
+    let lastNanoseconds = Atomic<Int64>(0)
 }
 
 /// PulseAudio's underflow callback, on its mainloop thread: the server had nothing left to play.
 private func countDropout(_ stream: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
     guard let userdata else { return }
-    Unmanaged<DropoutCounter>.fromOpaque(userdata).takeUnretainedValue().count.add(1, ordering: .relaxed)
+    let counter = Unmanaged<DropoutCounter>.fromOpaque(userdata).takeUnretainedValue()
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    counter.lastNanoseconds.store(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), ordering: .relaxed)
+    counter.count.add(1, ordering: .releasing)
 }
 
 private let frameBytes = PulseOutput.channels * MemoryLayout<Float>.size

@@ -343,14 +343,18 @@ extension EndToEnd {
                 }
                 // The program stopped for 0.3 s, as a machine too busy to run it would: its buffer runs dry.
                 let mark = sound.recordedSampleCount()
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let stopped = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+                func now() -> Double {
+                    var time = timespec()
+                    clock_gettime(CLOCK_MONOTONIC, &time)
+                    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+                }
+                let stopped = now()
                 session.process.signal(SIGSTOP)
                 usleep(300_000)
                 session.process.signal(SIGCONT)
+                let resumed = now()
                 try waitFor("a dropout record", timeout: 5) {
-                    (try? session.records(ofType: "dropout"))?.isEmpty == false
+                    (try? session.records(ofType: "dropout"))?.contains { ($0["t"] as! Double) > stopped } == true
                 }
                 usleep(300_000)
                 try display.up()
@@ -359,9 +363,14 @@ extension EndToEnd {
                 let gaps = SignalAnalysis.bursts(
                     heard.map { $0 == 0 ? 1 : 0 }, threshold: 0.5, window: 48, minimumGap: 0)
                 #expect(gaps.contains { $0.count >= 4800 }, "silences \(gaps)")
-                // Logged: after the stop, with a count.
-                let dropout = try #require(try session.records(ofType: "dropout").last)
-                #expect((dropout["t"] as! Double) > stopped && (dropout["count"] as! Int) >= 1, "\(dropout)")
+                // Logged: after the stop, with a count, and noticed as the program ran on again.
+                let dropout = try #require(
+                    try session.records(ofType: "dropout").first { ($0["t"] as! Double) > stopped })
+                let logged = dropout["t"] as! Double
+                #expect((dropout["count"] as! Int) >= 1, "\(dropout)")
+                let noticed = try #require(dropout["at"] as? Double, "\(dropout)")
+                #expect(
+                    noticed > stopped && noticed < resumed + 0.1 && noticed <= logged, "\(dropout), resumed \(resumed)")
                 #expect(try session.quitWithKey() == 0)
             }
         }

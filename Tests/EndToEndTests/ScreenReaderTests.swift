@@ -67,12 +67,15 @@ extension EndToEnd {
                 let start = try #require(
                     SignalAnalysis.speechOnset(x, after: before, tone: 1760, sampleRate: Self.rate),
                     "no voice over the tone")
-                let alone = Spectrum.medianAmplitude(
-                    x[(before - 24_000)..<before], at: 1760, sampleRate: Self.rate, parts: 5)
-                let ducked = Spectrum.medianAmplitude(
-                    x[(start + 4800)..<(start + 19_200)], at: 1760, sampleRate: Self.rate, parts: 3)
-                let back = Spectrum.medianAmplitude(
-                    x[(after - 14_400)..<after], at: 1760, sampleRate: Self.rate, parts: 3)
+                let alone = try #require(
+                    Spectrum.steadyAmplitude(
+                        x[(before - 24_000)..<before], at: 1760, sampleRate: Self.rate, block: 2400))
+                let ducked = try #require(
+                    Spectrum.steadyAmplitude(
+                        x[(start + 4800)..<(start + 19_200)], at: 1760, sampleRate: Self.rate, block: 2400))
+                let back = try #require(
+                    Spectrum.steadyAmplitude(
+                        x[(after - 14_400)..<after], at: 1760, sampleRate: Self.rate, block: 2400))
                 let drop = 20 * log10(alone / ducked)
                 #expect(abs(drop - 12) < 1.5, "the tone dropped \(drop) dB under the voice")
                 #expect(abs(alone - 0.5) < 0.02, "the tone alone played at \(alone), not 0.5")

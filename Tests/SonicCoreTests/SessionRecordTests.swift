@@ -50,7 +50,10 @@ import Testing
             SessionRecord.cell(t: 9, cell, ticks: true).jsonLine
                 == #"{"type":"cell","t":9,"ticks":true,"ox":10.5,"oy":20,"ax":24,"ay":0.25,"bx":-0.5,"by":24}"#)
         #expect(SessionRecord.cell(t: 10, nil, ticks: false).jsonLine == #"{"type":"cell","t":10,"ticks":false}"#)
-        #expect(SessionRecord.dropout(t: 11, count: 2).jsonLine == #"{"type":"dropout","t":11,"count":2}"#)
+        #expect(SessionRecord.dropout(t: 11, count: 2, at: nil).jsonLine == #"{"type":"dropout","t":11,"count":2}"#)
+        #expect(
+            SessionRecord.dropout(t: 11, count: 3, at: 10.96).jsonLine
+                == #"{"type":"dropout","t":11,"count":3,"at":10.96}"#)
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
     }

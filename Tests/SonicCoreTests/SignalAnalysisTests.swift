@@ -67,4 +67,38 @@ import Testing
         }
         #expect(Self.plateaus(x, machinePauses: 5).count == 3)
     }
+
+    /// A tone of `amplitude` at 1760 Hz under a louder 1500 Hz one, for `seconds`, with a gap of `gap`
+    /// seconds every `every` seconds, the phase running on across each.
+    static func tone(amplitude: Double, seconds: Double, gap: Double, every: Double) -> [Float] {
+        var x: [Float] = []
+        var phase = 0.0, other = 0.0
+        for i in 0..<Int(seconds * rate) {
+            let t = Double(i) / rate
+            if t.truncatingRemainder(dividingBy: every) < gap {
+                x.append(0)
+                continue
+            }
+            x.append(Float(amplitude * sin(phase) + 0.3 * sin(other)))
+            phase += 2 * Double.pi * 1760 / rate
+            other += 2 * Double.pi * 1500 / rate
+        }
+        return x
+    }
+
+    @Test func aToneIsMeasuredBetweenTheGapsTheMachineLeft() throws {
+        // 10 ms of silence every 100 ms: no 100 ms stretch is whole, yet the tone reads true.
+        let steady = Self.tone(amplitude: 0.125, seconds: 0.5, gap: 0, every: 1)
+        let broken = Self.tone(amplitude: 0.125, seconds: 0.5, gap: 0.01, every: 0.1)
+        let clean = try #require(Spectrum.steadyAmplitude(steady[...], at: 1760, sampleRate: Self.rate, block: 2400))
+        let between = try #require(
+            Spectrum.steadyAmplitude(broken[...], at: 1760, sampleRate: Self.rate, block: 2400))
+        #expect(abs(clean - 0.125) < 0.001 && abs(between - 0.125) < 0.001)
+        #expect(abs(Spectrum.amplitude(broken[...], at: 1760, sampleRate: Self.rate) - 0.125) > 0.01)
+    }
+
+    @Test func noWholeStretchIsNoReading() {
+        let broken = Self.tone(amplitude: 0.5, seconds: 0.5, gap: 0.01, every: 0.04)
+        #expect(Spectrum.steadyAmplitude(broken[...], at: 1760, sampleRate: Self.rate, block: 2400) == nil)
+    }
 }

@@ -20,18 +20,53 @@ public enum Spectrum {
         return 2 * (real * real + imaginary * imaginary).squareRoot() / windowSum
     }
 
-    /// The amplitude at `frequency` in each of `parts` equal parts of `x`, the median of them: where the
-    /// machine paused, the recording has a gap and the tone a jump in phase, which spoil the part they
-    /// fall in, not the measure.
-    public static func medianAmplitude(
-        _ x: ArraySlice<Float>, at frequency: Double, sampleRate: Double, parts: Int
-    ) -> Double {
-        let length = x.count / parts
-        let amplitudes = (0..<parts).map { k in
-            let start = x.startIndex + k * length
-            return amplitude(x[start..<start + length], at: frequency, sampleRate: sampleRate)
+    /// The amplitude at `frequency` read only where the sound ran on: `x` is cut at every gap a pause
+    /// of the machine leaves (a run of silence, the tone then going on with its phase jumped), each
+    /// stretch between gaps is measured in `block`-sample pieces, and the median piece is the reading.
+    /// Nil when no stretch holds a whole piece.
+    public static func steadyAmplitude(
+        _ x: ArraySlice<Float>, at frequency: Double, sampleRate: Double, block: Int
+    ) -> Double? {
+        var amplitudes: [Double] = []
+        for stretch in soundingStretches(x) {
+            var start = stretch.lowerBound
+            while start + block <= stretch.upperBound {
+                amplitudes.append(amplitude(x[start..<start + block], at: frequency, sampleRate: sampleRate))
+                start += block
+            }
         }
-        return amplitudes.sorted()[parts / 2]
+        return amplitudes.isEmpty ? nil : amplitudes.sorted()[amplitudes.count / 2]
+    }
+
+    /// The stretches of `x` between gaps (`minimumGap` or more samples within `floor` of zero, which
+    /// no tone in the tests holds for so long), each trimmed by `margin` samples at either end.
+    static func soundingStretches(
+        _ x: ArraySlice<Float>, floor: Float = 1e-3, minimumGap: Int = 12, margin: Int = 48
+    ) -> [Range<Int>] {
+        var stretches: [Range<Int>] = []
+        var soundStart = x.startIndex
+        var quietStart: Int? = nil
+        func close(at end: Int) {
+            let trimmed = (soundStart + margin)..<max(soundStart + margin, end - margin)
+            if !trimmed.isEmpty { stretches.append(trimmed) }
+        }
+        for i in x.indices {
+            if abs(x[i]) <= floor {
+                if quietStart == nil { quietStart = i }
+            } else if let quiet = quietStart {
+                if i - quiet >= minimumGap {
+                    close(at: quiet)
+                    soundStart = i
+                }
+                quietStart = nil
+            }
+        }
+        if let quiet = quietStart, x.endIndex - quiet >= minimumGap {
+            close(at: quiet)
+        } else {
+            close(at: x.endIndex)
+        }
+        return stretches
     }
 
     /// Where short bursts at `frequency` start: the amplitude there, measured over `window`-sample

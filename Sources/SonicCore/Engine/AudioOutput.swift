@@ -14,6 +14,9 @@ public protocol AudioOutput: AnyObject {
     /// How many times the sound has run dry so far: each a few milliseconds of silence, heard as a
     /// crackle. The cure is a larger buffer.
     var dropoutCount: Int { get }
+    /// When the sound last ran dry (CLOCK_MONOTONIC seconds), as the audio side noticed it: the
+    /// session log's record of it comes a little later. Nil before the first time.
+    var lastDropoutTime: Double? { get }
 }
 
 public struct AudioError: Error, Sendable, CustomStringConvertible {

@@ -124,7 +124,7 @@ extension SessionRecord {
         case .start: nil
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _), .lattice(let t, _):
+            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _):
             t
         case .pen(let pen): pen.t
         }

@@ -91,7 +91,9 @@ public struct SessionLogDecoder {
             }
             return .cell(t: try fields.time(), cell, ticks: try fields.bool("ticks"))
         case "dropout":
-            return .dropout(t: try fields.time(), count: try fields.integer("count", 0...Int(Self.countLimit)))
+            return .dropout(
+                t: try fields.time(), count: try fields.integer("count", 0...Int(Self.countLimit)),
+                at: fields.has("at") ? try fields.number("at", 0...1e9) : nil)
         case "lattice":
             guard fields.has("pixelSize") else { return .lattice(t: try fields.time(), pixelSize: nil) }
             guard let size = PixelSize(picometres: try fields.number("pixelSize", 1e-6...1e9)) else {

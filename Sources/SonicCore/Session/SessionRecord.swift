@@ -12,8 +12,9 @@ public enum SessionRecord: Sendable, Equatable {
     case cursor(t: Double, ImagePoint?)
     /// The unit cell as it now is (nil: none yet), and whether the pen ticks at its boundaries.
     case cell(t: Double, UnitCell?, ticks: Bool)
-    /// The sound ran dry (a crackle): `count` times so far this session.
-    case dropout(t: Double, count: Int)
+    /// The sound ran dry (a crackle): `count` times so far this session, the last of them at `at`
+    /// (nil: not known), which is when the audio side noticed it, a little before `t`.
+    case dropout(t: Double, count: Int, at: Double?)
     /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
     /// pixel size its displacements are heard in (nil: pixels).
     case lattice(t: Double, pixelSize: PixelSize?)
@@ -86,9 +87,10 @@ public enum SessionRecord: Sendable, Equatable {
                 line.add("bx", cell.b.x)
                 line.add("by", cell.b.y)
             }
-        case .dropout(let t, let count):
+        case .dropout(let t, let count, let at):
             line = JSONLine(type: "dropout", t: t)
             line.add("count", count)
+            if let at { line.add("at", at) }
         case .lattice(let t, let pixelSize):
             line = JSONLine(type: "lattice", t: t)
             if let pixelSize { line.add("pixelSize", pixelSize.picometres) }

@@ -6,10 +6,12 @@ import Foundation
 /// the sound servers included. A dropout that falls in such a pause is the machine's; any other is
 /// the program's.
 final class MachinePauseWatch {
-    /// Where the dropout record may fall after the pause that caused it: the stream notices the missed
-    /// cycles in its next cycle, and the program's loop, which waits at most a tenth of a second for
-    /// input, logs them in its next round. The steal counter is read every 20 ms, so a pause it shows
-    /// may have ended a little before it was read.
+    /// Where a dropout may be noticed after the pause that caused it (the record's `at`): in the
+    /// stream's next cycle, or when the server's message comes. The steal counter is read every 20 ms,
+    /// so a pause it shows may have ended a little before it was read.
+    static let noticedDelay = -0.03...0.06
+    /// Where a dropout record without `at` may fall after the pause: the program's loop, which waits at
+    /// most a tenth of a second for input, logs it in its next round.
     static let dropoutDelay = -0.03...0.15
     private let watcher: Subprocess
     private let path: String
@@ -58,9 +60,11 @@ final class MachinePauseWatch {
         }
     }
 
-    /// The pause among `pauses` that a dropout logged at `time` falls in, if any.
-    static func pause(explaining time: Double, among pauses: [Pause]) -> Pause? {
-        pauses.first { dropoutDelay.contains(time - $0.end) }
+    /// The pause among `pauses` that a dropout falls in, if any: one noticed at `noticed`, or, not
+    /// known when, logged at `logged`.
+    static func pause(explaining dropout: (logged: Double, noticed: Double?), among pauses: [Pause]) -> Pause? {
+        if let noticed = dropout.noticed { return pauses.first { noticedDelay.contains(noticed - $0.end) } }
+        return pauses.first { dropoutDelay.contains(dropout.logged - $0.end) }
     }
 
     /// The pauses among `pauses` that can have broken the sound of what the program did from `span`'s

@@ -23,9 +23,9 @@ func withServers(
     if !dropoutsExpected {
         let pauses = sound.machinePauses.pauses()
         for (log, start, dropouts) in try sessionDropouts(under: folder) {
-            for time in dropouts {
-                let when = String(format: "%.2f s after its start", time - start)
-                if let pause = MachinePauseWatch.pause(explaining: time, among: pauses) {
+            for dropout in dropouts {
+                let when = String(format: "%.2f s after its start", (dropout.noticed ?? dropout.logged) - start)
+                if let pause = MachinePauseWatch.pause(explaining: dropout, among: pauses) {
                     print(
                         "note: in test \(name) (on \(kind.rawValue)) the sound ran dry at \(when), "
                             + "while the machine itself paused (\(pause.evidence))")
@@ -41,9 +41,11 @@ func withServers(
     if clean { try? FileManager.default.removeItem(atPath: folder) }
 }
 
-/// Every session log under `folder`: when the session started and when it logged each dropout
-/// (CLOCK_MONOTONIC seconds).
-func sessionDropouts(under folder: String) throws -> [(log: String, start: Double, dropouts: [Double])] {
+/// Every session log under `folder`: when the session started, and when it logged each dropout and
+/// noticed it, if it says (CLOCK_MONOTONIC seconds).
+func sessionDropouts(under folder: String) throws -> [(
+    log: String, start: Double, dropouts: [(logged: Double, noticed: Double?)]
+)] {
     let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
     return try files.filter { $0.hasSuffix(".jsonl") }.map { file in
         let records = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n").compactMap
@@ -53,7 +55,9 @@ func sessionDropouts(under folder: String) throws -> [(log: String, start: Doubl
         let start = records.first { $0["type"] as? String == "start" }?["t"] as? Double ?? 0
         return (
             file, start,
-            records.filter { $0["type"] as? String == "dropout" }.compactMap { $0["t"] as? Double }
+            records.filter { $0["type"] as? String == "dropout" }.compactMap { record in
+                (record["t"] as? Double).map { (logged: $0, noticed: record["at"] as? Double) }
+            }
         )
     }
 }
