@@ -24,9 +24,8 @@ enum Fixtures {
     /// Why the pen tablet cannot run on this machine, or nil when it can. It needs FUSE (through
     /// fusermount3 unless root) for its pen, and Xorg with the dummy video and wacom input drivers.
     static let penTabletMissing: String? = {
-        var info = stat()
-        guard stat("/dev/fuse", &info) == 0, info.st_mode & S_IFMT == S_IFCHR else {
-            return "no /dev/fuse here, and the emulated pen is a FUSE device"
+        guard fuseDeviceOpens() else {
+            return "no FUSE device here (/dev/fuse is missing, masked or not allowed), and the emulated pen is one"
         }
         if getuid() != 0 && Subprocess.which("fusermount3") == nil {
             return "fusermount3 is not installed (Debian package fuse3)"
@@ -96,6 +95,21 @@ enum Fixtures {
     /// Whether the screen-reader tests run: they skip where Orca is missing — but never in CI, where its
     /// absence fails them.
     static var hasScreenReader: Bool { screenReaderMissing == nil || isCI }
+
+    /// Whether /dev/fuse is the FUSE device (character device 10:229: a container may mask it with
+    /// another) and this process may open it (a device policy may forbid it).
+    static func fuseDeviceOpens() -> Bool {
+        var info = stat()
+        guard stat("/dev/fuse", &info) == 0, info.st_mode & S_IFMT == S_IFCHR else { return false }
+        let device = UInt64(info.st_rdev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        guard major == 10 && minor == 229 else { return false }
+        let descriptor = open("/dev/fuse", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
 
     /// A fresh scratch folder for one test.
     static func scratch(_ name: String) throws -> String {
