@@ -63,8 +63,9 @@ public final class PipeWireOutput: AudioOutput {
         pw_thread_loop_lock(loop)
         defer { pw_thread_loop_unlock(loop) }
         try connect()
-        let period = max(1, Int((latency * Double(sampleRate) / 2).rounded()))
-        // PipeWire rounds a period down to a power of two: ask for the one at or above the shortest.
+        // PipeWire rounds a period down to a power of two: ask for the one nearest half the latency
+        // (10 ms: 256 frames, not 128, which would leave half the latency and half the margin).
+        let period = 1 << max(0, Int(log2(max(1, latency * Double(sampleRate) / 2)).rounded()))
         let shortestPeriod = 1 << Int(log2(Self.shortestPeriodWithoutRealTime * Double(sampleRate)).rounded(.up))
         // Short periods only once the priority is there: until then a short period could run dry.
         try openStream(name: streamName, period: max(period, shortestPeriod))

@@ -17,7 +17,7 @@ import Glibc
 
 enum Watch {
     /// A wake this late is a pause: a real-time thread above every other is woken within tens of
-    /// microseconds. Every pause of 3 ms or more (a sound period is 2.7 ms at the default latency)
+    /// microseconds. Every pause of 3 ms or more (a sound period is 5.3 ms at the default latency)
     /// delays a wake by more than this.
     static let reportedLateness = 0.001
     /// Not shorter: more wakes of a busy virtual machine were measured to bring on more of its pauses.
