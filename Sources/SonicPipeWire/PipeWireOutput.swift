@@ -125,8 +125,8 @@ public final class PipeWireOutput: AudioOutput {
 
     /// How many times the graph ran cycles without this stream (each heard as a crackle), or had
     /// no buffer ready for it.
-    public var dropoutCount: Int { cycle.shared.dropouts.load(ordering: .acquiring) }
-    public var lastDropoutTime: Double? { cycle.shared.lastDropoutTime }
+    public var dropoutCount: Int { cycle.shared.dropouts.total }
+    public var lastDropoutTime: Double? { cycle.shared.dropouts.lastTime }
 
     /// Connects to the daemon and waits (loop locked) for its answer to a round trip: a socket
     /// that accepts the connection is not yet a daemon that runs.

@@ -26,7 +26,7 @@ final class RenderCycle {
         guard let buffer = pw_stream_dequeue_buffer(stream) else {
             // The cycle goes out without this stream's sound.
             let known = pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0
-            shared.noteDropout(atNanoseconds: known ? time.now : 0)
+            shared.dropouts.note(atNanoseconds: known ? time.now : 0)
             return
         }
         let frameBytes = PipeWireOutput.channels * MemoryLayout<Float>.size
@@ -53,29 +53,15 @@ final class RenderCycle {
         else { return }
         // The graph counts in its own frames, which differ from the stream's when it runs at another rate.
         let length = UInt64(frames) * UInt64(time.rate.denom) / (UInt64(time.rate.num) * UInt64(sampleRate))
-        if watch.missedCycles(position: time.ticks, length: length) { shared.noteDropout(atNanoseconds: time.now) }
+        if watch.missedCycles(position: time.ticks, length: length) { shared.dropouts.note(atNanoseconds: time.now) }
     }
 }
 
 final class CycleCounters: Sendable {
-    let dropouts = Atomic<Int>(0)
-    /// When the graph's cycle that noticed the last dropout began (CLOCK_MONOTONIC nanoseconds), 0
-    /// before any. Stored before the count goes up, so a reader who sees the count sees its time.
-    let lastDropoutNanoseconds = Atomic<Int64>(0)
+    /// Each noticed at the graph's time for its cycle.
+    let dropouts = DropoutTally()
     /// The frames of the last cycle: the graph's period, in the stream's frames.
     let periodFrames = Atomic<Int>(0)
-
-    /// `nanoseconds`: the graph's time for the cycle, or 0 where it had none.
-    func noteDropout(atNanoseconds nanoseconds: Int64) {
-        if nanoseconds > 0 { lastDropoutNanoseconds.store(nanoseconds, ordering: .relaxed) }
-        dropouts.add(1, ordering: .releasing)
-    }
-
-    /// When the last dropout was noticed, in seconds, if it is known.
-    var lastDropoutTime: Double? {
-        let nanoseconds = lastDropoutNanoseconds.load(ordering: .relaxed)
-        return nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
-    }
 }
 
 /// The stream's `process` event, on PipeWire's data thread, once per graph cycle.

@@ -1,7 +1,6 @@
 import CPulse
 import Glibc
 import SonicCore
-import Synchronization
 
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.
@@ -14,7 +13,7 @@ public final class PulseOutput: AudioOutput {
     /// Kept alive here; the callback borrows it through an unretained pointer.
     private let target: RenderTarget
     /// Kept alive here too, for the underflow callback.
-    private let dropouts = DropoutCounter()
+    private let dropouts = DropoutTally()
 
     /// Connects to the default sound server and starts playing what `renderer` produces.
     /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds.
@@ -95,11 +94,8 @@ public final class PulseOutput: AudioOutput {
     }
 
     /// How many times the server's buffer has run dry so far.
-    public var dropoutCount: Int { dropouts.count.load(ordering: .acquiring) }
-    public var lastDropoutTime: Double? {
-        let nanoseconds = dropouts.lastNanoseconds.load(ordering: .relaxed)
-        return nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
-    }
+    public var dropoutCount: Int { dropouts.total }
+    public var lastDropoutTime: Double? { dropouts.lastTime }
 
     private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
 
@@ -130,20 +126,13 @@ private final class RenderTarget {
     init(renderer: AudioRenderer) { self.renderer = renderer }
 }
 
-private final class DropoutCounter: Sendable {
-    let count = Atomic<Int>(0)
-    /// When the server said so (CLOCK_MONOTONIC nanoseconds), stored before the count goes up.
-    let lastNanoseconds = Atomic<Int64>(0)
-}
-
 /// PulseAudio's underflow callback, on its mainloop thread: the server had nothing left to play.
 private func countDropout(_ stream: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
     guard let userdata else { return }
-    let counter = Unmanaged<DropoutCounter>.fromOpaque(userdata).takeUnretainedValue()
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
-    counter.lastNanoseconds.store(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), ordering: .relaxed)
-    counter.count.add(1, ordering: .releasing)
+    Unmanaged<DropoutTally>.fromOpaque(userdata).takeUnretainedValue()
+        .note(atNanoseconds: Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
 }
 
 private let frameBytes = PulseOutput.channels * MemoryLayout<Float>.size
