@@ -61,8 +61,9 @@ let package = Package(
         .executableTarget(
             name: "SonicAtomicApp",
             dependencies: [
-                "SonicCore", "SonicImageFiles", "SonicX11", "SonicAudio", "SonicSpeech", "SonicSpeechDispatcher",
-                "SonicAccessibility", .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "SonicCore", "SonicImageFiles", "SonicTIFF", "SonicX11", "SonicAudio", "SonicSpeech",
+                "SonicSpeechDispatcher", "SonicAccessibility",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // Runs libhdf5 for the EMD reader, one process per file listed or plane read, installed beside the program.

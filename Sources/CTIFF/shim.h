@@ -88,3 +88,34 @@ static inline const char *sonic_tiff_string(TIFF *tiff, uint32_t tag) {
     char *text = NULL;
     return TIFFGetField(tiff, tag, &text) ? text : NULL;
 }
+
+/// Creates `path` for writing, with messages captured in `messages`.
+static inline TIFF *sonic_tiff_create(const char *path, SonicTIFFMessages *messages) {
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (options == NULL) {
+        return NULL;
+    }
+    TIFFOpenOptionsSetErrorHandlerExtR(options, sonic_tiff_keep_errors, messages);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, sonic_tiff_ignore_warning, NULL);
+    TIFF *tiff = TIFFOpenExt(path, "w", options);
+    TIFFOpenOptionsFree(options);
+    return tiff;
+}
+
+// TIFFSetField is variadic too: one typed wrapper per kind of value. Rationals go as doubles.
+
+static inline int sonic_tiff_set_uint16(TIFF *tiff, uint32_t tag, uint16_t value) {
+    return TIFFSetField(tiff, tag, value);
+}
+
+static inline int sonic_tiff_set_uint32(TIFF *tiff, uint32_t tag, uint32_t value) {
+    return TIFFSetField(tiff, tag, value);
+}
+
+static inline int sonic_tiff_set_rational(TIFF *tiff, uint32_t tag, double value) {
+    return TIFFSetField(tiff, tag, value);
+}
+
+static inline int sonic_tiff_set_string(TIFF *tiff, uint32_t tag, const char *value) {
+    return TIFFSetField(tiff, tag, value);
+}

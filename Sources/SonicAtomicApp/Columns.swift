@@ -71,7 +71,7 @@ struct Columns: ParsableCommand {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
         let picture = opened.image
-        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.entry.calibration.pixelSize
+        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.calibration.pixelSize
         let finder = ColumnFinder(image: picture)
         let rows: [Row]
         var lattice: LatticeAnalysis?

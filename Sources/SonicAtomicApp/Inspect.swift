@@ -6,18 +6,21 @@ import SonicImageFiles
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Describe an image file before playing it: its images, size, type, calibration, range, percentiles, a histogram, the lattice.",
+            "Describe a microscope file before playing it: its images, stacks and spectra, size, type, calibration, "
+            + "range, percentiles, a histogram, the lattice, a spectrum's strongest peaks.",
         discussion: """
-            Each line reads well on a screen reader; the histogram's bars come last on their lines. With \
-            --json, one JSON object for scripts.
+            Each line reads well on a screen reader; the histogram's bars come last on their lines. Every signal \
+            of the file is listed, numbered as --image counts them, with its kind (image, stack, spectrum image, \
+            line scan, spectrum) and axes; a spectrum's, spectrum image's or line scan's strongest peaks are named \
+            by the X-ray line nearest them. With --json, one JSON object for scripts.
             """)
 
-    @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
+    @Argument(help: "A microscope file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
     var image: String
 
     @Option(
         name: .customLong("image"),
-        help: "Which image of a file holding several (1, 2, ...). Default: the largest, as play opens.")
+        help: "Which signal of a file holding several (1, 2, ...). Default: the largest image, as play opens.")
     var imageNumber: Int?
 
     @Option(help: "The profile whose stretch to report (name or path).")
@@ -39,56 +42,131 @@ struct Inspect: ParsableCommand {
         do { settings = try Installation.loadProfile(profile) } catch let error as ProfileError {
             throw fail(error.description, status: ExitStatus.badInput)
         }
-        let opened: ImageFiles.Opened
-        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
+        let report: String
+        do {
+            let contents = try ImageFiles.contents(of: image)
+            let signals = contents.entries.filter(\.isSignal)
+            // A file of spectra only is described by its first.
+            let number = imageNumber ?? (signals.allSatisfy { $0.kind == .spectrum } && !signals.isEmpty ? 1 : nil)
+            let (index, chosen) = try ImageFiles.signal(number, in: contents)
+            let described: Described
+            if contents.entries[index].kind == .spectrum {
+                described = try Described(spectrumOf: contents, at: index, number: chosen, path: image)
+            } else {
+                described = try Described(opened: ImageFiles.open(image, contents: contents, number: chosen))
+            }
+            report = json ? try described.json() : try described.report(profile: settings, bands: bands)
+        } catch {
             throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
         }
-        print(json ? Self.json(opened) : Self.report(opened, profile: settings, bands: bands), terminator: "")
+        print(report, terminator: "")
+    }
+}
+
+/// What `inspect` describes: the file's signals, and the one chosen with its samples (an image's, a
+/// frame's, a map's, or a single spectrum's channels).
+private struct Described {
+    let path: String
+    let contents: ImageFileContents
+    let number: Int
+    let entry: ImageEntry
+    /// What plays, when a picture plays; nil for a single spectrum.
+    let opened: ImageFiles.Opened?
+    /// The samples described: the picture's, or the spectrum's channels.
+    let samples: GrayImage
+
+    init(opened: ImageFiles.Opened) {
+        path = opened.path
+        contents = opened.contents
+        number = opened.number
+        entry = opened.entry
+        self.opened = opened
+        samples = opened.image
     }
 
-    static func report(_ opened: ImageFiles.Opened, profile: Profile, bands: Int) -> String {
-        let picture = opened.image
-        let type = picture.sampleType
-        let stats = SampleStatistics(picture)
-        func value(_ v: Double) -> String { type.isFloat ? String(format: "%.6g", v) : String(Int(v)) }
+    init(spectrumOf contents: ImageFileContents, at index: Int, number: Int, path: String) throws(ImageFileError) {
+        self.path = path
+        self.contents = contents
+        self.number = number
+        entry = contents.entries[index]
+        opened = nil
+        guard let cube = entry.spectra else { throw ImageFileError("not a spectrum") }
+        let spectrum = try cube.overview().summed
+        samples = GrayImage(
+            width: spectrum.count, height: 1, sampleType: entry.sampleType ?? .float32,
+            samples: spectrum.map { Float($0) })
+    }
+
+    var signals: [ImageEntry] { contents.entries.filter(\.isSignal) }
+
+    /// The strongest peaks of an entry's spectrum summed over its pixels.
+    static func peaks(_ entry: ImageEntry) throws(ImageFileError) -> [SpectrumPeak] {
+        guard let cube = entry.spectra else { return [] }
+        return SpectrumPeaks.strongest(
+            try cube.overview().summed, axis: cube.spectralAxis, spectroscopy: cube.spectroscopy)
+    }
+
+    func report(profile: Profile, bands: Int) throws(ImageFileError) -> String {
         var lines: [String] = []
-        let kind =
-            type.isFloat
-            ? "\(type.bits)-bit float" : "\(type.bits)-bit\(type.rawValue.hasPrefix("int") ? " signed" : "")"
-        lines.append(
-            "\(opened.description.spokenName): \(picture.width) by \(picture.height) pixels, \(kind) gray, "
-                + "\(stats.count) samples.")
-        let images = opened.contents.entries.filter(\.isImage)
-        if images.count > 1 {
-            for (index, entry) in images.enumerated() {
-                let played = index + 1 == opened.number ? ", played" : ""
+        let type = samples.sampleType
+        func value(_ v: Double) -> String { type.isFloat ? String(format: "%.6g", v) : String(Int(v)) }
+        if let opened {
+            let kind =
+                type.isFloat
+                ? "\(type.bits)-bit float" : "\(type.bits)-bit\(type.rawValue.hasPrefix("int") ? " signed" : "")"
+            lines.append(
+                "\(opened.description.spokenName): \(samples.width) by \(samples.height) pixels, \(kind) gray, "
+                    + "\(samples.width * samples.height) samples.")
+        } else {
+            let name = [URL(fileURLWithPath: path).lastPathComponent, entry.title].filter { !$0.isEmpty }
+            lines.append("\(name.joined(separator: ", ")): \(Self.sentence(entry)).")
+        }
+        let signals = self.signals
+        if signals.count > 1 || entry.kind != .image {
+            for (index, signal) in signals.enumerated() {
+                let played = index + 1 == number ? (opened == nil ? ", described" : ", played") : ""
                 lines.append(
-                    "Image \(index + 1): \(entry.title.isEmpty ? "untitled" : entry.title), \(entry.width) by "
-                        + "\(entry.height) pixels, \(entry.sampleType?.rawValue ?? "?")\(played).")
+                    "Image \(index + 1): \(signal.title.isEmpty ? "untitled" : signal.title), "
+                        + "\(Self.sentence(signal))\(played).")
+                let peaks = try Self.peaks(signal)
+                if !peaks.isEmpty {
+                    let units = signal.spectra?.spectralAxis.units ?? ""
+                    lines.append(
+                        "Strongest peaks: "
+                            + peaks.map { peak in
+                                "\(NumberText.significant(peak.position, digits: 4)) \(units)"
+                                    + (peak.line.map { ", \($0)" } ?? "")
+                            }.joined(separator: "; ") + ".")
+                }
             }
         }
-        for entry in opened.contents.entries where !entry.isImage {
-            let name = entry.title.isEmpty ? "A dataset" : "\"\(entry.title)\""
+        for skipped in contents.entries where !skipped.isSignal {
+            let name = skipped.title.isEmpty ? "A dataset" : "\"\(skipped.title)\""
             lines.append(
-                "\(name) (\(entry.shape.map(String.init).joined(separator: " by "))) is skipped: "
-                    + "\(entry.unsupported ?? "not an image").")
+                "\(name) (\(skipped.shape.map(String.init).joined(separator: " by "))) is skipped: "
+                    + "\(skipped.unsupported ?? "not an image").")
         }
-        let calibration = opened.entry.calibration
-        if let size = calibration.pixelSize {
-            lines.append("Pixel size from the file: \(size.spoken).")
-        } else if let scale = opened.description.spokenScale(pixelSize: nil) {
-            lines.append("Calibration from the file: \(scale).")
-        } else if let axis = calibration.x ?? calibration.y {
-            lines.append("Calibration from the file: \(value: axis.scale) \(axis.unit) per pixel.")
+        let stats = SampleStatistics(samples)
+        if let opened {
+            let calibration = opened.calibration
+            if let size = calibration.pixelSize {
+                lines.append("Pixel size from the file: \(size.spoken).")
+            } else if let scale = opened.description.spokenScale(pixelSize: nil) {
+                lines.append("Calibration from the file: \(scale).")
+            } else if let axis = calibration.x ?? calibration.y {
+                lines.append("Calibration from the file: \(value: axis.scale) \(axis.unit) per pixel.")
+            }
         }
-        if picture.nonFiniteCount > 0 {
+        if samples.nonFiniteCount > 0 {
             lines.append(
-                "\(picture.nonFiniteCount) samples hold no number (NaN or infinity) and count as the lowest value.")
+                "\(samples.nonFiniteCount) samples hold no number (NaN or infinity) and count as the lowest value.")
         }
         let range = type.smallIntegerRange.map { " (of \($0.lowerBound) to \($0.upperBound))" } ?? ""
+        let of = opened == nil ? "Channels: minimum" : "Minimum"
         lines.append(
-            "Minimum \(value(stats.minimum)), maximum \(value(stats.maximum)), mean "
+            "\(of) \(value(stats.minimum)), maximum \(value(stats.maximum)), mean "
                 + "\(String(format: type.isFloat ? "%.6g" : "%.1f", stats.mean))\(range).")
+        guard opened != nil else { return lines.joined(separator: "\n") + "\n" }
         let percentiles: [Double] = [0.5, 1, 5, 25, 50, 75, 95, 99, 99.5]
         lines.append(
             "Percentiles: "
@@ -98,7 +176,7 @@ struct Inspect: ParsableCommand {
         lines.append(
             "The \(profile.name) profile plays \(value(stretch.low)) and below at its lowest pitch "
                 + "and \(value(stretch.high)) and above at its highest.")
-        if let spacing = ColumnFinder(image: picture).spacing {
+        if let spacing = ColumnFinder(image: samples).spacing {
             lines.append("Lattice: atom columns about \(String(format: "%.1f", spacing)) pixels apart.")
         } else {
             lines.append("No lattice of atom columns found.")
@@ -116,28 +194,77 @@ struct Inspect: ParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The documented JSON: the file, the image described (and played by default), and every image in the file.
-    static func json(_ opened: ImageFiles.Opened) -> String {
-        let stats = SampleStatistics(opened.image)
-        func number(_ v: Double?) -> String { v.map(JSONLine.number) ?? "null" }
-        func pixelSize(_ entry: ImageEntry) -> String { number(entry.calibration.pixelSize?.picometres) }
-        let images = opened.contents.entries.filter(\.isImage).enumerated().map { index, entry in
-            "{\"index\":\(index + 1),\"title\":\(JSONLine.quoted(entry.title)),\"width\":\(entry.width),"
-                + "\"height\":\(entry.height),\"sampleType\":\(JSONLine.quoted(entry.sampleType?.rawValue ?? "")),"
-                + "\"pixelSizePm\":\(pixelSize(entry))}"
+    /// "image of 384 by 384 pixels, uint16", "spectrum image of 20 by 16 pixels, 2048 channels from
+    /// 800 to 1146 eV, uint16".
+    static func sentence(_ entry: ImageEntry) -> String {
+        let type = [entry.sampleType?.rawValue ?? "?", entry.storedAs.map { "stored as \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
+        func channels(_ cube: SpectrumCube) -> String {
+            let axis = cube.spectralAxis
+            let units = axis.units.isEmpty ? "" : " \(axis.units)"
+            return "\(axis.size) channels from \(SignalAxis.text(axis.position(0))) to "
+                + "\(SignalAxis.text(axis.position(axis.size - 1)))\(units)"
         }
-        let skipped = opened.contents.entries.filter { !$0.isImage }.map { entry in
+        switch entry.content {
+        case .stack(let stack):
+            let frames = entry.axes.first { $0.navigation }
+            let every =
+                frames.flatMap { $0.calibration }.map { ", every \(SignalAxis.text($0.scale)) \($0.unit)" } ?? ""
+            return "stack of \(stack.count) frames of \(stack.width) by \(stack.height) pixels\(every), \(type)"
+        case .spectra(let cube):
+            switch entry.kind {
+            case .spectrumImage:
+                return "spectrum image of \(cube.width) by \(cube.height) pixels, \(channels(cube)), \(type)"
+            case .lineScan: return "line scan of \(cube.width) positions, \(channels(cube)), \(type)"
+            default: return "spectrum of \(channels(cube)), \(type)"
+            }
+        default:
+            return "image of \(entry.width) by \(entry.height) pixels, \(type)"
+        }
+    }
+
+    /// The documented JSON: the file, the signal described (and played by default), and every
+    /// signal in the file.
+    func json() throws(ImageFileError) -> String {
+        let stats = SampleStatistics(samples)
+        func numeric(_ v: Double?) -> String { v.map(JSONLine.number) ?? "null" }
+        func pixelSize(_ calibration: Calibration) -> String { numeric(calibration.pixelSize?.picometres) }
+        var images: [String] = []
+        for (index, signal) in signals.enumerated() {
+            let axes = signal.axes.map { axis in
+                "{\"name\":\(JSONLine.quoted(axis.name)),\"size\":\(axis.size),\"scale\":\(numeric(axis.scale)),"
+                    + "\"offset\":\(numeric(axis.offset)),\"units\":\(JSONLine.quoted(axis.units)),"
+                    + "\"navigation\":\(axis.navigation)}"
+            }
+            var fields = [
+                "\"index\":\(index + 1)", "\"title\":\(JSONLine.quoted(signal.title))",
+                "\"kind\":\(JSONLine.quoted(signal.kind?.rawValue ?? ""))", "\"width\":\(signal.width)",
+                "\"height\":\(signal.height)", "\"sampleType\":\(JSONLine.quoted(signal.sampleType?.rawValue ?? ""))"
+            ]
+            if let storedAs = signal.storedAs { fields.append("\"storedAs\":\(JSONLine.quoted(storedAs))") }
+            fields += ["\"pixelSizePm\":\(pixelSize(signal.calibration))", "\"axes\":[\(axes.joined(separator: ","))]"]
+            if signal.spectra != nil {
+                let peaks = try Self.peaks(signal).map { peak in
+                    "{\"channel\":\(peak.channel),\"position\":\(numeric(peak.position)),"
+                        + "\"height\":\(numeric(peak.height)),\"line\":\(peak.line.map(JSONLine.quoted) ?? "null")}"
+                }
+                fields.append("\"peaks\":[\(peaks.joined(separator: ","))]")
+            }
+            images.append("{" + fields.joined(separator: ",") + "}")
+        }
+        let skipped = contents.entries.filter { !$0.isSignal }.map { entry in
             "{\"title\":\(JSONLine.quoted(entry.title)),\"shape\":[\(entry.shape.map(String.init).joined(separator: ","))],"
                 + "\"reason\":\(JSONLine.quoted(entry.unsupported ?? "not an image"))}"
         }
         let fields = [
-            "\"file\":\(JSONLine.quoted(opened.path))",
-            "\"format\":\(JSONLine.quoted(opened.contents.format.rawValue))",
-            "\"image\":\(opened.number)", "\"width\":\(opened.image.width)", "\"height\":\(opened.image.height)",
-            "\"sampleType\":\(JSONLine.quoted(opened.image.sampleType.rawValue))",
-            "\"pixelSizePm\":\(pixelSize(opened.entry))", "\"min\":\(number(stats.minimum))",
-            "\"max\":\(number(stats.maximum))",
-            "\"mean\":\(number(stats.mean))", "\"nonFinite\":\(opened.image.nonFiniteCount)",
+            "\"file\":\(JSONLine.quoted(path))",
+            "\"format\":\(JSONLine.quoted(contents.format.rawValue))",
+            "\"image\":\(number)", "\"kind\":\(JSONLine.quoted(entry.kind?.rawValue ?? ""))",
+            "\"width\":\(opened == nil ? 1 : samples.width)", "\"height\":\(opened == nil ? 1 : samples.height)",
+            "\"sampleType\":\(JSONLine.quoted(samples.sampleType.rawValue))",
+            "\"pixelSizePm\":\(pixelSize(opened?.calibration ?? .none))", "\"min\":\(numeric(stats.minimum))",
+            "\"max\":\(numeric(stats.maximum))",
+            "\"mean\":\(numeric(stats.mean))", "\"nonFinite\":\(samples.nonFiniteCount)",
             "\"images\":[\(images.joined(separator: ","))]", "\"skipped\":[\(skipped.joined(separator: ","))]"
         ]
         return "{" + fields.joined(separator: ",") + "}\n"

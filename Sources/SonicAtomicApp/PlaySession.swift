@@ -60,7 +60,7 @@ final class PlaySession {
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         // The user's word first (now, then saved with the tags), then the file's calibration.
         let pixelSize =
-            options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.entry.calibration.pixelSize
+            options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
         let finder = ColumnFinder(image: picture)
         columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
@@ -196,7 +196,7 @@ final class PlaySession {
         -> (store: TagStore, notice: String?, saved: TagStore.Saved)
     {
         let (store, notice) = TagStore.forImage(
-            imagePath, number: opened.imageCount > 1 ? opened.number : nil,
+            imagePath, number: opened.signalCount > 1 ? opened.number : nil,
             width: opened.image.width, height: opened.image.height)
         do { return (store, notice, try store.load()) } catch {
             throw fail(error.description, status: ExitStatus.badInput)

@@ -71,7 +71,7 @@ final class TIFFHandle {
 
     /// The message that tells what went wrong. libtiff reports tags it does not know as errors,
     /// though it carries on, and follows a directory's real failure with a generic line.
-    private static func text(of messages: UnsafeMutablePointer<SonicTIFFMessages>) -> String {
+    static func text(of messages: UnsafeMutablePointer<SonicTIFFMessages>) -> String {
         let all = lines(of: messages)
         let telling = all.filter {
             !$0.contains("TIFF_SETGET_UNDEFINED") && !$0.hasPrefix("Failed to read directory at offset")

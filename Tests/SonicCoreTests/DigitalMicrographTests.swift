@@ -51,7 +51,7 @@ import Testing
     }
 
     /// A thumbnail, an image, a spectrum, a complex image and a stack, as DigitalMicrograph saves them.
-    @Test func everyDatasetIsListedInOrderAndOnlyImagesAreReadable() throws {
+    @Test func everyDatasetIsListedInOrderAsWhatItIs() throws {
         for layout in Self.layouts {
             let file = TestDM(
                 version: layout.version, littleEndian: layout.littleEndian,
@@ -66,22 +66,26 @@ import Testing
                     .init(
                         title: "EELS", dimensions: [8], dataType: .float32, values: (0..<8).map { Double($0) / 2 },
                         axes: [.init(scale: 0.5, origin: 200, units: "eV")]),
-                    .init(title: "FFT", dimensions: [2, 2], dataType: .complex64, values: [1, 0, 0, 1, -1, 0, 0, -1]),
+                    .init(title: "FFT", dimensions: [2, 2], dataType: .complex64, values: [3, 4, 0, 1, -1, 0, 0, -2]),
                     .init(title: "Stack", dimensions: [2, 2, 3], dataType: .int16, values: (0..<12).map(Double.init))
                 ])
             let entries = try DigitalMicrograph.contents(of: file.bytes).entries
             #expect(entries.map(\.title) == ["Image Of HAADF", "HAADF", "EELS", "FFT", "Stack"])
             #expect(entries.map(\.shape) == [[4, 4], [5, 4], [8], [2, 2], [2, 2, 3]])
-            #expect(
-                entries.map(\.unsupported) == [
-                    "the file's thumbnail", nil, "a 1-D signal, not an image", "complex data",
-                    "a 3-D signal, not an image"
-                ])
-            #expect(entries.map(\.isImage) == [false, true, false, false, false])
+            #expect(entries.map(\.unsupported) == ["the file's thumbnail", nil, nil, nil, nil])
+            #expect(entries.map(\.kind) == [nil, .image, .spectrum, .image, .stack])
             #expect(entries[2].sampleType == .float32 && entries[4].sampleType == .int16)
-            #expect(entries[2].calibration.x == AxisCalibration(scale: 0.5, offset: -100, unit: "eV"))
+            #expect(
+                entries[2].axes == [
+                    SignalAxis(name: "Energy loss", size: 8, scale: 0.5, offset: -100, units: "eV", navigation: false)
+                ])
+            #expect(try entries[2].spectra?.spectrum(x: 0, y: 0) == (0..<8).map { Double($0) / 2 })
             #expect(try entries[1].read().samples == (0..<20).map { Float($0 * 1000) })
-            for index in [0, 2, 3, 4] {
+            // Complex pixels play as their modulus.
+            #expect(entries[3].storedAs == "complex64" && entries[3].sampleType == .float32)
+            #expect(try entries[3].read().samples == [5, 1, 1, 2])
+            #expect(try entries[4].stack?.frame(2).samples == [8, 9, 10, 11])
+            for index in [0, 2] {
                 #expect(throws: ImageFileError.self) { try entries[index].read() }
             }
         }

@@ -1,81 +1,68 @@
-/// How a DigitalMicrograph image stores its pixels, from its `ImageData/DataType` code (the codes
-/// RosettaSciIO reads).
-enum DMPixelType {
-    case samples(SampleType)
-    case unsupported(String)
-
-    init(code: Int?) {
-        switch code {
-        case 1: self = .samples(.int16)
-        case 2: self = .samples(.float32)
-        case 6: self = .samples(.uint8)
-        case 7: self = .samples(.int32)
-        case 9: self = .samples(.int8)
-        case 10: self = .samples(.uint16)
-        case 11: self = .samples(.uint32)
-        case 12: self = .samples(.float64)
-        // Binary (mask) images: one byte per pixel, 0 or 1.
-        case 14: self = .samples(.uint8)
-        // 3 and 13: complex; 5, 27 and 28: complex packed as an FFT's half plane.
-        case 3, 5, 13, 27, 28: self = .unsupported("complex data")
-        case 8, 23: self = .unsupported(Self.rgbReason)
-        case let code?: self = .unsupported("data of unknown type \(code)")
-        case nil: self = .unsupported("data of no known type")
-        }
-    }
-
-    var sampleType: SampleType? { if case .samples(let type) = self { type } else { nil } }
-
-    static let rgbReason = "RGB data"
-}
-
-/// One entry of the root's `ImageList`: a group with `Name` and `ImageData` (`Data`, `DataType`,
-/// `Dimensions`, `Calibrations/Dimension`).
+/// One entry of the root's `ImageList`: a group with `Name`, `ImageData` (`Data`, `DataType`,
+/// `Dimensions`, `Calibrations/Dimension`) and `ImageTags`, read as what it is.
 ///
-/// A dataset whose data holds fewer samples than its dimensions need is listed, unsupported, with
+/// `ImageTags/Meta Data/Format` says a dataset holds spectra ("Spectrum", "Spectrum image", as
+/// Gatan's spectrometers write; Orsay's `ImageTags/spim` too); then its spectral axis is the one in
+/// eV, keV or (for light) nm, or else, as RosettaSciIO takes it, a spectrum image's last dimension
+/// and a line scan's first. Other 3-D datasets are stacks, frames along the last dimension.
+///
+/// A dataset whose data holds fewer values than its dimensions need is listed, unsupported, with
 /// that reason: `inspect` shows it and nothing tries to read it.
 struct DMImageEntry {
-    let bytes: [UInt8]
+    let file: FileBytes
     let littleEndian: Bool
 
+    private var bytes: UnsafeRawBufferPointer { file.buffer }
+
     func entry(for image: DMTagGroup) -> ImageEntry {
-        let title = image["Name"]?.array.flatMap { DMValues.text(of: $0, in: bytes, littleEndian: littleEndian) } ?? ""
+        let title = image["Name"]?.text(in: bytes, littleEndian: littleEndian) ?? ""
         guard let imageData = image["ImageData"]?.group, let data = imageData["Data"] else {
-            return unreadable(title: title, shape: [], reason: "no image data")
+            return ImageEntry(title: title, shape: [], sampleType: nil, skipped: "no image data")
         }
         guard let shape = dimensions(imageData["Dimensions"]?.group) else {
-            return unreadable(title: title, shape: [], reason: "its dimensions are missing or invalid")
+            return ImageEntry(
+                title: title, shape: [], sampleType: nil, skipped: "its dimensions are missing or invalid")
         }
         let pixelType = DMPixelType(code: imageData["DataType"]?.number.flatMap { Int(exactly: $0) })
-        let calibration = self.calibration(imageData["Calibrations"]?.group?["Dimension"]?.group)
-        let sampleType = pixelType.sampleType
-        guard shape.count == 2 else {
-            return ImageEntry(title: title, shape: shape, sampleType: sampleType, calibration: calibration) {
-                throw ImageFileError("a \(shape.count)-D signal, not an image")
-            }
+        let calibrations = self.calibrations(imageData["Calibrations"]?.group?["Dimension"]?.group, count: shape.count)
+        let meta = image["ImageTags"]?.group?["Meta Data"]?.group
+        let format = meta?["Format"]?.text(in: bytes, littleEndian: littleEndian)
+        let signal = meta?["Signal"]?.text(in: bytes, littleEndian: littleEndian)
+        let tags = image["ImageTags"]?.group
+        let holdsSpectra = format == "Spectrum" || format == "Spectrum image" || tags?["spim"] != nil
+        let lightSpectra = signal == "CL" || tags?["Acquisition"]?.group?["Monarc Spectrometer"] != nil
+        let spectroscopy = lightSpectra ? Spectroscopy.cathodoluminescence : Spectroscopy(signal: signal, units: "")
+        func skipped(_ reason: String) -> ImageEntry {
+            ImageEntry(title: title, shape: shape, sampleType: pixelType.sampleType, skipped: reason)
         }
-        let (array, type): (DMArray, SampleType)
-        switch readable(shape: shape, pixelType: pixelType, data: data) {
-        case .success(let readable): (array, type) = (readable.array, readable.type)
-        case .failure(let problem):
-            return ImageEntry(
-                title: title, shape: shape, sampleType: sampleType, unsupported: problem.message,
-                calibration: calibration
-            ) { throw problem }
-        }
-        let (file, fileIsLittleEndian) = (bytes, littleEndian)
-        return ImageEntry(title: title, shape: shape, sampleType: type, calibration: calibration) {
-            let count = shape[0] * shape[1]
-            let samples = DMValues.samples(
-                in: file, at: array.offset, count: count, type: type,
-                littleEndian: fileIsLittleEndian)
-            guard samples.count == count else { throw ImageFileError("the image data is missing") }
-            return GrayImage(width: shape[0], height: shape[1], sampleType: type, samples: samples)
+        let spectral = spectralDimension(
+            calibrations, holdsSpectra: holdsSpectra, light: spectroscopy == .cathodoluminescence)
+        switch (shape.count, spectral) {
+        case (2, nil):
+            return picture(title: title, shape: shape, pixelType: pixelType, data: data, calibrations: calibrations)
+        case (3, nil):
+            return stack(title: title, shape: shape, pixelType: pixelType, data: data, calibrations: calibrations)
+        case (1...3, let spectral?):
+            let kind = Spectroscopy(signal: signal, units: calibrations[spectral].units)
+            return spectra(
+                title: title, shape: shape, spectralDimension: spectral, pixelType: pixelType, data: data,
+                calibrations: calibrations, spectroscopy: lightSpectra ? .cathodoluminescence : kind)
+        case (1, nil):
+            return skipped("a 1-D signal, not an image")
+        default:
+            return skipped("a \(shape.count)-D signal")
         }
     }
 
-    private func unreadable(title: String, shape: [Int], reason: String) -> ImageEntry {
-        ImageEntry(title: title, shape: shape, sampleType: nil, unsupported: reason) { throw ImageFileError(reason) }
+    /// The dimension the spectra lie along, or nil when the dataset holds no spectra.
+    private func spectralDimension(_ calibrations: [DMCalibration], holdsSpectra: Bool, light: Bool) -> Int? {
+        let spectralUnits = calibrations.indices.filter { index in
+            EnergyUnit(calibrations[index].units) != nil || (light && calibrations[index].units == "nm")
+        }
+        if calibrations.count == 1 { return holdsSpectra || spectralUnits == [0] ? 0 : nil }
+        guard holdsSpectra, calibrations.count <= 3 else { return nil }
+        if spectralUnits.count == 1 { return spectralUnits[0] }
+        return calibrations.count == 2 ? 0 : calibrations.count - 1
     }
 
     /// The sizes of `Dimensions`, fastest axis first; nil unless each is a whole number of at least 1.
@@ -93,45 +80,192 @@ struct DMImageEntry {
         return shape
     }
 
-    /// The samples of a 2-D image, or why they cannot be read.
-    private func readable(shape: [Int], pixelType: DMPixelType, data: DMTagValue)
-        -> Result<(array: DMArray, type: SampleType), ImageFileError>
-    {
-        let type: SampleType
-        switch pixelType {
-        case .samples(let samples): type = samples
-        case .unsupported(let reason): return .failure(ImageFileError(reason))
+    /// `Calibrations/Dimension`, one per dimension: point i at (i − Origin) × Scale Units. A
+    /// dimension without a usable calibration is uncalibrated.
+    private func calibrations(_ axes: DMTagGroup?, count: Int) -> [DMCalibration] {
+        let groups = axes?.tags.compactMap(\.value.group) ?? []
+        return (0..<count).map { index in
+            guard index < groups.count else { return DMCalibration() }
+            let axis = groups[index]
+            let scale = axis["Scale"]?.number ?? 1
+            let origin = axis["Origin"]?.number ?? 0
+            let units = axis["Units"]?.text(in: bytes, littleEndian: littleEndian) ?? ""
+            guard scale.isFinite, origin.isFinite, scale != 0 else { return DMCalibration() }
+            return DMCalibration(scale: scale, offset: -origin * scale, units: units)
         }
-        let (width, height) = (shape[0], shape[1])
+    }
+
+    /// Where the values of `frames` planes of `width` × `height` lie, or why they cannot be read.
+    private func planes(pixelType: DMPixelType, data: DMTagValue, width: Int, height: Int, frames: Int)
+        -> Result<(offset: Int, planeBytes: Int), ImageFileError>
+    {
+        if case .unsupported(let reason) = pixelType { return .failure(ImageFileError(reason)) }
         do throws(ImageFileError) {
             try ImageLimits.check(width: width, height: height)
         } catch {
             return .failure(error)
         }
-        guard let array = data.array else {
+        guard let planeBytes = pixelType.planeBytes(width: width, height: height) else {
+            return .failure(ImageFileError("\(pixelType.storedAs ?? "packed") data of \(width) × \(height) pixels"))
+        }
+        guard let block = data.block else {
             return .failure(ImageFileError("the image data is not an array of numbers"))
         }
-        let available = array.byteCount / (type.bits / 8)
-        guard available >= width * height else {
+        let (needed, overflow) = planeBytes.multipliedReportingOverflow(by: frames)
+        guard !overflow, block.byteCount >= needed else {
+            let frameCount = frames > 1 ? " × \(frames) frames" : ""
+            let available = block.byteCount / max(planeBytes / (width * height), 1)
             return .failure(
-                ImageFileError("the data holds \(available) samples, fewer than its \(width) × \(height) pixels"))
+                ImageFileError(
+                    "the data holds \(available) samples, fewer than its \(width) × \(height) pixels\(frameCount)"))
         }
-        return .success((array, type))
+        return .success((block.offset, planeBytes))
     }
 
-    /// The first two axes of `Calibrations/Dimension`: pixel i at (i − Origin) × Scale Units.
-    private func calibration(_ axes: DMTagGroup?) -> Calibration {
-        let groups = axes?.tags.compactMap(\.value.group) ?? []
-        func axis(_ index: Int) -> AxisCalibration? {
-            guard index < groups.count else { return nil }
-            let axis = groups[index]
-            let scale = axis["Scale"]?.number ?? 1
-            let origin = axis["Origin"]?.number ?? 0
-            let unit =
-                axis["Units"]?.array.flatMap { DMValues.text(of: $0, in: bytes, littleEndian: littleEndian) } ?? ""
-            guard scale.isFinite, origin.isFinite, scale != 0, scale != 1 || !unit.isEmpty else { return nil }
-            return AxisCalibration(scale: scale, offset: -origin * scale, unit: unit)
+    private func picture(
+        title: String, shape: [Int], pixelType: DMPixelType, data: DMTagValue, calibrations: [DMCalibration]
+    ) -> ImageEntry {
+        let (width, height) = (shape[0], shape[1])
+        let calibration = Calibration(x: calibrations[0].axis, y: calibrations[1].axis)
+        switch planes(pixelType: pixelType, data: data, width: width, height: height, frames: 1) {
+        case .failure(let problem):
+            return ImageEntry(
+                title: title, shape: shape, sampleType: pixelType.sampleType, unsupported: problem.message,
+                calibration: calibration
+            ) { throw problem }
+        case .success(let (offset, _)):
+            let (file, little) = (file, littleEndian)
+            return ImageEntry(
+                title: title, shape: shape, sampleType: pixelType.sampleType, calibration: calibration,
+                storedAs: pixelType.storedAs
+            ) {
+                guard let base = file.buffer.baseAddress else { throw ImageFileError("the image data is missing") }
+                let samples = pixelType.plane(at: base + offset, width: width, height: height, littleEndian: little)
+                return GrayImage(width: width, height: height, sampleType: pixelType.sampleType!, samples: samples)
+            }
         }
-        return Calibration(x: axis(0), y: axis(1))
+    }
+
+    private func stack(
+        title: String, shape: [Int], pixelType: DMPixelType, data: DMTagValue, calibrations: [DMCalibration]
+    ) -> ImageEntry {
+        let (width, height, frames) = (shape[0], shape[1], shape[2])
+        guard frames <= ImageLimits.maxFrames else {
+            return ImageEntry(
+                title: title, shape: shape, sampleType: pixelType.sampleType,
+                skipped: "a stack of \(frames) frames, more than \(ImageLimits.maxFrames)")
+        }
+        let located = planes(pixelType: pixelType, data: data, width: width, height: height, frames: frames)
+        guard case .success(let (offset, planeBytes)) = located, let sampleType = pixelType.sampleType else {
+            let reason = if case .failure(let problem) = located { problem.message } else { "no samples" }
+            return ImageEntry(title: title, shape: shape, sampleType: pixelType.sampleType, skipped: reason)
+        }
+        let (file, little) = (file, littleEndian)
+        let frameStack = FrameStack(count: frames, width: width, height: height, sampleType: sampleType) {
+            (frame: Int) throws(ImageFileError) -> GrayImage in
+            guard let base = file.buffer.baseAddress else { throw ImageFileError("the image data is missing") }
+            let start = offset + frame * planeBytes
+            let samples = pixelType.plane(at: base + start, width: width, height: height, littleEndian: little)
+            file.doneReading(start..<(start + planeBytes))
+            return GrayImage(width: width, height: height, sampleType: sampleType, samples: samples)
+        }
+        let axes = [
+            calibrations[2].signalAxis(name: "z", size: frames, navigation: true),
+            calibrations[0].signalAxis(name: "x", size: width, navigation: false),
+            calibrations[1].signalAxis(name: "y", size: height, navigation: false)
+        ]
+        return ImageEntry(title: title, stack: frameStack, axes: axes, storedAs: pixelType.storedAs)
+    }
+
+    private func spectra(
+        title: String, shape: [Int], spectralDimension: Int, pixelType: DMPixelType, data: DMTagValue,
+        calibrations: [DMCalibration], spectroscopy: Spectroscopy
+    ) -> ImageEntry {
+        guard pixelType.isReal, let sampleType = pixelType.sampleType else {
+            let reason: String =
+                if case .unsupported(let why) = pixelType { why } else { "spectra of \(pixelType.storedAs ?? "") data" }
+            return ImageEntry(title: title, shape: shape, sampleType: pixelType.sampleType, skipped: reason)
+        }
+        // Strides in elements of each dimension, the first varying fastest.
+        var strides: [Int] = []
+        var step = 1
+        for size in shape {
+            strides.append(step)
+            step = step.multipliedReportingOverflow(by: size).partialValue
+        }
+        let scanDimensions = shape.indices.filter { $0 != spectralDimension }
+        let (width, height) = (
+            scanDimensions.first.map { shape[$0] } ?? 1, scanDimensions.count > 1 ? shape[scanDimensions[1]] : 1
+        )
+        let channels = shape[spectralDimension]
+        let layout = SpectrumLayout(
+            width: width, height: height, channels: channels,
+            strides: (
+                x: scanDimensions.first.map { strides[$0] } ?? 0,
+                y: scanDimensions.count > 1 ? strides[scanDimensions[1]] : 0,
+                channel: strides[spectralDimension]
+            ))
+        let source: any SpectrumSource
+        do throws(ImageFileError) {
+            try ImageLimits.check(width: width, height: height, channels: channels)
+            guard let block = data.block else { throw ImageFileError("the data is not an array of numbers") }
+            let elementBytes = pixelType == .bool ? 1 : sampleType.bits / 8
+            guard block.byteCount / elementBytes >= width * height * channels else {
+                throw ImageFileError(
+                    "the data holds fewer values than \(width) × \(height) pixels × \(channels) channels")
+            }
+            source = try sampleType.visit(
+                DenseSpectraMaker(file: file, offset: block.offset, layout: layout, littleEndian: littleEndian),
+                bool: pixelType == .bool
+            ).get()
+        } catch {
+            return ImageEntry(title: title, shape: shape, sampleType: sampleType, skipped: error.message)
+        }
+        let axisName =
+            switch spectroscopy {
+            case .eels: "Energy loss"
+            case .eds: "Energy"
+            case .cathodoluminescence: calibrations[spectralDimension].units == "nm" ? "Wavelength" : "Energy"
+            case .unknown: "Energy"
+            }
+        let spectralAxis = calibrations[spectralDimension].signalAxis(name: axisName, size: channels, navigation: false)
+        let scanAxes = zip(scanDimensions, ["x", "y"]).map { dimension, name in
+            calibrations[dimension].signalAxis(name: name, size: shape[dimension], navigation: true)
+        }
+        let cube = SpectrumCube(source: source, spectralAxis: spectralAxis, spectroscopy: spectroscopy)
+        return ImageEntry(
+            title: title, spectra: cube, axes: scanAxes + [spectralAxis], sampleType: sampleType,
+            storedAs: pixelType.storedAs)
+    }
+}
+
+/// One dimension's calibration as the file states it.
+struct DMCalibration {
+    var scale = 1.0
+    var offset = 0.0
+    var units = ""
+
+    /// As an image's calibration: nil when uncalibrated.
+    var axis: AxisCalibration? { signalAxis(name: "", size: 1, navigation: false).calibration }
+
+    func signalAxis(name: String, size: Int, navigation: Bool) -> SignalAxis {
+        SignalAxis(name: name, size: size, scale: scale, offset: offset, units: units, navigation: navigation)
+    }
+}
+
+/// Makes the spectra source for the file's number type.
+private struct DenseSpectraMaker: StoredNumberVisitor {
+    let file: FileBytes
+    let offset: Int
+    let layout: SpectrumLayout
+    let littleEndian: Bool
+
+    func visit<Number: StoredNumber>(_: Number.Type) -> Result<any SpectrumSource, ImageFileError> {
+        do throws(ImageFileError) {
+            return .success(
+                try DenseSpectra<Number>(file: file, offset: offset, layout: layout, littleEndian: littleEndian))
+        } catch {
+            return .failure(error)
+        }
     }
 }

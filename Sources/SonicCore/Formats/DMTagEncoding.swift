@@ -2,7 +2,9 @@
 enum DMLayout {
     case simple(DMElementType)
     case array(DMElementType, count: UInt64)
-    /// Strings, structs and arrays of them: `count` elements of `elementSize` bytes, stepped over.
+    /// An array of `count` structs of simple fields.
+    case structs([DMElementType], count: UInt64)
+    /// Strings, structs and arrays of strings or arrays: `count` elements of `elementSize` bytes, stepped over.
     case opaque(elementSize: UInt64, count: UInt64)
 
     /// The data's size in bytes, or nil when it overflows or is more than `available`.
@@ -11,6 +13,7 @@ enum DMLayout {
             switch self {
             case .simple(let type): (UInt64(type.size), 1)
             case .array(let type, let count): (UInt64(type.size), count)
+            case .structs(let fields, let count): (UInt64(fields.reduce(0) { $0 + $1.size }), count)
             case .opaque(let elementSize, let count): (elementSize, count)
             }
         let (total, overflow) = size.multipliedReportingOverflow(by: count)
@@ -21,7 +24,7 @@ enum DMLayout {
 
 /// The info words of a data tag, read in place (their count is already checked against the file).
 struct DMInfo {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     let start: Int
     let count: Int
     let wordSize: Int
@@ -48,10 +51,10 @@ struct DMInfo {
             return .opaque(elementSize: 1, count: word(1))
         case Self.structure:
             // [15, name length, field count, (name length, type) per field]
-            guard let size = try structSize(fieldCountAt: 2, trailingWords: 0, tagStart: tagStart) else {
+            guard let fields = try structFields(fieldCountAt: 2, trailingWords: 0, tagStart: tagStart) else {
                 throw invalid
             }
-            return .opaque(elementSize: size, count: 1)
+            return .opaque(elementSize: UInt64(fields.reduce(0) { $0 + $1.size }), count: 1)
         case Self.array:
             return try arrayLayout(tagStart: tagStart, invalid: invalid)
         default:
@@ -69,10 +72,10 @@ struct DMInfo {
         switch element {
         case Self.structure:
             // [20, 15, name length, field count, (name length, type) per field, length]
-            guard let size = try structSize(fieldCountAt: 3, trailingWords: 1, tagStart: tagStart) else {
+            guard let fields = try structFields(fieldCountAt: 3, trailingWords: 1, tagStart: tagStart) else {
                 throw invalid
             }
-            return .opaque(elementSize: size, count: word(count - 1))
+            return .structs(fields, count: word(count - 1))
         case Self.string:
             // [20, 18, string length, length]
             guard count == 4 else { throw invalid }
@@ -90,22 +93,22 @@ struct DMInfo {
         }
     }
 
-    /// The byte size of a struct whose field count is word `index`, its (name length, type) pairs
+    /// The field types of a struct whose field count is word `index`, its (name length, type) pairs
     /// following; nil when the words do not match that description. Fields must be simple values.
-    private func structSize(fieldCountAt index: Int, trailingWords: Int, tagStart: Int) throws(ImageFileError)
-        -> UInt64?
+    private func structFields(fieldCountAt index: Int, trailingWords: Int, tagStart: Int) throws(ImageFileError)
+        -> [DMElementType]?
     {
         guard count > index else { return nil }
         let fields = word(index)
         guard fields <= UInt64(count), count == index + 1 + 2 * Int(fields) + trailingWords else { return nil }
-        var size: UInt64 = 0
+        var types: [DMElementType] = []
         for field in 0..<Int(fields) {
             let type = word(index + 2 + 2 * field)
             guard let simple = DMElementType(rawValue: type) else {
                 throw ImageFileError("the data tag at byte \(tagStart) has a struct field of unknown type \(type)")
             }
-            size += UInt64(simple.size)
+            types.append(simple)
         }
-        return size
+        return types
     }
 }

@@ -4,17 +4,32 @@ struct DMTag {
     let value: DMTagValue
 }
 
-/// What a tag holds, as far as reading images needs: groups, single numbers and arrays of numbers.
-/// Strings, structs and arrays of structs are checked and stepped over.
+/// What a tag holds, as far as reading images needs: groups, single numbers, arrays of numbers and
+/// arrays of structs of numbers (complex pixels). Strings and structs are checked and stepped over.
 enum DMTagValue {
     case group(DMTagGroup)
     case number(Double)
     case array(DMArray)
+    case structArray(DMStructArray)
     case other
 
     var group: DMTagGroup? { if case .group(let group) = self { group } else { nil } }
     var number: Double? { if case .number(let number) = self { number } else { nil } }
     var array: DMArray? { if case .array(let array) = self { array } else { nil } }
+
+    /// Where the data of an array lies, whatever its elements.
+    var block: (offset: Int, byteCount: Int)? {
+        switch self {
+        case .array(let array): (array.offset, array.byteCount)
+        case .structArray(let structs): (structs.offset, structs.byteCount)
+        default: nil
+        }
+    }
+
+    /// The tag's text, when it is one (UTF-16 code units, the way names and units are stored).
+    func text(in bytes: UnsafeRawBufferPointer, littleEndian: Bool) -> String? {
+        array.flatMap { DMValues.text(of: $0, in: bytes, littleEndian: littleEndian) }
+    }
 }
 
 struct DMTagGroup {
@@ -56,6 +71,14 @@ struct DMArray {
     var byteCount: Int { count * elementType.size }
 }
 
+/// An array of structs of simple values (complex pixels: real and imaginary parts) left in place.
+struct DMStructArray {
+    let fields: [DMElementType]
+    let count: Int
+    let offset: Int
+    var byteCount: Int { count * fields.reduce(0) { $0 + $1.size } }
+}
+
 /// Parses the tag tree of a DM3 or DM4 file, checking every length, count and size against the
 /// bytes that remain before using it.
 struct DMTagParser {
@@ -71,7 +94,7 @@ struct DMTagParser {
     /// Counts, lengths and info words: 4 bytes in DM3, 8 in DM4, always big-endian.
     private var wordSize: Int { version == 4 ? 8 : 4 }
 
-    init(_ bytes: [UInt8]) throws(ImageFileError) {
+    init(_ bytes: UnsafeRawBufferPointer) throws(ImageFileError) {
         let tooShort = ImageFileError("the file is too short for a DigitalMicrograph header")
         guard bytes.count >= 4 else { throw tooShort }
         input = DMByteReader(bytes: bytes)
@@ -157,6 +180,10 @@ struct DMTagParser {
             return .number(DMValues.number(in: input.bytes, at: payloadStart, type: type, littleEndian: littleEndian))
         case .array(let type, _):
             return .array(DMArray(elementType: type, count: size / type.size, offset: payloadStart))
+        case .structs(let fields, _):
+            let structSize = fields.reduce(0) { $0 + $1.size }
+            guard structSize > 0 else { return .other }
+            return .structArray(DMStructArray(fields: fields, count: size / structSize, offset: payloadStart))
         case .opaque:
             return .other
         }
@@ -165,12 +192,12 @@ struct DMTagParser {
     private mutating func word() throws(ImageFileError) -> UInt64 { try input.bigEndian(wordSize) }
 }
 
-/// Reads a byte array front to back, refusing to read past its end.
+/// Reads a file's bytes front to back, refusing to read past their end.
 struct DMByteReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     private(set) var position = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     var remaining: Int { bytes.count - position }
 
@@ -182,7 +209,7 @@ struct DMByteReader {
         return value
     }
 
-    mutating func take(_ count: Int) throws(ImageFileError) -> ArraySlice<UInt8> {
+    mutating func take(_ count: Int) throws(ImageFileError) -> Slice<UnsafeRawBufferPointer> {
         guard count <= remaining else { throw truncated }
         defer { position += count }
         return bytes[position..<position + count]

@@ -1,18 +1,25 @@
-/// Reads Gatan DigitalMicrograph DM3 and DM4 files from memory.
+/// Reads Gatan DigitalMicrograph DM3 and DM4 files in place (mapped, or in memory).
 ///
-/// Every dataset of the root's `ImageList` becomes an entry, in file order: the small RGB thumbnail
-/// DigitalMicrograph writes first, images, spectra and stacks. Only 2-D images of real samples are
-/// readable; the others carry the reason they are not.
+/// Every dataset of the root's `ImageList` becomes an entry, in file order: images, stacks,
+/// spectrum images, line scans and spectra; the thumbnails DigitalMicrograph writes (those its root
+/// `Thumbnails` list names, or else a first RGB preview) are listed as what they are.
 public enum DigitalMicrograph {
     public static func contents(of bytes: [UInt8]) throws(ImageFileError) -> ImageFileContents {
-        var parser = try DMTagParser(bytes)
+        try contents(of: FileBytes(copying: bytes))
+    }
+
+    public static func contents(of file: FileBytes) throws(ImageFileError) -> ImageFileContents {
+        var parser = try DMTagParser(file.buffer)
         let root = try parser.parse()
         let images = root["ImageList"]?.group?.tags.compactMap(\.value.group) ?? []
-        let builder = DMImageEntry(bytes: bytes, littleEndian: parser.littleEndian)
+        let builder = DMImageEntry(file: file, littleEndian: parser.littleEndian)
         var entries = images.map(builder.entry(for:))
-        // The preview DigitalMicrograph puts first is named as what it is, not just as colour data.
-        if entries.count > 1, entries[0].unsupported == DMPixelType.rgbReason {
-            entries[0].unsupported = "the file's thumbnail"
+        let thumbnails = root["Thumbnails"]?.group?.tags.compactMap {
+            $0.value.group?["ImageIndex"]?.number.flatMap { Int(exactly: $0) }
+        }
+        for index in thumbnails ?? (entries.count > 1 && entries[0].storedAs == "RGB" ? [0] : [])
+        where entries.indices.contains(index) {
+            entries[index].unsupported = "the file's thumbnail"
         }
         return ImageFileContents(format: parser.version == 4 ? .dm4 : .dm3, entries: entries)
     }

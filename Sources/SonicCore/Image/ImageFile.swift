@@ -32,7 +32,8 @@ public enum SampleType: String, Sendable, CaseIterable, Equatable {
 
 /// The formats a file is recognised as, by its first bytes.
 public enum ImageFileFormat: String, Sendable, CaseIterable, Equatable {
-    case png, dm3, dm4, tiff, emd
+    /// HDF5 files are recognised as `emd`, and become `hspy` when they are HyperSpy's.
+    case png, dm3, dm4, tiff, emd, hspy
 
     /// The format the file's first bytes announce (16 are enough), or nil.
     public static func recognise(_ head: some Collection<UInt8>) -> ImageFileFormat? {
@@ -80,38 +81,166 @@ public struct Calibration: Sendable, Equatable {
     public static let none = Calibration()
 }
 
-/// One dataset in a file, described before its samples are read.
+/// One dataset in a file, described before its samples are read: a signal the program reads — an
+/// image, a stack, a spectrum image, a line scan or a spectrum — or one it lists and skips, saying why.
 public struct ImageEntry: Sendable {
-    /// The dataset's name in the file ("HAADF", "Ceta, frame 2"); may be empty.
+    /// The dataset's name in the file ("HAADF", "EELS"); may be empty.
     public var title: String
     /// The dataset's size, fastest-varying axis first: [width, height] for an image, [length] for a
     /// spectrum or a plot.
     public var shape: [Int]
+    /// The type of the samples played: the file's own, or for the values below, what they play as.
     public var sampleType: SampleType?
-    /// Why the samples cannot be played ("complex data", "RGB data", "a 1-D signal"); nil if they can.
+    /// How the file stores each value when the sample type does not say it: "complex64" (played as
+    /// its modulus), "RGB" (as its luminance), "bool" (as 0 and 1).
+    public var storedAs: String?
+    /// Why the samples cannot be played ("complex data", "a 4-D signal"); nil if they can.
     public var unsupported: String?
-    public var calibration: Calibration
-    private let reader: @Sendable () throws -> GrayImage
+    /// Every axis with its calibration, in HyperSpy's order: navigation axes (a scan's x and y, a
+    /// stack's frames), then signal axes (an image's x and y, a spectrum's channels).
+    public var axes: [SignalAxis]
+    /// For a spectrum image, the file's image acquired with its spectra (its index among the
+    /// file's entries), which plays in its place.
+    public var acquiredImage: Int?
+    public let content: Content
 
+    /// How the entry's values are read.
+    public enum Content: Sendable {
+        case image(@Sendable () throws -> GrayImage)
+        case stack(FrameStack)
+        case spectra(SpectrumCube)
+        case skipped
+    }
+
+    /// An image (or, with `unsupported` or a shape not 2-D, a dataset listed and skipped).
     public init(
         title: String, shape: [Int], sampleType: SampleType?, unsupported: String? = nil,
-        calibration: Calibration = .none, read: @escaping @Sendable () throws -> GrayImage
+        calibration: Calibration = .none, storedAs: String? = nil, read: @escaping @Sendable () throws -> GrayImage
     ) {
         self.title = title
         self.shape = shape
         self.sampleType = sampleType
+        self.storedAs = storedAs
         self.unsupported = unsupported ?? (shape.count == 2 ? nil : "a \(shape.count)-D signal, not an image")
-        self.calibration = calibration
-        self.reader = read
+        axes =
+            shape.count == 2
+            ? [
+                SignalAxis(name: "x", size: shape[0], calibration: calibration.x, navigation: false),
+                SignalAxis(name: "y", size: shape[1], calibration: calibration.y, navigation: false)
+            ] : []
+        content = .image(read)
+    }
+
+    /// A stack: `axes` are its frames' axis, then the frames' x and y.
+    public init(title: String, stack: FrameStack, axes: [SignalAxis], storedAs: String? = nil) {
+        self.title = title
+        shape = axes.count == 3 ? [axes[1].size, axes[2].size, axes[0].size] : []
+        sampleType = stack.sampleType
+        self.storedAs = storedAs
+        self.axes = axes
+        unsupported = nil
+        content = .stack(stack)
+    }
+
+    /// A spectrum image, a line scan or a spectrum: `axes` are its navigation axes (x, then y), then
+    /// its channels' axis.
+    public init(
+        title: String, spectra: SpectrumCube, axes: [SignalAxis], sampleType: SampleType, storedAs: String? = nil,
+        acquiredImage: Int? = nil
+    ) {
+        self.title = title
+        shape = axes.last.map { [$0.size] + axes.dropLast().map(\.size) } ?? []
+        self.sampleType = sampleType
+        self.storedAs = storedAs
+        self.axes = axes
+        self.acquiredImage = acquiredImage
+        unsupported = nil
+        content = .spectra(spectra)
+    }
+
+    /// A dataset listed and skipped, with the reason.
+    public init(title: String, shape: [Int], sampleType: SampleType?, skipped reason: String) {
+        self.title = title
+        self.shape = shape
+        self.sampleType = sampleType
+        unsupported = reason
+        axes = []
+        content = .skipped
+    }
+
+    /// What the entry is, or nil when it is skipped.
+    public var kind: SignalKind? {
+        guard unsupported == nil, sampleType != nil else { return nil }
+        switch content {
+        case .image: return shape.count == 2 ? .image : nil
+        case .stack: return .stack
+        case .spectra:
+            switch axes.filter(\.navigation).count {
+            case 0: return .spectrum
+            case 1: return .lineScan
+            default: return .spectrumImage
+            }
+        case .skipped: return nil
+        }
     }
 
     /// A 2-D image of a type this program plays.
-    public var isImage: Bool { unsupported == nil && sampleType != nil && shape.count == 2 }
-    public var width: Int { shape.first ?? 0 }
-    public var height: Int { shape.count > 1 ? shape[1] : 1 }
+    public var isImage: Bool { kind == .image }
+    /// Anything the program reads: an image, a stack, or spectra.
+    public var isSignal: Bool { kind != nil }
 
-    /// Reads the samples (only images can be read).
-    public func read() throws -> GrayImage { try reader() }
+    /// The axes of what the entry plays as: an image's or a stack's frames' x and y, a spectrum
+    /// image's or line scan's scan axes; none for a single spectrum.
+    public var pictureAxes: [SignalAxis] {
+        switch content {
+        case .image, .stack: axes.filter { !$0.navigation }
+        case .spectra: axes.filter(\.navigation)
+        case .skipped: []
+        }
+    }
+
+    /// The size of what the entry plays as (a line scan is one row, a spectrum one pixel).
+    public var width: Int {
+        switch content {
+        case .image, .skipped: shape.first ?? 0
+        case .stack(let stack): stack.width
+        case .spectra(let cube): cube.width
+        }
+    }
+
+    public var height: Int {
+        switch content {
+        case .image, .skipped: shape.count > 1 ? shape[1] : 1
+        case .stack(let stack): stack.height
+        case .spectra(let cube): cube.height
+        }
+    }
+
+    /// The calibration of what the entry plays as: its x and y axes.
+    public var calibration: Calibration {
+        let picture = pictureAxes
+        return Calibration(
+            x: picture.first?.calibration, y: picture.count > 1 ? picture[1].calibration : nil)
+    }
+
+    public var stack: FrameStack? { if case .stack(let stack) = content { stack } else { nil } }
+    public var spectra: SpectrumCube? { if case .spectra(let cube) = content { cube } else { nil } }
+
+    /// Reads what the entry plays as: the image, a stack's first frame, a spectrum image's total
+    /// counts. A single spectrum and a skipped dataset have none.
+    public func read() throws -> GrayImage {
+        if let unsupported { throw ImageFileError(unsupported) }
+        switch content {
+        case .image(let reader): return try reader()
+        case .stack(let stack): return try stack.frame(0)
+        case .spectra(let cube):
+            guard kind != .spectrum else {
+                throw ImageFileError("a single spectrum, not an image: inspect and map read it")
+            }
+            return try cube.overview().totalCounts.image
+        case .skipped: throw ImageFileError("not an image")
+        }
+    }
 }
 
 /// What a file holds: its datasets, images and others, in the file's order.
@@ -144,6 +273,23 @@ public enum ImageLimits {
         guard width > 0, height > 0 else { throw ImageFileError("the image has no pixels") }
         guard width <= maxPixels, height <= maxPixels, width * height <= maxPixels else {
             throw ImageFileError("the image is \(width) × \(height) pixels, more than the 8192 × 8192 limit")
+        }
+    }
+
+    /// The most channels a spectrum may have.
+    public static let maxChannels = 1 << 20
+    /// The most frames a stack may have.
+    public static let maxFrames = 1 << 20
+
+    /// Throws unless a scan of width × height pixels of `channels` channels is one this program accepts.
+    public static func check(width: Int, height: Int, channels: Int) throws(ImageFileError) {
+        guard channels > 0 else { throw ImageFileError("the spectra have no channels") }
+        guard channels <= maxChannels else {
+            throw ImageFileError("the spectra have \(channels) channels, more than the \(maxChannels) limit")
+        }
+        guard width > 0, height > 0 else { throw ImageFileError("the scan has no pixels") }
+        guard width <= maxPixels, height <= maxPixels, width * height <= maxPixels else {
+            throw ImageFileError("the scan is \(width) × \(height) pixels, more than the 8192 × 8192 limit")
         }
     }
 }

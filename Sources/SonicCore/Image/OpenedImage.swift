@@ -19,14 +19,7 @@ enum LengthUnit {
     }
 
     /// Three significant digits, without trailing zeros: 17.8, 0.174, 1250.
-    static func threeDigits(_ value: Double) -> String {
-        guard value.isFinite, value != 0 else { return "0" }
-        let decimals = max(0, 2 - Int(Double.log10(Swift.abs(value)).rounded(.down)))
-        let factor = Double.pow(10, Double(decimals))
-        let text = String((value * factor).rounded() / factor)
-        guard text.contains("."), !text.contains("e") else { return text }
-        return String(text.reversed().drop { $0 == "0" }.drop { $0 == "." }.reversed())
-    }
+    static func threeDigits(_ value: Double) -> String { NumberText.significant(value, digits: 3) }
 }
 
 extension PixelSize {
@@ -57,10 +50,12 @@ extension Calibration {
 /// What is open: the file, which of its images, and its calibration — as the greeting says it.
 public struct OpenedImage: Sendable, Equatable {
     public var fileName: String
-    /// The image's name in the file ("HAADF"); may be empty.
+    /// The image's name in the file ("HAADF"), and what of a signal plays ("EELS, spectrum image,
+    /// total counts"); may be empty.
     public var title: String
-    /// 1-based among the file's images.
+    /// 1-based among the file's signals (images, stacks, spectrum images, line scans, spectra).
     public var number: Int
+    /// How many signals the file holds.
     public var imageCount: Int
     public var calibration: Calibration
 
