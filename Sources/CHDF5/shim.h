@@ -10,6 +10,7 @@ static inline hid_t sonic_h5_native_float(void) { return H5T_NATIVE_FLOAT; }
 static inline hid_t sonic_h5_native_double(void) { return H5T_NATIVE_DOUBLE; }
 static inline hid_t sonic_h5_native_llong(void) { return H5T_NATIVE_LLONG; }
 static inline hid_t sonic_h5_native_uchar(void) { return H5T_NATIVE_UCHAR; }
+static inline hid_t sonic_h5_native_ushort(void) { return H5T_NATIVE_USHORT; }
 static inline hid_t sonic_h5_c_string(void) { return H5T_C_S1; }
 
 // For the helper processes that run libhdf5. Glibc declares memfd_create and close_range only for

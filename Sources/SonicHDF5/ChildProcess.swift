@@ -19,7 +19,8 @@ enum ChildProcess {
 
     /// Memory that the helper writes (a plane of samples) and the caller reads: a memory file the
     /// helper finds on its descriptor 4.
-    final class SharedMemory {
+    /// Written only by the helper before the caller reads it: shared across threads as it is.
+    final class SharedMemory: @unchecked Sendable {
         let descriptor: Int32
         let bytes: UnsafeMutableRawBufferPointer
 

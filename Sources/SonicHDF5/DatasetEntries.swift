@@ -1,9 +1,7 @@
 import SonicCore
 
-/// Turns a dataset into entries: one per frame when it holds images, else one saying why not.
+/// Turns a dataset into an entry: an image, a stack of frames, or one saying why it is neither.
 struct DatasetEntries {
-    static let maxFrames = 65536
-
     var file: String
     var limits: ChildProcess.Limits
 
@@ -15,12 +13,7 @@ struct DatasetEntries {
         transposed: Bool, calibration: Calibration
     ) -> [ImageEntry] {
         func notAnImage(_ reason: String) -> [ImageEntry] {
-            [
-                ImageEntry(title: title, shape: shape, sampleType: layout.sampleType, unsupported: reason) {
-                    () throws -> GrayImage in
-                    throw ImageFileError(reason)
-                }
-            ]
+            [ImageEntry(title: title, shape: shape, sampleType: layout.sampleType, skipped: reason)]
         }
         if layout.dims.contains(0) { return notAnImage("an empty dataset") }
         if let reason = layout.unsupported { return notAnImage(reason) }
@@ -29,21 +22,33 @@ struct DatasetEntries {
             return notAnImage("a \(layout.dims.count)-D signal, not an image")
         }
         let frames = frameAxis.map { layout.dims[$0] } ?? 1
-        guard frames <= Self.maxFrames else {
-            return notAnImage("a stack of \(frames) frames, more than \(Self.maxFrames)")
+        guard frames <= ImageLimits.maxFrames else {
+            return notAnImage("a stack of \(frames) frames, more than \(ImageLimits.maxFrames)")
         }
-        return (0..<frames).map { frame in
-            let location = PlaneLocation(
-                path: path, dims: layout.dims, sampleType: sampleType,
-                frameAxis: frameAxis, frame: frame, transposed: transposed)
-            let file = self.file, limits = self.limits
-            return ImageEntry(
-                title: frames > 1 ? "\(title), frame \(frame + 1) of \(frames)" : title,
-                shape: [location.width, location.height], sampleType: sampleType,
-                calibration: calibration
-            ) { () throws -> GrayImage in
-                try location.read(file: file, limits: limits)
-            }
+        let location = PlaneLocation(
+            path: path, dims: layout.dims, sampleType: sampleType, frameAxis: frameAxis, transposed: transposed)
+        let file = self.file, limits = self.limits
+        guard frames > 1 else {
+            return [
+                ImageEntry(
+                    title: title, shape: [location.width, location.height], sampleType: sampleType,
+                    calibration: calibration
+                ) { () throws -> GrayImage in
+                    try location.read(file: file, limits: limits)
+                }
+            ]
         }
+        let stack = FrameStack(count: frames, width: location.width, height: location.height, sampleType: sampleType) {
+            (frame: Int) throws(ImageFileError) -> GrayImage in
+            var plane = location
+            plane.frame = frame
+            return try plane.read(file: file, limits: limits)
+        }
+        let axes = [
+            SignalAxis(name: "frame", size: frames, navigation: true),
+            SignalAxis(name: "x", size: location.width, calibration: calibration.x, navigation: false),
+            SignalAxis(name: "y", size: location.height, calibration: calibration.y, navigation: false)
+        ]
+        return [ImageEntry(title: title, stack: stack, axes: axes)]
     }
 }

@@ -1,7 +1,7 @@
 import Glibc
 import SonicCore
 
-/// Reads EMD files, Thermo Fisher Velox's and Berkeley's, through libhdf5.
+/// Reads EMD files, Thermo Fisher Velox's and Berkeley's, and HyperSpy's own files, through libhdf5.
 ///
 /// libhdf5 runs only in helper processes (see `HDF5Helper`): one lists the file, and one reads
 /// each plane that is asked for. A file that crashes or hangs the library gives an ImageFileError.
@@ -27,9 +27,13 @@ public enum EMDReader {
         if survey.hasBerkeleyVersion {
             return ImageFileContents(format: .emd, entries: BerkeleyEntries.entries(survey, maker: maker))
         }
+        if survey.fileFormat == "HyperSpy" {
+            return ImageFileContents(
+                format: .hspy, entries: HyperSpyEntries.entries(survey, file: path, limits: reading))
+        }
         throw ImageFileError(
-            "an HDF5 file, but not an EMD file (it has neither Velox's version record nor Berkeley EMD's version attributes)"
-        )
+            "an HDF5 file, but not an EMD file nor HyperSpy's (it has neither Velox's version record, Berkeley EMD's "
+                + "version attributes nor HyperSpy's file format)")
     }
 
     /// Clear reasons for the commonest failures, before any process is started.

@@ -1,7 +1,7 @@
 import CHDF5
 import SonicCore
 
-/// Walks an HDF5 file for what Velox and Berkeley EMD keep (runs in the helper process).
+/// Walks an HDF5 file for what Velox, Berkeley EMD and HyperSpy keep (runs in the helper process).
 ///
 /// Everything is bounded, whatever the file claims: links per group, groups visited, depth, bytes
 /// of text; the Berkeley walk remembers where it has been, so hard-link cycles end it.
@@ -29,7 +29,49 @@ enum FileSurvey {
             var walk = BerkeleyWalk()
             try walk.visit(file, path: [], depth: 0, into: &survey)
         }
+        survey.fileFormat = file.attributeText("file_format", maxBytes: 256)
+        if survey.fileFormat == "HyperSpy" {
+            try surveyHyperSpy(file, into: &survey)
+        }
         return survey
+    }
+
+    /// HyperSpy's signals: `/Experiments/<name>` groups, each with its `data`, `axis-i` groups and
+    /// title and signal type in `metadata`.
+    private static func surveyHyperSpy(_ file: HDF5Object, into survey: inout Survey) throws(ImageFileError) {
+        guard let experiments = try file.child("Experiments"), experiments.isGroup else { return }
+        for link in try experiments.hardLinks(limit: maxLinksPerGroup) {
+            guard survey.hyperspy.count < maxDatasets, let group = try experiments.child(link.name), group.isGroup,
+                let data = try group.child("data"), data.isDataset
+            else { continue }
+            let layout = try data.layout()
+            let names = Set(try group.hardLinks(limit: maxLinksPerGroup).map(\.name))
+            // Every axis-i from 0 while there is one: a file may hold more or fewer than its data's dimensions.
+            var axes: [HyperSpyAxis?] = []
+            while axes.count < 64, names.contains("axis-\(axes.count)") {
+                axes.append(hyperSpyAxis(try group.child("axis-\(axes.count)")))
+            }
+            let metadata = try? group.child("metadata")
+            let general = (try? metadata?.child("General")) ?? nil
+            let signal = (try? metadata?.child("Signal")) ?? nil
+            survey.hyperspy.append(
+                HyperSpyExperiment(
+                    name: link.name, layout: layout, axes: axes,
+                    title: general?.attributeText("title", maxBytes: maxTextBytes),
+                    signalType: signal?.attributeText("signal_type", maxBytes: 256)))
+        }
+    }
+
+    private static func hyperSpyAxis(_ group: HDF5Object?) -> HyperSpyAxis? {
+        guard let group, group.isGroup, let size = group.attributeNumber("size"), size.isFinite,
+            size == size.rounded(), abs(size) <= Double(Int32.max)
+        else { return nil }
+        return HyperSpyAxis(
+            name: group.attributeText("name", maxBytes: 4096) ?? "", size: Int(size),
+            scale: group.attributeNumber("scale") ?? 1, offset: group.attributeNumber("offset") ?? 0,
+            units: group.attributeText("units", maxBytes: 4096) ?? "",
+            navigate: (group.attributeNumber("navigate") ?? 0) != 0,
+            type: group.attributeText("_type", maxBytes: 256))
     }
 
     /// A top-level object that cannot be opened is no evidence either way; reading the data later says more.
@@ -56,11 +98,21 @@ enum FileSurvey {
                     let metadata = (try? group.child("Metadata")).flatMap {
                         $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil
                     }
+                    let settings =
+                        (try? group.child("AcquisitionSettings")).flatMap {
+                            $0.isDataset ? $0.datasetText(maxBytes: maxTextBytes) : nil
+                        }
+                        ?? (try? group.child("AcquisitionMetadata")).flatMap {
+                            $0.isDataset ? $0.firstColumnText(maxBytes: maxTextBytes) : nil
+                        }
                     survey.velox.append(
-                        VeloxDataset(kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata))
+                        VeloxDataset(
+                            kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata,
+                            settings: settings))
                 }
             }
         }
+        surveyVeloxRecords(file, into: &survey)
         // Optional: names of the detectors behind images. A damaged record leaves the name to the metadata.
         guard let operations = try? file.child("Operations"), operations.isGroup else { return }
         for kind in ["CameraInputOperation", "StemInputOperation"] {
@@ -76,6 +128,32 @@ enum FileSurvey {
             }
         }
     }
+
+    /// Velox's spectrum-imaging records and the `/SharedProperties` records they name. Optional:
+    /// without them an EDS scan is the stream's whole raster and no image plays for the spectra.
+    private static func surveyVeloxRecords(_ file: HDF5Object, into survey: inout Survey) {
+        guard let features = try? file.child("Features"), features.isGroup,
+            let group = try? features.child("SIFeature"), group.isGroup,
+            let links = try? group.hardLinks(limit: maxLinksPerGroup)
+        else { return }
+        var named: [String] = []
+        for link in links.prefix(maxRecords) {
+            guard let record = try? group.child(link.name), record.isDataset,
+                let text = record.datasetText(maxBytes: maxTextBytes)
+            else { continue }
+            survey.veloxRecords["/Features/SIFeature/\(link.name)"] = text
+            named += JSONValue.parse(text)?.strings.filter { $0.hasPrefix("/SharedProperties/") } ?? []
+        }
+        for path in Set(named).sorted().prefix(maxRecords) {
+            var object: HDF5Object? = file
+            for name in path.split(separator: "/") { object = (try? object?.child(String(name))) ?? nil }
+            if let object, object.isDataset, let text = object.datasetText(maxBytes: maxTextBytes) {
+                survey.veloxRecords[path] = text
+            }
+        }
+    }
+
+    static let maxRecords = 256
 
     private struct BerkeleyWalk {
         var visited: Set<haddr_t> = []

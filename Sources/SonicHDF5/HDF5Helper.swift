@@ -3,12 +3,12 @@ import Glibc
 import SonicCore
 
 /// The helper program that runs libhdf5 for the reader, one process per job (see `ChildProcess`):
-/// listing a file, or reading one plane into memory shared with the caller.
+/// listing a file, or reading one block of a dataset into memory shared with the caller.
 public enum HDF5Helper {
     static let programName = "sonic-atomic-hdf5"
 
     enum Job: String {
-        case survey, plane
+        case survey, slab
     }
 
     /// The helper's descriptors, as `ChildProcess` sets them up.
@@ -48,21 +48,21 @@ public enum HDF5Helper {
         return Array(answer.suffix(count))
     }
 
-    /// The helper program's work: `sonic-atomic-hdf5 survey|plane FILE`, a plane's location on
+    /// The helper program's work: `sonic-atomic-hdf5 survey|slab FILE`, a block's location on
     /// standard input, the answer on descriptor 3. Returns the exit status.
     public static func main(arguments: [String]) -> Int32 {
         var answer = ByteWriter()
         do throws(ImageFileError) {
             guard arguments.count == 3, let job = Job(rawValue: arguments[1]) else {
-                throw ImageFileError("usage: \(programName) survey|plane FILE")
+                throw ImageFileError("usage: \(programName) survey|slab FILE")
             }
             let payload: [UInt8]
             switch job {
             case .survey:
                 payload = try FileSurvey.survey(path: arguments[2]).encoded()
-            case .plane:
-                let location = try PlaneLocation(decoding: readAll(from: requestDescriptor))
-                try location.readInHelper(file: arguments[2], sharedDescriptor: sharedDescriptor)
+            case .slab:
+                let slab = try Hyperslab(decoding: readAll(from: requestDescriptor))
+                try slab.readInHelper(file: arguments[2], sharedDescriptor: sharedDescriptor)
                 payload = []
             }
             answer.bool(true)

@@ -88,6 +88,40 @@ final class HDF5Object {
         return Int(value)
     }
 
+    /// A one-element numeric attribute (integer, float, or an enumeration such as numpy's booleans)
+    /// as a number, or nil.
+    func attributeNumber(_ name: String) -> Double? {
+        guard hasAttribute(name),
+            let attribute = HDF5Object(H5Aopen(id, name, sonic_h5_default()), close: H5Aclose),
+            let type = HDF5Object(H5Aget_type(attribute.id), close: H5Tclose),
+            let space = HDF5Object(H5Aget_space(attribute.id), close: H5Sclose),
+            H5Sget_simple_extent_npoints(space.id) == 1
+        else { return nil }
+        switch H5Tget_class(type.id) {
+        case H5T_INTEGER, H5T_FLOAT:
+            var value = 0.0
+            return H5Aread(attribute.id, sonic_h5_native_double(), &value) >= 0 ? value : nil
+        case H5T_ENUM:
+            // Enumerations convert only to themselves: read the stored integer as it is.
+            guard let base = HDF5Object(H5Tget_super(type.id), close: H5Tclose),
+                let native = HDF5Object(H5Tget_native_type(type.id, H5T_DIR_ASCEND), close: H5Tclose)
+            else { return nil }
+            let size = H5Tget_size(native.id)
+            guard (1...8).contains(size) else { return nil }
+            var raw = [UInt8](repeating: 0, count: 8)
+            guard raw.withUnsafeMutableBytes({ H5Aread(attribute.id, native.id, $0.baseAddress) }) >= 0 else {
+                return nil
+            }
+            var value: UInt64 = 0
+            for index in (0..<size).reversed() { value = value << 8 | UInt64(raw[index]) }
+            let signed = H5Tget_sign(base.id) == H5T_SGN_2
+            guard signed, size < 8, value >> (8 * UInt64(size) - 1) & 1 == 1 else { return Double(value) }
+            return Double(Int64(bitPattern: value | ~0 << (8 * UInt64(size))))
+        default:
+            return nil
+        }
+    }
+
     /// Whether a dataset's samples live in other files (external or virtual storage), which could
     /// name any file, a pipe or a device; nil when the library cannot tell.
     var keepsDataElsewhere: Bool? {

@@ -28,6 +28,22 @@ indirect enum JSONValue: Equatable {
         return nil
     }
 
+    /// Every string anywhere inside, depth first.
+    var strings: [String] {
+        switch self {
+        case .string(let text): [text]
+        case .array(let items): items.flatMap(\.strings)
+        case .object(let members): members.keys.sorted().flatMap { members[$0]!.strings }
+        default: []
+        }
+    }
+
+    /// The items of an array.
+    var items: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
     /// A number, written as one or (as Velox does) as a string.
     var double: Double? {
         switch self {

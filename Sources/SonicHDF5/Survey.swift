@@ -10,6 +10,13 @@ struct Survey: Equatable {
     var berkeley: [BerkeleyDataset] = []
     /// Velox's camera and STEM input operations (JSON), which name the detector behind each image.
     var operations: [String] = []
+    /// Velox's records of spectrum imaging (`/Features/SIFeature/…`) and those they point to
+    /// (`/SharedProperties/…`): JSON by path. They give an EDS scan's area and the image acquired
+    /// with the spectra.
+    var veloxRecords: [String: String] = [:]
+    /// The root's `file_format` attribute: "HyperSpy" in HyperSpy's files.
+    var fileFormat: String?
+    var hyperspy: [HyperSpyExperiment] = []
 }
 
 /// A dataset's extent, HDF5's order (slowest axis first), and how its elements can be read.
@@ -26,6 +33,9 @@ struct VeloxDataset: Equatable {
     var id: String
     var layout: DatasetLayout
     var metadata: String?
+    /// A spectrum stream's `AcquisitionSettings` (channels, scan size), an EELS spectrum image's
+    /// `AcquisitionMetadata` (energy offset and dispersion): JSON.
+    var settings: String?
 
     var path: [String] { ["Data", kind, id, "Data"] }
 }
@@ -41,6 +51,30 @@ struct BerkeleyDataset: Equatable {
     var axes: [BerkeleyAxis?]
 
     var path: [String] { group + [name] }
+}
+
+/// One signal of a HyperSpy file: `/Experiments/<name>/data`, one `axis-i` group per dimension.
+struct HyperSpyExperiment: Equatable {
+    var name: String
+    var layout: DatasetLayout
+    /// One per `axis-i` group found, i from 0; nil where a group is missing or unreadable.
+    var axes: [HyperSpyAxis?]
+    var title: String?
+    var signalType: String?
+
+    var path: [String] { ["Experiments", name, "data"] }
+}
+
+/// An `axis-i` group's attributes.
+struct HyperSpyAxis: Equatable {
+    var name: String
+    var size: Int
+    var scale: Double
+    var offset: Double
+    var units: String
+    var navigate: Bool
+    /// HyperSpy's `_type`: "UniformDataAxis" (or none, in older files) for an axis of equal steps.
+    var type: String?
 }
 
 /// A `dimN` dataset: the positions of an axis's pixels and their units.
@@ -61,6 +95,7 @@ extension Survey {
             out.string(dataset.id)
             dataset.layout.encode(into: &out)
             out.optionalString(dataset.metadata)
+            out.optionalString(dataset.settings)
         }
         out.int(berkeley.count)
         for dataset in berkeley {
@@ -78,6 +113,29 @@ extension Survey {
             }
         }
         out.strings(operations)
+        let records = veloxRecords.sorted { $0.key < $1.key }
+        out.strings(records.map(\.key))
+        out.strings(records.map(\.value))
+        out.optionalString(fileFormat)
+        out.int(hyperspy.count)
+        for experiment in hyperspy {
+            out.string(experiment.name)
+            experiment.layout.encode(into: &out)
+            out.int(experiment.axes.count)
+            for axis in experiment.axes {
+                out.bool(axis != nil)
+                guard let axis else { continue }
+                out.string(axis.name)
+                out.int(axis.size)
+                out.double(axis.scale)
+                out.double(axis.offset)
+                out.string(axis.units)
+                out.bool(axis.navigate)
+                out.optionalString(axis.type)
+            }
+            out.optionalString(experiment.title)
+            out.optionalString(experiment.signalType)
+        }
         return out.bytes
     }
 
@@ -89,7 +147,8 @@ extension Survey {
             velox.append(
                 VeloxDataset(
                     kind: try input.string(), id: try input.string(),
-                    layout: try DatasetLayout(from: &input), metadata: try input.optionalString()))
+                    layout: try DatasetLayout(from: &input), metadata: try input.optionalString(),
+                    settings: try input.optionalString()))
         }
         for _ in 0..<(try input.count(minimumBytes: 8)) {
             let group = try input.strings()
@@ -109,6 +168,30 @@ extension Survey {
                     axesFromZero: axesFromZero, axes: axes))
         }
         operations = try input.strings()
+        let paths = try input.strings(), texts = try input.strings()
+        guard paths.count == texts.count else {
+            throw ImageFileError("a garbled message between the HDF5 reader and its helper")
+        }
+        veloxRecords = Dictionary(zip(paths, texts)) { first, _ in first }
+        fileFormat = try input.optionalString()
+        for _ in 0..<(try input.count(minimumBytes: 8)) {
+            let name = try input.string()
+            let layout = try DatasetLayout(from: &input)
+            var axes: [HyperSpyAxis?] = []
+            for _ in 0..<(try input.count()) {
+                axes.append(
+                    try input.bool()
+                        ? HyperSpyAxis(
+                            name: try input.string(), size: try input.int(), scale: try input.double(),
+                            offset: try input.double(), units: try input.string(), navigate: try input.bool(),
+                            type: try input.optionalString())
+                        : nil)
+            }
+            hyperspy.append(
+                HyperSpyExperiment(
+                    name: name, layout: layout, axes: axes, title: try input.optionalString(),
+                    signalType: try input.optionalString()))
+        }
         guard input.atEnd else { throw ImageFileError("a garbled message between the HDF5 reader and its helper") }
     }
 }

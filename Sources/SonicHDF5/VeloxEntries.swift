@@ -11,36 +11,71 @@ enum VeloxEntries {
 
     static func entries(_ survey: Survey, maker: DatasetEntries) -> [ImageEntry] {
         let operations = survey.operations.compactMap(JSONValue.parse)
-        return survey.velox.flatMap { dataset -> [ImageEntry] in
-            let metadata = dataset.metadata.flatMap(JSONValue.parse)
-            let title = detectorName(of: dataset, operations: operations, metadata: metadata) ?? dataset.kind
-            let dims = dataset.layout.dims
-            guard dataset.kind == "Image" else {
-                let reason =
-                    switch dataset.kind {
-                    case "Spectrum": "a spectrum, not an image"
-                    case "SpectrumStream": "a spectrum stream, not an image"
-                    case "SpectrumImage", "EelsSpectrumImage": "a spectrum image, not an image"
-                    default: "Velox \(dataset.kind) data, not an image"
+        let records = VeloxRecords(survey.veloxRecords)
+        var entries: [ImageEntry] = []
+        var images: [String: Int] = [:]
+        var spectrumImages: [Int] = []
+        var streams: [VeloxDataset] = []
+        var streamsAt: Int?
+        for dataset in survey.velox {
+            switch dataset.kind {
+            case "Image":
+                let metadata = dataset.metadata.flatMap(JSONValue.parse)
+                let title = detectorName(of: dataset, operations: operations, metadata: metadata) ?? dataset.kind
+                let dims = dataset.layout.dims
+                let shape =
+                    switch dims.count {
+                    case 2: [dims[1], dims[0]]
+                    case 3: dims[2] == 1 ? [dims[1], dims[0]] : [dims[1], dims[0], dims[2]]
+                    default: Array(dims.reversed())
                     }
-                // Velox stores spectra as (channels, spectra): listed fastest axis first, single ones dropped.
-                var unsupported = dataset.layout
-                unsupported.unsupported = unsupported.unsupported ?? reason
-                return maker.entries(
-                    title: title, layout: unsupported, path: dataset.path, shape: dims.filter { $0 != 1 },
-                    frameAxis: nil, transposed: false, calibration: .none)
-            }
-            let shape =
-                switch dims.count {
-                case 2: [dims[1], dims[0]]
-                case 3: dims[2] == 1 ? [dims[1], dims[0]] : [dims[1], dims[0], dims[2]]
-                default: Array(dims.reversed())
+                images[dataset.id] = entries.count
+                entries += maker.entries(
+                    title: title, layout: dataset.layout, path: dataset.path, shape: shape,
+                    frameAxis: dims.count == 3 ? 2 : nil, transposed: false,
+                    calibration: calibration(metadata))
+            case "Spectrum":
+                entries.append(VeloxSpectra.spectrum(dataset, maker: maker))
+            case "EelsSpectrumImage":
+                spectrumImages.append(entries.count)
+                entries.append(VeloxSpectra.eels(dataset, survey: survey, maker: maker))
+            case "SpectrumStream":
+                // Every detector's stream makes one spectrum image, listed where the first is.
+                if streamsAt == nil {
+                    streamsAt = entries.count
+                    spectrumImages.append(entries.count)
+                    entries.append(ImageEntry(title: "EDS", shape: [], sampleType: nil, skipped: ""))
                 }
-            return maker.entries(
-                title: title, layout: dataset.layout, path: dataset.path, shape: shape,
-                frameAxis: dims.count == 3 ? 2 : nil, transposed: false,
-                calibration: calibration(metadata))
+                streams.append(dataset)
+            case "SpectrumImage":
+                entries.append(
+                    ImageEntry(
+                        title: "EDS", shape: dataset.layout.dims.filter { $0 != 1 },
+                        sampleType: dataset.layout.sampleType,
+                        skipped: "Velox's compressed copy of the EDS spectrum image, whose streams are read instead"))
+            default:
+                let metadata = dataset.metadata.flatMap(JSONValue.parse)
+                let title = detectorName(of: dataset, operations: operations, metadata: metadata) ?? dataset.kind
+                entries.append(
+                    ImageEntry(
+                        title: title, shape: dataset.layout.dims.filter { $0 != 1 },
+                        sampleType: dataset.layout.sampleType,
+                        skipped: "Velox \(dataset.kind) data, not an image"))
+            }
         }
+        if let streamsAt { entries[streamsAt] = VeloxSpectra.eds(streams, records: records, maker: maker) }
+        // The record names the survey of the whole raster; the same detector's image of the spectra's
+        // scan area is what was acquired with them.
+        if let reference = records.referenceImage.flatMap({ images[$0] }) {
+            for index in spectrumImages where entries[index].kind == .spectrumImage {
+                entries[index].acquiredImage = images.values.sorted().first { image in
+                    entries[image].isImage && entries[image].title == entries[reference].title
+                        && entries[image].width == entries[index].width
+                        && entries[image].height == entries[index].height
+                }
+            }
+        }
+        return entries
     }
 
     /// The name Velox shows: the camera or STEM detector of the operation that wrote the data,

@@ -107,7 +107,7 @@ public enum ImageFiles {
                 if let acquired = entry.acquiredImage.map({ contents.entries[$0] }), acquired.isImage,
                     acquired.width == entry.width, acquired.height == entry.height
                 {
-                    shown = "\(entry.kind?.spoken ?? ""), survey image \(acquired.title)"
+                    shown = "\(entry.kind?.spoken ?? ""), with its \(acquired.title) image"
                     calibration = acquired.calibration
                     image = try acquired.read()
                 } else {

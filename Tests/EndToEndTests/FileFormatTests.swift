@@ -33,9 +33,11 @@ extension EndToEnd {
                     report["width"] as? Int == shape.last && report["height"] as? Int == shape[shape.count - 2],
                     "\(name)")
                 #expect(report["sampleType"] as? String == signal["dtype"] as? String, "\(name)")
-                // A stack's frames are its images.
-                let frames = shape.count == 3 ? shape[0] : 1
-                #expect((report["images"] as? [Any])?.count == frames, "\(name)")
+                // A stack is one entry, played at its first frame.
+                let listed = try #require(report["images"] as? [[String: Any]], "\(name)")
+                #expect(
+                    listed.count == 1 && listed[0]["kind"] as? String == (shape.count == 3 ? "stack" : "image"),
+                    "\(name)")
                 let values: [Double] =
                     if let data = signal["data"] { Self.flatten(shape.count == 3 ? (data as! [Any])[0] : data) } else {
                         []

@@ -16,8 +16,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd",
-        "berkeley_image.emd", "berkeley_stack.emd"
+        "velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd", "velox_eds_stream.emd",
+        "velox_bad_stream.emd", "berkeley_image.emd", "berkeley_stack.emd"
     ])
     func fixtureReadsAsExpected(name: String) throws {
         let expected = try #require(try Self.expected()[name] as? [[String: Any]])
@@ -29,9 +29,14 @@ import Testing
             if let title = facts["title"] as? String { #expect(entry.title == title, "\(label)") }
             #expect(entry.shape == facts["shape"] as? [Int], "\(label)")
             #expect(entry.isImage == facts["image"] as? Bool, "\(label)")
+            #expect(entry.kind?.rawValue == facts["kind"] as? String ?? (entry.isImage ? "image" : nil), "\(label)")
             #expect(entry.unsupported == facts["unsupported"] as? String, "\(label)")
             if let type = facts["sampleType"] as? String { #expect(entry.sampleType?.rawValue == type, "\(label)") }
-            guard entry.isImage else {
+            if let problem = facts["readError"] as? String {
+                #expect("\(label)") { try Self.readEverything(entry) } throws: { "\($0)".contains(problem) }
+                continue
+            }
+            guard entry.isSignal else {
                 #expect(throws: ImageFileError.self, "\(label)") { try entry.read() }
                 continue
             }
@@ -43,10 +48,41 @@ import Testing
                 #expect(plane.sampleType == entry.sampleType)
                 expectSamples(plane.samples, rows.flatMap { $0.map(Float.init) }, label)
             }
-            if let problem = facts["readError"] as? String {
-                #expect("\(label)") { try entry.read() } throws: { "\($0)".contains(problem) }
+            if let frames = facts["frames"] as? [[[Double]]] {
+                let stack = try #require(entry.stack, "\(label)")
+                #expect(stack.count == frames.count, "\(label)")
+                for (index, rows) in frames.enumerated() {
+                    expectSamples(
+                        try stack.frame(index).samples, rows.flatMap { $0.map(Float.init) }, "\(label) \(index)")
+                }
+            }
+            if let spectra = facts["spectra"] as? [[[Double]]] {
+                let cube = try #require(entry.spectra, "\(label)")
+                let energy = try #require(facts["energy"] as? [String: Any])
+                let axis = cube.spectralAxis
+                #expect(
+                    axis.scale == energy["scale"] as? Double && axis.offset == energy["offset"] as? Double
+                        && axis.units == energy["unit"] as? String, "\(label): \(axis)")
+                for (y, row) in spectra.enumerated() {
+                    for (x, spectrum) in row.enumerated() {
+                        #expect(try cube.spectrum(x: x, y: y) == spectrum, "\(label) pixel (\(x), \(y))")
+                    }
+                }
+                // The whole cube in one pass gives the same sums.
+                let overview = try cube.overview()
+                #expect(overview.totalCounts.values == spectra.flatMap { $0.map { $0.reduce(0, +) } }, "\(label)")
+                #expect(
+                    overview.summed
+                        == (0..<cube.channels).map { channel in
+                            spectra.flatMap { $0 }.reduce(0) { $0 + $1[channel] }
+                        }, "\(label)")
             }
         }
+    }
+
+    /// Reads whatever the entry holds: its image, its frames, or its spectra's total counts.
+    static func readEverything(_ entry: ImageEntry) throws {
+        if let cube = entry.spectra { _ = try cube.overview() } else { _ = try entry.read() }
     }
 
     /// Compares without listing every sample when they differ.
@@ -97,36 +133,31 @@ import Testing
             let name = URL(fileURLWithPath: file).lastPathComponent
             let signals = try #require(try SharedFormats.facts(file)["signals"] as? [[String: Any]])
             let contents = try EMDReader.contents(path: file)
-            let images = contents.entries.filter(\.isImage)
-            var next = 0
-            for signal in signals {
+            // These files hold images and stacks, each one signal.
+            let pictures = contents.entries.filter(\.isSignal)
+            #expect(pictures.count == signals.count, "\(name)")
+            for (entry, signal) in zip(pictures, signals) {
                 let shape = try #require(signal["shape"] as? [Int])
                 let frames = shape.count == 3 ? shape[0] : 1
                 let (rows, columns) = (shape[shape.count - 2], shape[shape.count - 1])
                 let axes = signal["axes"] as? [[String: Any]] ?? []
+                if let title = signal["title"] as? String { #expect(entry.title.hasPrefix(title), "\(name)") }
+                #expect(entry.width == columns && entry.height == rows, "\(name)")
+                #expect((entry.stack?.count ?? 1) == frames, "\(name)")
+                #expect(entry.sampleType?.rawValue == signal["dtype"] as? String, "\(name)")
+                expectAxis(
+                    entry.calibration.x, Self.calibrated(axes.first { $0["name"] as? String == "x" } ?? axes.first),
+                    "\(name) x")
+                expectAxis(
+                    entry.calibration.y, Self.calibrated(axes.first { $0["name"] as? String == "y" } ?? axes.last),
+                    "\(name) y")
+                let data = try #require(signal["data"] as? [Any], "\(name): facts without data")
                 for frame in 0..<frames {
-                    guard next < images.count else {
-                        Issue.record("\(name): fewer images than RosettaSciIO reads")
-                        return
-                    }
-                    let entry = images[next]
-                    next += 1
-                    if let title = signal["title"] as? String { #expect(entry.title.hasPrefix(title), "\(name)") }
-                    #expect(entry.shape == [columns, rows], "\(name)")
-                    #expect(entry.sampleType?.rawValue == signal["dtype"] as? String, "\(name)")
-                    expectAxis(
-                        entry.calibration.x, Self.calibrated(axes.first { $0["name"] as? String == "x" } ?? axes.first),
-                        "\(name) x")
-                    expectAxis(
-                        entry.calibration.y, Self.calibrated(axes.first { $0["name"] as? String == "y" } ?? axes.last),
-                        "\(name) y")
-                    let plane = try entry.read()
-                    let data = try #require(signal["data"] as? [Any], "\(name): facts without data")
+                    let plane = try entry.stack?.frame(frame) ?? entry.read()
                     let values = try #require((frames > 1 ? data[frame] : data) as? [[Double]])
                     expectSamples(plane.samples, values.flatMap { $0.map(Float.init) }, "\(name) frame \(frame)")
                 }
             }
-            #expect(next == images.count, "\(name): more images than RosettaSciIO reads")
         }
     }
 

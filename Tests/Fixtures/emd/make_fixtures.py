@@ -93,11 +93,10 @@ with velox_file("velox_stack.emd") as f:
     string_dataset(f.create_group("Operations/CameraInputOperation"), "9d8c7b6a5f4e3d2c1b0a998877665544",
                    json.dumps({"dataPath": f"/Data/Image/{group_id}", "cameraName": "Ceta"}))
 expected["velox_stack.emd"] = [
-    {"title": f"Ceta, frame {i + 1} of 3", "shape": [5, 4], "sampleType": "int16", "image": True,
+    {"title": "Ceta", "kind": "stack", "shape": [5, 4, 3], "sampleType": "int16", "image": False,
      "x": {"scale": 2.0, "offset": 0.0, "unit": "nm"},
      "y": {"scale": 2.0, "offset": 0.0, "unit": "nm"},
-     "samples": plane(stack[i])}
-    for i in range(3)
+     "frames": [plane(frame) for frame in stack]},
 ]
 
 # An image beside a spectrum, a spectrum stream and a complex (FFT-like) image.
@@ -119,8 +118,67 @@ expected["velox_spectrum.emd"] = [
      "y": {"scale": 1.0, "offset": 0.0, "unit": "µm"},
      "samples": plane(image)},
     {"title": "DPC", "shape": [4, 4], "image": False, "unsupported": "complex data"},
-    {"title": "Spectrum", "shape": [64], "image": False, "unsupported": "a spectrum, not an image"},
-    {"title": "SpectrumStream", "shape": [40], "image": False, "unsupported": "a spectrum stream, not an image"},
+    # Without metadata the spectrum is uncalibrated, and a stream without its settings is not read.
+    {"title": "EDS", "kind": "spectrum", "shape": [64], "sampleType": "uint32", "image": False,
+     "energy": {"scale": 1.0, "offset": 0.0, "unit": ""}, "spectra": [[[float(v) for v in range(64)]]]},
+    {"title": "EDS", "shape": [40], "image": False,
+     "unsupported": "spectrum streams without their channels and scan size"},
+]
+
+
+def velox_stream(f, group_id, values, detector, channels, width, height):
+    """A detector's spectrum stream: 65535 between pixels, each other value one count in that channel."""
+    group = f.create_group(f"Data/SpectrumStream/{group_id}")
+    group.create_dataset("Data", data=np.array(values, dtype=np.uint16)[:, None])
+    string_dataset(group, "AcquisitionSettings", json.dumps({
+        "encoding": "uint16", "bincount": str(channels), "StreamEncoding": "uint16",
+        "RasterScanDefinition": {"Width": str(width), "Height": str(height)}}))
+    text = json.dumps({
+        "BinaryResult": {"Detector": detector, "PixelSize": {"width": "5e-10", "height": "5e-10"},
+                         "PixelUnitX": "m", "PixelUnitY": "m", "Offset": {"x": "0", "y": "0"}},
+        "Detectors": {"Detector-0": {"DetectorName": "BF-S"},
+                      "Detector-1": {"DetectorName": detector, "Dispersion": "10", "OffsetEnergy": "-200"}},
+    }).encode()
+    column = np.zeros(METADATA_BYTES * 2, dtype=np.uint8)
+    column[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    group.create_dataset("Metadata", data=column[:, None])
+
+
+def stream_values(counts, trailing_separator, rng):
+    """counts[frame, y, x, channel] as a stream, each pixel's counts in a shuffled order."""
+    values = []
+    pixels = [pixel for frame in counts for row in frame for pixel in row]
+    for index, pixel in enumerate(pixels):
+        channels = [c for c, n in enumerate(pixel) for _ in range(n)]
+        rng.shuffle(channels)
+        values += channels
+        if trailing_separator or index + 1 < len(pixels):
+            values.append(65535)
+    return values
+
+
+# Velox's EDS spectrum image: two detectors' streams over a 3 × 2 scan of 8 channels, two frames
+# each, one stream ending with a separator and one without; the reader sums frames and detectors.
+rng = np.random.default_rng(33)
+with velox_file("velox_eds_stream.emd") as f:
+    counts = rng.integers(0, 4, size=(2, 2, 2, 3, 8))  # detector, frame, y, x, channel
+    for detector in range(2):
+        velox_stream(f, f"5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5{detector}", stream_values(counts[detector], detector == 1, rng),
+                     f"SuperXG2{detector + 1}", 8, 3, 2)
+summed = counts.sum(axis=(0, 1))  # y, x, channel
+expected["velox_eds_stream.emd"] = [
+    {"title": "EDS", "kind": "spectrum-image", "shape": [8, 3, 2], "sampleType": "uint16", "image": False,
+     "x": {"scale": 500.0, "offset": 0.0, "unit": "pm"}, "y": {"scale": 500.0, "offset": 0.0, "unit": "pm"},
+     "energy": {"scale": 0.01, "offset": -0.2, "unit": "keV"},
+     "spectra": [[[float(v) for v in pixel] for pixel in row] for row in summed]},
+]
+
+# A stream counting in channel 8 of 8: listed, but its spectra are refused when read.
+with velox_file("velox_bad_stream.emd") as f:
+    velox_stream(f, "6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b", [1, 2, 65535, 8, 3], "SuperXG21", 8, 2, 1)
+expected["velox_bad_stream.emd"] = [
+    {"title": "EDS", "kind": "spectrum-image", "shape": [8, 2, 1], "sampleType": "uint16", "image": False,
+     "readError": "beyond the 8 channels"},
 ]
 
 # Berkeley EMD as HyperSpy writes it: the array transposed, dim1 describing its first (x) axis.
@@ -171,11 +229,8 @@ with h5py.File(os.path.join(HERE, "berkeley_stack.emd"), "w", libver="earliest")
 expected["berkeley_stack.emd"] = [
     {"title": "elsewhere", "shape": [4, 4], "image": False, "unsupported": "data kept in other files"},
     {"title": "huge", "shape": [100000, 3000], "sampleType": "uint8", "image": True, "readError": "limit"},
-] + [
-    {"title": f"series, frame {i + 1} of 2", "shape": [5, 3], "sampleType": "int32", "image": True,
-     "samples": plane(frames[i])}
-    for i in range(2)
-] + [
+    {"title": "series", "kind": "stack", "shape": [5, 3, 2], "sampleType": "int32", "image": False,
+     "frames": [plane(frame) for frame in frames]},
     {"title": "words", "shape": [2], "image": False, "unsupported": "not numeric data"},
 ]
 

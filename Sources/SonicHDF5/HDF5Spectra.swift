@@ -1,0 +1,129 @@
+import SonicCore
+import Synchronization
+
+/// The spectra of an HDF5 dataset, read a block at a time by helper processes: the pixels asked
+/// for, every channel. A dataset of at most `SpectrumSource.valuesPerBlock` values is read once,
+/// whole, and kept, so that spectra near the pen come from memory.
+final class HDF5Spectra: SpectrumSource, Sendable {
+    let file: String
+    let limits: ChildProcess.Limits
+    let path: [String]
+    let dims: [Int]
+    let sampleType: SampleType
+    /// Which of the dataset's dimensions (HDF5's order) runs along x, along y and along the channels;
+    /// a line scan has no y, a single spectrum neither.
+    let xDimension: Int?
+    let yDimension: Int?
+    let channelDimension: Int
+    private let whole = Mutex<[Float]?>(nil)
+
+    init(
+        file: String, limits: ChildProcess.Limits, path: [String], dims: [Int], sampleType: SampleType,
+        x: Int?, y: Int?, channel: Int
+    ) {
+        self.file = file
+        self.limits = limits
+        self.path = path
+        self.dims = dims
+        self.sampleType = sampleType
+        xDimension = x
+        yDimension = y
+        channelDimension = channel
+    }
+
+    var width: Int { xDimension.map { dims[$0] } ?? 1 }
+    var height: Int { yDimension.map { dims[$0] } ?? 1 }
+    var channels: Int { dims[channelDimension] }
+
+    private var isSmall: Bool { width * height * channels <= Self.valuesPerBlock }
+
+    func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
+        guard columns.lowerBound >= 0, columns.upperBound <= width, rows.lowerBound >= 0, rows.upperBound <= height,
+            !columns.isEmpty, !rows.isEmpty
+        else { throw ImageFileError("pixels outside the \(width) × \(height) scan") }
+        if isSmall {
+            let cube: [Float]
+            if let kept = whole.withLock({ $0 }) {
+                cube = kept
+            } else {
+                cube = try block(columns: 0..<width, rows: 0..<height)
+                whole.withLock { $0 = cube }
+            }
+            guard columns != 0..<width || rows != 0..<height else { return cube }
+            var values: [Float] = []
+            values.reserveCapacity(columns.count * rows.count * channels)
+            for y in rows {
+                for x in columns { values += cube[((y * width + x) * channels)..<((y * width + x + 1) * channels)] }
+            }
+            return values
+        }
+        return try block(columns: columns, rows: rows)
+    }
+
+    /// Reads the block and lays it out channel fastest, then x, then y.
+    private func block(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
+        var start = dims.map { _ in 0 }, count = dims
+        if let xDimension { (start[xDimension], count[xDimension]) = (columns.lowerBound, columns.count) }
+        if let yDimension { (start[yDimension], count[yDimension]) = (rows.lowerBound, rows.count) }
+        let shared = try Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count)
+            .read(file: file, limits: limits)
+        let stored = UnsafeBufferPointer(shared.bytes.bindMemory(to: Float.self))
+        // Steps through the block, HDF5's order: the last dimension varies fastest.
+        var steps = count.map { _ in 1 }
+        for dimension in stride(from: count.count - 2, through: 0, by: -1) {
+            steps[dimension] = steps[dimension + 1] * count[dimension + 1]
+        }
+        let (xStep, yStep) = (xDimension.map { steps[$0] } ?? 0, yDimension.map { steps[$0] } ?? 0)
+        let channelStep = steps[channelDimension], channels = self.channels
+        let total = columns.count * rows.count * channels
+        return [Float](unsafeUninitializedCapacity: total) { output, initialized in
+            var at = 0
+            for y in 0..<rows.count {
+                for x in 0..<columns.count {
+                    let first = x * xStep + y * yStep
+                    for channel in 0..<channels { output[at + channel] = stored[first + channel * channelStep] }
+                    at += channels
+                }
+            }
+            initialized = total
+        }
+    }
+}
+
+/// A spectrum source made when first used: a Velox stream is read and indexed only when its
+/// spectra or maps are asked for, not when the file is listed.
+final class DeferredSpectra: SpectrumSource, Sendable {
+    let width: Int
+    let height: Int
+    let channels: Int
+    private let make: @Sendable () throws(ImageFileError) -> any SpectrumSource
+    private let made = Mutex<(any SpectrumSource)?>(nil)
+
+    init(
+        width: Int, height: Int, channels: Int,
+        make: @escaping @Sendable () throws(ImageFileError) -> any SpectrumSource
+    ) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.make = make
+    }
+
+    private func source() throws(ImageFileError) -> any SpectrumSource {
+        if let source = made.withLock({ $0 }) { return source }
+        let source = try make()
+        guard source.width == width, source.height == height, source.channels == channels else {
+            throw ImageFileError("the spectra read are not the size listed")
+        }
+        made.withLock { $0 = source }
+        return source
+    }
+
+    func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
+        try source().spectra(columns: columns, rows: rows)
+    }
+
+    func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
+        try source().sweep(windows: windows, summing: summing)
+    }
+}
