@@ -29,11 +29,7 @@ enum TIFFCalibration {
     /// ImageJ writes its unit in the description and the pixels per unit in X/YResolution (with
     /// ResolutionUnit "none"); nil when the description names no unit, so the tags decide.
     private static func imageJ(description: String, xResolution: Float?, yResolution: Float?) -> Calibration? {
-        var fields: [Substring: Substring] = [:]
-        for line in description.split(whereSeparator: \.isNewline) {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            fields[line[..<equals]] = line[line.index(after: equals)...]
-        }
+        let fields = imageJFields(description)
         guard let xUnitName = fields["unit"] else { return nil }
         let xUnit = unit(imageJName: xUnitName)
         let yUnit = fields["yunit"].map(unit(imageJName:)) ?? xUnit
@@ -43,6 +39,16 @@ enum TIFFCalibration {
         return Calibration(
             x: xUnit.flatMap { axis(pixelsPerUnit: xResolution, unitLength: 1, unit: $0, origin: xOrigin) },
             y: yUnit.flatMap { axis(pixelsPerUnit: yResolution, unitLength: 1, unit: $0, origin: yOrigin) })
+    }
+
+    /// ImageJ's description: one `key=value` a line.
+    static func imageJFields(_ description: String) -> [Substring: Substring] {
+        var fields: [Substring: Substring] = [:]
+        for line in description.split(whereSeparator: \.isNewline) {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            fields[line[..<equals]] = line[line.index(after: equals)...]
+        }
+        return fields
     }
 
     /// The unit as this program writes it; nil for ImageJ's "pixel", which means uncalibrated.

@@ -26,6 +26,7 @@ public enum TIFFReader {
             pages.append(TIFFPage(handle, index: pages.count, firstDescription: firstDescription))
         } while TIFFLastDirectory(handle.tiff) == 0
         let pageCount = pages.count
+        if let stack = stack(pages, description: firstDescription, path: path) { return stack }
         let entries = pages.map { page in
             ImageEntry(
                 title: page.title, shape: [page.width, page.height], sampleType: page.sampleType,
@@ -35,6 +36,40 @@ public enum TIFFReader {
             }
         }
         return ImageFileContents(format: .tiff, entries: entries)
+    }
+
+    /// An ImageJ stack — the first page's description says `images=` the number of pages, each
+    /// alike — as one entry of as many frames; its frame axis is time where ImageJ gives a frame
+    /// interval, depth where it gives a slice spacing.
+    static func stack(_ pages: [TIFFPage], description: String?, path: String) -> ImageFileContents? {
+        guard pages.count > 1, let description, description.hasPrefix(TIFFCalibration.imageJPrefix) else { return nil }
+        let fields = TIFFCalibration.imageJFields(description)
+        let first = pages[0]
+        guard fields["images"].flatMap({ Int($0) }) == pages.count, let sampleType = first.sampleType,
+            first.unsupported == nil,
+            pages.allSatisfy({
+                $0.width == first.width && $0.height == first.height && $0.sampleType == sampleType
+                    && $0.unsupported == nil
+            })
+        else { return nil }
+        let pageCount = pages.count
+        let stack = FrameStack(count: pageCount, width: first.width, height: first.height, sampleType: sampleType) {
+            (frame: Int) throws(ImageFileError) -> GrayImage in
+            try readPlane(path: path, page: pages[frame], pageCount: pageCount)
+        }
+        var frames = SignalAxis(name: "frame", size: pageCount, navigation: true)
+        if let interval = fields["finterval"].flatMap({ Double($0) }), interval.isFinite, interval > 0 {
+            frames = SignalAxis(name: "time", size: pageCount, scale: interval, units: "s", navigation: true)
+        } else if let spacing = fields["spacing"].flatMap({ Double($0) }), spacing.isFinite, spacing > 0,
+            let unit = fields["unit"].flatMap({ TIFFCalibration.unit(imageJName: $0) })
+        {
+            frames = SignalAxis(name: "z", size: pageCount, scale: spacing, units: unit, navigation: true)
+        }
+        let axes = [
+            frames, SignalAxis(name: "x", size: first.width, calibration: first.calibration.x, navigation: false),
+            SignalAxis(name: "y", size: first.height, calibration: first.calibration.y, navigation: false)
+        ]
+        return ImageFileContents(format: .tiff, entries: [ImageEntry(title: first.title, stack: stack, axes: axes)])
     }
 
     /// Reopens the file, so that listing a file holds no handle open, and reads one page.

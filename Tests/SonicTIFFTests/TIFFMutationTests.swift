@@ -48,7 +48,8 @@ import Testing
                 do {
                     let plane = try entry.read()
                     tally.planes += 1
-                    if !entry.isImage || [plane.width, plane.height] != entry.shape
+                    // A stack plays its first frame.
+                    if !entry.isSignal || [plane.width, plane.height] != [entry.width, entry.height]
                         || plane.sampleType != entry.sampleType
                     {
                         tally.problems.append(

@@ -12,6 +12,18 @@ import Testing
         let expected = try #require(try TIFFFixtures.expected()[name], "\(name) is missing from expected.json")
         let contents = try TIFFReader.contents(path: TIFFFixtures.path(name))
         #expect(contents.format == .tiff)
+        // An ImageJ stack is one entry, its pages the frames.
+        if contents.entries.count == 1, expected.count > 1, let stack = contents.entries[0].stack {
+            #expect(stack.count == expected.count, "\(name): frames")
+            for (index, page) in expected.enumerated() {
+                let frame = try stack.frame(index)
+                #expect(frame.width == page.width && frame.height == page.height, "\(name) frame \(index)")
+                expectCalibration(contents.entries[0].calibration.x, page.x, "\(name) x")
+                expectCalibration(contents.entries[0].calibration.y, page.y, "\(name) y")
+                #expect(frame.samples == (page.values ?? []).map { Float($0) }, "\(name) frame \(index)")
+            }
+            return
+        }
         try #require(contents.entries.count == expected.count, "\(name): pages")
         for (entry, page) in zip(contents.entries, expected) {
             #expect(entry.shape == [page.width, page.height], "\(name)")
