@@ -32,6 +32,16 @@ public enum SharedFormats {
             .sorted().map { folder + "/" + $0 }
     }
 
+    /// Every file of the `spectra` folder (spectra, spectrum images, stacks) whose name ends with one
+    /// of `extensions`, sorted.
+    public static func spectra(_ extensions: String...) throws -> [String] {
+        if let missing { throw SharedFormatsMissing(message: missing) }
+        let spectra = folder + "/spectra"
+        return try FileManager.default.contentsOfDirectory(atPath: spectra)
+            .filter { name in extensions.contains { name.hasSuffix("." + $0) } }
+            .sorted().map { spectra + "/" + $0 }
+    }
+
     /// The facts file beside `path`, parsed.
     public static func facts(_ path: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path + ".facts.json"))

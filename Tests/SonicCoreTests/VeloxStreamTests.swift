@@ -1,0 +1,72 @@
+import SonicCore
+import Testing
+
+@Suite struct VeloxStreamTests {
+    /// A stream of counts[frame][pixel] (each pixel's channels, in any order), 65535 between pixels.
+    static func stream(_ counts: [[[Int]]], trailingSeparator: Bool = false) -> FileBytes {
+        var values: [UInt16] = []
+        let pixels = counts.flatMap { $0 }
+        for (index, channels) in pixels.enumerated() {
+            values += channels.map(UInt16.init)
+            if trailingSeparator || index + 1 < pixels.count { values.append(65535) }
+        }
+        return FileBytes(copying: values.withUnsafeBytes { Array($0) })
+    }
+
+    /// 20 pixels (past the index's 16-pixel steps), three frames (the last cut short), two detectors:
+    /// each pixel's spectrum is every count of every frame and detector at it.
+    @Test func pixelsSumEveryFrameAndDetector() throws {
+        let (width, height, channels) = (5, 4, 6)
+        var generator = SeededRandom(seed: 7)
+        func frame() -> [[Int]] {
+            (0..<20).map { _ in
+                (0..<Int.random(in: 0...5, using: &generator)).map { _ in
+                    Int.random(in: 0..<channels, using: &generator)
+                }
+            }
+        }
+        let first = [frame(), frame(), Array(frame().prefix(9))]
+        let second = [frame(), frame()]
+        let source = try VeloxStreamSpectra(
+            streams: [Self.stream(first), Self.stream(second, trailingSeparator: true)], width: width, height: height,
+            channels: channels)
+        #expect(source.frames == 3)
+        func expected(_ pixel: Int) -> [Float] {
+            var spectrum = [Float](repeating: 0, count: channels)
+            for frames in [first, second] {
+                for frame in frames where pixel < frame.count { for channel in frame[pixel] { spectrum[channel] += 1 } }
+            }
+            return spectrum
+        }
+        for y in 0..<height {
+            for x in 0..<width {
+                #expect(
+                    try source.spectra(columns: x..<(x + 1), rows: y..<(y + 1)) == expected(y * width + x),
+                    "(\(x), \(y))")
+            }
+        }
+        let block = try source.spectra(columns: 1..<4, rows: 2..<4)
+        #expect(block == [2, 3].flatMap { y in (1..<4).flatMap { expected(y * width + $0) } })
+        let sweep = try source.sweep(windows: [0..<channels, 2..<4], summing: true)
+        #expect(sweep.maps[0] == (0..<20).map { Double(expected($0).reduce(0, +)) })
+        #expect(sweep.maps[1] == (0..<20).map { Double(expected($0)[2..<4].reduce(0, +)) })
+        #expect(sweep.summed == (0..<channels).map { c in (0..<20).reduce(0) { $0 + Double(expected($1)[c]) } })
+    }
+
+    @Test func aCountBeyondTheChannelsIsRefused() {
+        #expect {
+            try VeloxStreamSpectra(streams: [Self.stream([[[1, 2], [4, 3]]])], width: 2, height: 1, channels: 4)
+        } throws: { "\($0)".contains("channel 4 at value 3, beyond the 4 channels") }
+        #expect(throws: ImageFileError.self) {
+            try VeloxStreamSpectra(streams: [Self.stream([[[0]]])], width: 0, height: 1, channels: 4)
+        }
+    }
+
+    @Test func emptyAndOddStreamsReadAsNoCounts() throws {
+        let empty = try VeloxStreamSpectra(streams: [FileBytes(copying: [])], width: 2, height: 2, channels: 3)
+        #expect(try empty.spectra(columns: 0..<2, rows: 0..<2) == [Float](repeating: 0, count: 12))
+        // A dangling byte is not a value.
+        let odd = try VeloxStreamSpectra(streams: [FileBytes(copying: [2, 0, 7])], width: 1, height: 1, channels: 3)
+        #expect(try odd.spectra(columns: 0..<1, rows: 0..<1) == [0, 0, 1])
+    }
+}
