@@ -13,10 +13,12 @@ struct FuzzFinding: Error {
     let message: String
 }
 
-/// Image files: their datasets listed, every image read at the size its entry promised.
+/// Image files: their datasets listed, and every signal read at the size its entry promised: an
+/// image, a stack's first and last frames, a spectrum image's total counts, summed spectrum, the
+/// spectrum near its centre and a map with a background taken away.
 struct ImageFileTrial: FuzzTrial {
-    /// The frames of a stack share one dataset and its reading: the first and last of a long stack
-    /// (up to 65 536 frames) stand for the rest.
+    /// Many images alike in a row (a multi-page TIFF's pages) are read alike: the first and last
+    /// few stand for the rest.
     static let framesReadAtEachEnd = 8
 
     func run(_ path: String) throws {
@@ -28,10 +30,40 @@ struct ImageFileTrial: FuzzTrial {
                     message: "an entry of \(entry.width) × \(entry.height) read as \(image.width) × \(image.height)")
             }
         }
+        for entry in contents.entries {
+            if let stack = entry.stack {
+                for index in Set([0, stack.count - 1]) { try check(try stack.frame(index), stack.width, stack.height) }
+            }
+            if let cube = entry.spectra { try read(cube) }
+        }
     }
 
-    /// Every image, but of each run of images alike in size and type (a stack's frames), only the
-    /// first and last few.
+    private func check(_ image: GrayImage, _ width: Int, _ height: Int) throws {
+        guard image.width == width, image.height == height, image.samples.count == width * height else {
+            throw FuzzFinding(message: "a frame of \(width) × \(height) read as \(image.width) × \(image.height)")
+        }
+    }
+
+    private func read(_ cube: SpectrumCube) throws {
+        let (width, height, channels) = (cube.width, cube.height, cube.channels)
+        let overview = try cube.overview()
+        guard overview.totalCounts.values.count == width * height, overview.summed.count == channels else {
+            throw FuzzFinding(
+                message:
+                    "spectra of \(width) × \(height) × \(channels) gave a map of \(overview.totalCounts.values.count) "
+                    + "and a spectrum of \(overview.summed.count)")
+        }
+        guard try cube.spectrum(x: width / 2, y: height / 2, radius: 1).count == channels else {
+            throw FuzzFinding(message: "a spectrum of other than \(channels) channels")
+        }
+        let window = (channels / 3)..<max(channels / 3 + 1, 2 * channels / 3)
+        let map = try cube.map(window, background: 0..<max(1, channels / 10))
+        guard map.values.count == width * height else {
+            throw FuzzFinding(message: "a map of \(map.values.count) values for \(width) × \(height) pixels")
+        }
+    }
+
+    /// Every image, but of each run of images alike in size and type, only the first and last few.
     static func sampled(_ images: [ImageEntry]) -> [ImageEntry] {
         var runs: [[ImageEntry]] = []
         for image in images {

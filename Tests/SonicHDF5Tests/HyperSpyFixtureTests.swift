@@ -13,7 +13,8 @@ import Testing
     @Test(arguments: ["image.hspy", "line_scan.hspy", "spectrum.hspy", "four_d.hspy", "bad_axes.hspy"])
     func fixtureReadsAsWritten(name: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "expected.json"))
-        let expected = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?[name] as? [String: Any])
+        let expected = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?[name] as? [String: Any])
         let contents = try EMDReader.contents(path: Self.fixtures + name)
         #expect(contents.format == .hspy)
         let entry = try #require(contents.entries.first)

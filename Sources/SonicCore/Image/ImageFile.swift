@@ -280,6 +280,9 @@ public enum ImageLimits {
     public static let maxChannels = 1 << 20
     /// The most frames a stack may have.
     public static let maxFrames = 1 << 20
+    /// The most values a spectrum image may hold (2³¹: 4 GiB of 16-bit counts), so that a damaged
+    /// HDF5 file, which fills in what it does not store, cannot promise a sweep without end.
+    public static let maxSpectrumValues = 1 << 31
 
     /// Throws unless a scan of width × height pixels of `channels` channels is one this program accepts.
     public static func check(width: Int, height: Int, channels: Int) throws(ImageFileError) {
@@ -290,6 +293,10 @@ public enum ImageLimits {
         guard width > 0, height > 0 else { throw ImageFileError("the scan has no pixels") }
         guard width <= maxPixels, height <= maxPixels, width * height <= maxPixels else {
             throw ImageFileError("the scan is \(width) × \(height) pixels, more than the 8192 × 8192 limit")
+        }
+        guard width * height * channels <= maxSpectrumValues else {
+            throw ImageFileError(
+                "the spectra hold \(width) × \(height) × \(channels) values, more than the \(maxSpectrumValues) limit")
         }
     }
 }
