@@ -140,7 +140,8 @@ public enum ImageFiles {
         return "\(signals.count) signals: " + parts.dropLast().joined(separator: ", ") + " and " + parts.last!
     }
 
-    /// The file's bytes (at most `limit`), read whole: a regular file, at most ImageLimits.maxFileBytes.
+    /// The file's first `limit` bytes, or all of them: a regular file, of which at most
+    /// ImageLimits.maxFileBytes are read.
     public static func readBytes(_ path: String, atMost limit: Int = ImageLimits.maxFileBytes) throws(ImageFileError)
         -> [UInt8]
     {
@@ -151,7 +152,9 @@ public enum ImageFiles {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw systemError() }
         guard info.st_mode & S_IFMT == S_IFREG else { throw ImageFileError("not a regular file") }
-        guard info.st_size <= ImageLimits.maxFileBytes else { throw ImageFileError("the file is larger than 2 GiB") }
+        guard min(limit, Int(info.st_size)) <= ImageLimits.maxFileBytes else {
+            throw ImageFileError("the file is larger than 2 GiB")
+        }
         var bytes = [UInt8](repeating: 0, count: min(limit, Int(info.st_size)))
         var filled = 0
         while filled < bytes.count {

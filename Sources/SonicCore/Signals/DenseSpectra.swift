@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Where each value of a spectrum image lies in one array of a file: the value of pixel (x, y) in
 /// channel c is element x · x + y · y + c · channel from the array's start (strides in elements).
 public struct SpectrumLayout: Sendable, Equatable {
@@ -118,81 +120,105 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
         return sweep
     }
 
-    /// Spectrum after spectrum, each contiguous in the file.
+    /// Spectrum after spectrum, each contiguous in the file, in bands of rows, one per core at a time.
     private func sweepSpectra(windows: [Range<Int>], summing: Bool) -> SpectrumSweep {
         let windows = windows.map { $0.clamped(to: 0..<layout.channels) }
-        var maps = windows.map { _ in [Double](repeating: 0, count: width * height) }
-        var summed = [Double](repeating: 0, count: summing ? channels : 0)
-        guard let base = file.buffer.baseAddress else { return SpectrumSweep(maps: maps, summed: nil) }
-        let size = Number.byteCount, little = littleEndian, channels = self.channels
-        var spectrum = [Float](repeating: 0, count: channels)
-        for y in 0..<height {
-            for x in 0..<width {
-                let start = base + byteOffset(x: x, y: y, channel: 0)
-                spectrum.withUnsafeMutableBufferPointer { values in
-                    for channel in 0..<channels {
-                        values[channel] = Number.value(at: start + channel * size, littleEndian: little)
-                    }
+        let bands = min(height, 16)
+        let totals = SweepTotals(
+            windows: windows.count, pixels: width * height, bands: bands, channels: summing ? channels : 0)
+        guard file.buffer.baseAddress != nil else { return totals.sweep(summing: false) }
+        let size = Number.byteCount, little = littleEndian, channels = self.channels, width = self.width
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            let base = file.buffer.baseAddress!
+            for y in (band * height / bands)..<((band + 1) * height / bands) {
+                for x in 0..<width {
+                    let start = base + byteOffset(x: x, y: y, channel: 0)
                     for (index, window) in windows.enumerated() {
-                        maps[index][y * width + x] = Self.sum(values, window)
+                        totals.maps[index][y * width + x] = Number.sum(
+                            at: start + window.lowerBound * size, count: window.count, littleEndian: little)
                     }
-                    if summing {
-                        summed.withUnsafeMutableBufferPointer { total in
-                            for channel in 0..<channels { total[channel] += Double(values[channel]) }
-                        }
-                    }
+                    if summing { Number.add(at: start, count: channels, littleEndian: little, to: totals.summed(band)) }
                 }
+                // A row of spectra is read once: its pages go back at once.
+                let first = byteOffset(x: 0, y: y, channel: 0)
+                let last = byteOffset(x: width - 1, y: y, channel: channels - 1)
+                file.doneReading(min(first, last)..<(max(first, last) + size))
             }
-            // A row of spectra is read once: its pages go back at once.
-            let first = byteOffset(x: 0, y: y, channel: 0), last = byteOffset(x: width - 1, y: y, channel: channels - 1)
-            file.doneReading(min(first, last)..<(max(first, last) + size))
         }
-        return SpectrumSweep(maps: maps, summed: summing ? summed : nil)
+        return totals.sweep(summing: summing)
     }
 
-    /// Channel after channel, each an image contiguous in the file.
+    /// Channel after channel, each an image contiguous in the file; the channels shared among the
+    /// cores, each adding into maps of its own.
     private func sweepImages(windows: [Range<Int>], summing: Bool) -> SpectrumSweep {
-        let pixels = width * height
-        var maps = windows.map { _ in [Double](repeating: 0, count: pixels) }
-        var summed = [Double](repeating: 0, count: summing ? channels : 0)
-        guard let base = file.buffer.baseAddress else { return SpectrumSweep(maps: maps, summed: nil) }
+        let pixels = width * height, channels = self.channels
+        let bands = min(channels, 16)
+        let totals = SweepTotals(
+            windows: windows.count * bands, pixels: pixels, bands: 1, channels: summing ? channels : 0)
+        guard file.buffer.baseAddress != nil else { return totals.sweep(summing: false) }
         let size = Number.byteCount, little = littleEndian
-        var plane = [Float](repeating: 0, count: pixels)
-        for channel in 0..<channels {
-            let inWindows = windows.indices.filter { windows[$0].contains(channel) }
-            guard summing || !inWindows.isEmpty else { continue }
-            let start = base + byteOffset(x: 0, y: 0, channel: channel)
-            plane.withUnsafeMutableBufferPointer { values in
-                for pixel in 0..<pixels { values[pixel] = Number.value(at: start + pixel * size, littleEndian: little) }
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            let base = file.buffer.baseAddress!
+            for channel in (band * channels / bands)..<((band + 1) * channels / bands) {
+                let inWindows = windows.indices.filter { windows[$0].contains(channel) }
+                guard summing || !inWindows.isEmpty else { continue }
+                let first = byteOffset(x: 0, y: 0, channel: channel)
                 for index in inWindows {
-                    maps[index].withUnsafeMutableBufferPointer { map in
-                        for pixel in 0..<pixels { map[pixel] += Double(values[pixel]) }
-                    }
+                    Number.add(
+                        at: base + first, count: pixels, littleEndian: little,
+                        to: totals.maps[band * windows.count + index].baseAddress!)
                 }
-                if summing { summed[channel] = Self.sum(values, 0..<pixels) }
+                if summing {
+                    totals.summed(0)[channel] = Number.sum(at: base + first, count: pixels, littleEndian: little)
+                }
+                file.doneReading(first..<(first + pixels * size))
             }
-            let first = byteOffset(x: 0, y: 0, channel: channel)
-            file.doneReading(first..<(first + pixels * size))
         }
-        return SpectrumSweep(maps: maps, summed: summing ? summed : nil)
+        let bandMaps = totals.sweep(summing: summing)
+        var maps = windows.map { _ in [Double](repeating: 0, count: pixels) }
+        for band in 0..<bands {
+            for index in windows.indices {
+                let part = bandMaps.maps[band * windows.count + index]
+                for pixel in 0..<pixels { maps[index][pixel] += part[pixel] }
+            }
+        }
+        return SpectrumSweep(maps: maps, summed: bandMaps.summed)
+    }
+}
+
+/// Where the cores of a sweep put their sums: maps written pixel by pixel (each pixel by one core),
+/// and a summed spectrum per band, added up at the end.
+private final class SweepTotals: @unchecked Sendable {
+    let maps: [UnsafeMutableBufferPointer<Double>]
+    private let spectra: UnsafeMutableBufferPointer<Double>
+    private let bands: Int
+    private let channels: Int
+
+    init(windows: Int, pixels: Int, bands: Int, channels: Int) {
+        maps = (0..<windows).map { _ in
+            let map = UnsafeMutableBufferPointer<Double>.allocate(capacity: pixels)
+            map.initialize(repeating: 0)
+            return map
+        }
+        spectra = .allocate(capacity: max(1, bands * channels))
+        spectra.initialize(repeating: 0)
+        self.bands = bands
+        self.channels = channels
     }
 
-    /// A sum in four running parts, so that the additions need not wait for one another.
-    @inline(__always)
-    private static func sum(_ values: UnsafeMutableBufferPointer<Float>, _ range: Range<Int>) -> Double {
-        var parts: (Double, Double, Double, Double) = (0, 0, 0, 0)
-        var index = range.lowerBound
-        while index + 4 <= range.upperBound {
-            parts.0 += Double(values[index])
-            parts.1 += Double(values[index + 1])
-            parts.2 += Double(values[index + 2])
-            parts.3 += Double(values[index + 3])
-            index += 4
+    deinit {
+        for map in maps { map.deallocate() }
+        spectra.deallocate()
+    }
+
+    /// Band `band`'s summed spectrum.
+    func summed(_ band: Int) -> UnsafeMutablePointer<Double> { spectra.baseAddress! + band * channels }
+
+    func sweep(summing: Bool) -> SpectrumSweep {
+        var summed = [Double](repeating: 0, count: channels)
+        for band in 0..<bands {
+            for channel in 0..<channels { summed[channel] += spectra[band * channels + channel] }
         }
-        while index < range.upperBound {
-            parts.0 += Double(values[index])
-            index += 1
-        }
-        return (parts.0 + parts.1) + (parts.2 + parts.3)
+        return SpectrumSweep(maps: maps.map { Array($0) }, summed: summing ? summed : nil)
     }
 }

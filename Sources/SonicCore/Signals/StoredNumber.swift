@@ -3,6 +3,41 @@ public protocol StoredNumber {
     static var byteCount: Int { get }
     /// The value at `source` (unaligned), as a float.
     static func value(at source: UnsafeRawPointer, littleEndian: Bool) -> Float
+    /// The sum of the `count` values stored one after another from `source`.
+    static func sum(at source: UnsafeRawPointer, count: Int, littleEndian: Bool) -> Double
+    /// Adds the `count` values stored one after another from `source` to `totals`, one each.
+    static func add(
+        at source: UnsafeRawPointer, count: Int, littleEndian: Bool, to totals: UnsafeMutablePointer<Double>)
+}
+
+extension StoredNumber {
+    /// Summed in four running parts, so that the additions need not wait for one another.
+    @inline(__always)
+    public static func sum(at source: UnsafeRawPointer, count: Int, littleEndian: Bool) -> Double {
+        var parts: (Double, Double, Double, Double) = (0, 0, 0, 0)
+        var index = 0
+        while index + 4 <= count {
+            parts.0 += Double(value(at: source + index * byteCount, littleEndian: littleEndian))
+            parts.1 += Double(value(at: source + (index + 1) * byteCount, littleEndian: littleEndian))
+            parts.2 += Double(value(at: source + (index + 2) * byteCount, littleEndian: littleEndian))
+            parts.3 += Double(value(at: source + (index + 3) * byteCount, littleEndian: littleEndian))
+            index += 4
+        }
+        while index < count {
+            parts.0 += Double(value(at: source + index * byteCount, littleEndian: littleEndian))
+            index += 1
+        }
+        return (parts.0 + parts.1) + (parts.2 + parts.3)
+    }
+
+    @inline(__always)
+    public static func add(
+        at source: UnsafeRawPointer, count: Int, littleEndian: Bool, to totals: UnsafeMutablePointer<Double>
+    ) {
+        for index in 0..<count {
+            totals[index] += Double(value(at: source + index * byteCount, littleEndian: littleEndian))
+        }
+    }
 }
 
 extension StoredNumber where Self: FixedWidthInteger {
@@ -12,6 +47,40 @@ extension StoredNumber where Self: FixedWidthInteger {
     public static func value(at source: UnsafeRawPointer, littleEndian: Bool) -> Float {
         let raw = source.loadUnaligned(as: Self.self)
         return Float(littleEndian ? Self(littleEndian: raw) : Self(bigEndian: raw))
+    }
+
+    /// Integers add up exactly, and in vector registers: one loop per byte order.
+    @inline(__always)
+    public static func sum(at source: UnsafeRawPointer, count: Int, littleEndian: Bool) -> Double {
+        var total = 0
+        if littleEndian {
+            for index in 0..<count {
+                total &+= Int(
+                    Self(littleEndian: source.loadUnaligned(fromByteOffset: index * byteCount, as: Self.self)))
+            }
+        } else {
+            for index in 0..<count {
+                total &+= Int(Self(bigEndian: source.loadUnaligned(fromByteOffset: index * byteCount, as: Self.self)))
+            }
+        }
+        return Double(total)
+    }
+
+    @inline(__always)
+    public static func add(
+        at source: UnsafeRawPointer, count: Int, littleEndian: Bool, to totals: UnsafeMutablePointer<Double>
+    ) {
+        if littleEndian {
+            for index in 0..<count {
+                totals[index] += Double(
+                    Self(littleEndian: source.loadUnaligned(fromByteOffset: index * byteCount, as: Self.self)))
+            }
+        } else {
+            for index in 0..<count {
+                totals[index] += Double(
+                    Self(bigEndian: source.loadUnaligned(fromByteOffset: index * byteCount, as: Self.self)))
+            }
+        }
     }
 }
 
