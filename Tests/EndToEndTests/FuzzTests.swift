@@ -4,7 +4,7 @@ import Testing
 
 extension EndToEnd {
     /// A slice of the fuzzing campaign (`scripts/fuzz` runs 100 000 inputs of each kind): damaged image
-    /// files of every format and damaged session logs through the program's own readers, each giving
+    /// files of every format, spectra and stacks, and damaged session logs through the program's own readers, each giving
     /// its result or a clean error — the fuzzer stops with status 2 and the culprit at the first crash,
     /// hang or wrong result.
     @Suite struct FuzzTests {
@@ -23,6 +23,15 @@ extension EndToEnd {
                 return try files(repository + "/images", ["dm4"])
                     + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
+            case "spectra": return try shared.map { try files($0 + "/spectra", ["dm3", "dm4"]) } ?? []
+            case "hspy":
+                return try files(repository + "/Tests/Fixtures/hspy", ["hspy"])
+                    + (try shared.map { try files($0 + "/spectra", ["hspy"]) } ?? [])
+            case "velox":
+                let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd"]).filter {
+                    $0.hasSuffix("stream.emd") || $0.hasSuffix("/velox_spectrum.emd")
+                }
+                return fixtures + (try shared.map { try files($0 + "/spectra", ["emd"]) } ?? [])
             default:
                 // Not the files that already break the library (every damage to them hangs it for the
                 // reader's 20 s), nor those cut short for the full-size test.
@@ -33,14 +42,19 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: ["png", "dm", "tiff", "emd"])
+        @Test(arguments: ["png", "dm", "tiff", "emd", "spectra", "hspy", "velox"])
         func damagedImageFilesGiveImagesOrCleanErrors(kind: String) throws {
             let seeds = try Self.seeds(kind)
             try #require(!seeds.isEmpty)
             let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
             // HDF5 runs in a helper the reader stops after 20 s when the library hangs on a damaged file:
             // fewer inputs, and more time for each, than for the formats read in the program itself.
-            let (count, timeout) = kind == "emd" ? (500, 200) : (2000, 20)
+            let (count, timeout) =
+                switch kind {
+                case "emd": (500, 200)
+                case "hspy", "velox": (20, 200)
+                default: (2000, 20)
+                }
             let result = try Subprocess.run(
                 fuzz, ["images", "--count", String(count), "--seed", "7", "--timeout", String(timeout)] + seeds,
                 timeout: 600)

@@ -88,13 +88,24 @@ public struct TestDM {
         public var values: [Double]
         /// One per dimension, or none.
         public var axes: [Axis]
+        /// Written in `ImageTags`: `Meta Data` with `Format` "Spectrum image" makes a spectrum image.
+        public var imageTags: [Tag]
 
-        public init(title: String?, dimensions: [Int], dataType: DataType, values: [Double], axes: [Axis] = []) {
+        public init(
+            title: String?, dimensions: [Int], dataType: DataType, values: [Double], axes: [Axis] = [],
+            imageTags: [Tag] = []
+        ) {
             self.title = title
             self.dimensions = dimensions
             self.dataType = dataType
             self.values = values
             self.axes = axes
+            self.imageTags = imageTags
+        }
+
+        /// The tags Gatan's spectrometers write: the data's format ("Spectrum", "Spectrum image") and signal ("EELS", "X-ray", "CL").
+        public static func spectrumTags(format: String, signal: String) -> [Tag] {
+            [.group("Meta Data", [.data("Format", .text(format)), .data("Signal", .text(signal))])]
         }
     }
 
@@ -198,7 +209,7 @@ public struct TestDM {
                 .group("Dimensions", image.dimensions.map { .data("", .simple(.uint32, Double($0))) }),
                 .data("PixelDepth", .simple(.uint32, Double(image.dataType.element.size)))
             ])
-        var tags = [imageData, .group("ImageTags", [])]
+        var tags = [imageData, .group("ImageTags", image.imageTags)]
         if let title = image.title { tags.append(.data("Name", .text(title))) }
         tags.append(.group("UniqueID", (1...4).map { .data("", .simple(.uint32, Double($0))) }))
         return .group("", tags)
