@@ -91,6 +91,58 @@ import Testing
         }
     }
 
+    /// Spectrum images store their channels slowest (as Gatan's do) or fastest, found by the energy
+    /// unit; line scans their channels first; every one reads the same spectra.
+    @Test func spectrumImagesReadInEitherOrder() throws {
+        let (width, height, channels) = (3, 2, 5)
+        func value(_ x: Int, _ y: Int, _ c: Int) -> Double { Double(100 * c + 10 * y + x) }
+        let tags = TestDM.Image.spectrumTags(format: "Spectrum image", signal: "EELS")
+        let nm = TestDM.Axis(scale: 2, units: "nm"), eV = TestDM.Axis(scale: 0.5, origin: -10, units: "eV")
+        let slowest = (0..<channels).flatMap { c in (0..<height).flatMap { y in (0..<width).map { value($0, y, c) } } }
+        let fastest = (0..<height).flatMap { y in (0..<width).flatMap { x in (0..<channels).map { value(x, y, $0) } } }
+        for layout in Self.layouts {
+            let file = TestDM(
+                version: layout.version, littleEndian: layout.littleEndian,
+                images: [
+                    .init(
+                        title: "slowest", dimensions: [width, height, channels], dataType: .uint16, values: slowest,
+                        axes: [nm, nm, eV], imageTags: tags),
+                    .init(
+                        title: "fastest", dimensions: [channels, width, height], dataType: .float32, values: fastest,
+                        axes: [eV, nm, nm], imageTags: tags),
+                    .init(
+                        title: "line", dimensions: [channels, width], dataType: .int32,
+                        values: Array(fastest.prefix(width * channels)), axes: [eV, nm], imageTags: tags),
+                    .init(
+                        title: "spot", dimensions: [channels], dataType: .uint32,
+                        values: Array(fastest.prefix(channels)),
+                        axes: [eV], imageTags: TestDM.Image.spectrumTags(format: "Spectrum", signal: "EELS"))
+                ])
+            let entries = try DigitalMicrograph.contents(of: file.bytes).entries
+            #expect(entries.map(\.kind) == [.spectrumImage, .spectrumImage, .lineScan, .spectrum])
+            let scan = SignalAxis(name: "x", size: width, scale: 2, units: "nm", navigation: true)
+            let energy = SignalAxis(
+                name: "Energy loss", size: channels, scale: 0.5, offset: 5, units: "eV", navigation: false)
+            for entry in entries.prefix(2) {
+                #expect(
+                    entry.axes == [
+                        scan, SignalAxis(name: "y", size: height, scale: 2, units: "nm", navigation: true), energy
+                    ])
+                let cube = try #require(entry.spectra)
+                #expect(cube.spectroscopy == .eels && entry.calibration.pixelSize == PixelSize(picometres: 2000))
+                for y in 0..<height {
+                    for x in 0..<width {
+                        #expect(
+                            try cube.spectrum(x: x, y: y) == (0..<channels).map { value(x, y, $0) }, "\(entry.title)")
+                    }
+                }
+            }
+            #expect(entries[2].axes == [scan, energy] && entries[3].axes == [energy])
+            #expect(try entries[2].spectra?.spectrum(x: 2, y: 0) == (0..<channels).map { value(2, 0, $0) })
+            #expect(try entries[3].spectra?.spectrum(x: 0, y: 0) == (0..<channels).map { value(0, 0, $0) })
+        }
+    }
+
     @Test func calibrationGivesScaleOffsetAndUnitAsWritten() throws {
         // Offset = −origin × scale: pixel `origin` sits at 0.
         let cases: [(axis: TestDM.Axis, expected: AxisCalibration?)] = [
