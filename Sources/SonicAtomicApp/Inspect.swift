@@ -194,7 +194,7 @@ private struct Described {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// "image of 384 by 384 pixels, uint16", "spectrum image of 20 by 16 pixels, 2048 channels from
+    /// "384 by 384 pixels, uint16" (an image), "spectrum image of 20 by 16 pixels, 2048 channels from
     /// 800 to 1146 eV, uint16".
     static func sentence(_ entry: ImageEntry) -> String {
         let type = [entry.sampleType?.rawValue ?? "?", entry.storedAs.map { "stored as \($0)" }]
@@ -219,7 +219,7 @@ private struct Described {
             default: return "spectrum of \(channels(cube)), \(type)"
             }
         default:
-            return "image of \(entry.width) by \(entry.height) pixels, \(type)"
+            return "\(entry.width) by \(entry.height) pixels, \(type)"
         }
     }
 
