@@ -29,7 +29,7 @@ extension EndToEnd {
                     + (try shared.map { try files($0 + "/spectra", ["hspy"]) } ?? [])
             case "velox":
                 let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd"]).filter {
-                    $0.hasSuffix("stream.emd") || $0.hasSuffix("/velox_spectrum.emd")
+                    $0.hasSuffix("stream.emd") || $0.hasSuffix("/velox_spectrum.emd") || $0.hasSuffix("/velox_eels.emd")
                 }
                 return fixtures + (try shared.map { try files($0 + "/spectra", ["emd"]) } ?? [])
             default:

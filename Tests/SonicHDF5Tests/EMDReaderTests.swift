@@ -17,7 +17,7 @@ import Testing
 
     @Test(arguments: [
         "velox_two_detectors.emd", "velox_stack.emd", "velox_spectrum.emd", "velox_eds_stream.emd",
-        "velox_bad_stream.emd", "berkeley_image.emd", "berkeley_stack.emd"
+        "velox_bad_stream.emd", "velox_eels.emd", "berkeley_image.emd", "berkeley_stack.emd"
     ])
     func fixtureReadsAsExpected(name: String) throws {
         let expected = try #require(try Self.expected()[name] as? [[String: Any]])
@@ -56,6 +56,7 @@ import Testing
                         try stack.frame(index).samples, rows.flatMap { $0.map(Float.init) }, "\(label) \(index)")
                 }
             }
+            #expect(entry.acquiredImage == facts["acquiredImage"] as? Int, "\(label)")
             if let spectra = facts["spectra"] as? [[[Double]]] {
                 let cube = try #require(entry.spectra, "\(label)")
                 let energy = try #require(facts["energy"] as? [String: Any])

@@ -173,6 +173,40 @@ expected["velox_eds_stream.emd"] = [
      "spectra": [[[float(v) for v in pixel] for pixel in row] for row in summed]},
 ]
 
+# An EELS spectrum image as Velox stores it (x × channels × y: 3 × 16 × 2), its energy in its
+# AcquisitionMetadata, its scan calibrated by the SpectrumImage group's metadata, and the DF-S image
+# acquired with it named by the spectrum-imaging record.
+with velox_file("velox_eels.emd") as f:
+    cube = (np.arange(2 * 3 * 16, dtype=np.uint16) * 37 % 1009).reshape(2, 3, 16)  # y, x, channel
+    eels = f.create_group("Data/EelsSpectrumImage/7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c")
+    eels.create_dataset("Data", data=np.transpose(cube, (1, 2, 0)), chunks=(3, 16, 1))
+    text = json.dumps({"Data": {"offset": 450.0, "dispersion": 0.25}, "Type": "EelsAcquisitionMetadata"}).encode()
+    column = np.zeros(256, dtype=np.uint8)
+    column[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    eels.create_dataset("AcquisitionMetadata", data=np.repeat(column[:, None], 2, axis=1))
+    survey = f.create_group("Data/SpectrumImage/8d8d8d8d8d8d8d8d8d8d8d8d8d8d8d8d")
+    survey.create_dataset("Data", data=np.zeros((64, 1), dtype=np.uint8))
+    survey.create_dataset("Metadata", data=velox_metadata("Zebra", 2.0e-9, 2.0e-9, 0.0, 0.0, 1))
+    image_id = "9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e"
+    df = (np.arange(6, dtype=np.uint16) * 100 + 7).reshape(2, 3)
+    velox_image(f, image_id, df[:, :, None], velox_metadata("DF-S", 2.0e-9, 2.0e-9, 0.0, 0.0, 1))
+    reference = "/SharedProperties/ImageSeriesDataReference/afafafafafafafafafafafafafafafaf"
+    string_dataset(f.create_group("SharedProperties/ImageSeriesDataReference"), reference.split("/")[-1],
+                   json.dumps({"dataPath": f"/Data/Image/{image_id}", "frameIndex": 0}))
+    string_dataset(f.create_group("Features/SIFeature"), "bcbcbcbcbcbcbcbcbcbcbcbcbcbcbcbc",
+                   json.dumps({"stem": {"stemDetectors": [{"physicalDetector": "DFS", "referenceImage": reference}]}}))
+expected["velox_eels.emd"] = [
+    {"title": "EELS", "kind": "spectrum-image", "shape": [16, 3, 2], "sampleType": "uint16", "image": False,
+     "x": {"scale": 2.0, "offset": 0.0, "unit": "nm"}, "y": {"scale": 2.0, "offset": 0.0, "unit": "nm"},
+     "energy": {"scale": 0.25, "offset": 450.0, "unit": "eV"}, "acquiredImage": 1,
+     "spectra": [[[float(v) for v in pixel] for pixel in row] for row in cube]},
+    {"title": "DF-S", "shape": [3, 2], "sampleType": "uint16", "image": True,
+     "x": {"scale": 2.0, "offset": 0.0, "unit": "nm"}, "y": {"scale": 2.0, "offset": 0.0, "unit": "nm"},
+     "samples": plane(df)},
+    {"title": "EDS", "shape": [64], "image": False,
+     "unsupported": "Velox's compressed copy of the EDS spectrum image, whose streams are read instead"},
+]
+
 # A stream counting in channel 8 of 8: listed, but its spectra are refused when read.
 with velox_file("velox_bad_stream.emd") as f:
     velox_stream(f, "6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b", [1, 2, 65535, 8, 3], "SuperXG21", 8, 2, 1)
