@@ -13,9 +13,6 @@ public enum SignalKind: String, Sendable, CaseIterable, Equatable {
 
     /// As spoken and printed: "spectrum image".
     public var spoken: String { rawValue.replacing("-", with: " ") }
-
-    /// Whether each pixel holds a spectrum.
-    public var hasSpectra: Bool { self == .spectrumImage || self == .lineScan || self == .spectrum }
 }
 
 /// One axis of a dataset: `size` points, point i at `offset + i · scale` `units`. Navigation axes say

@@ -37,7 +37,7 @@ public enum EnergyUnit: String, Sendable, CaseIterable, Equatable {
     case kiloelectronvolt = "keV"
 
     public init?(_ written: String) {
-        switch written.filter { !$0.isWhitespace }.lowercased() {
+        switch written.filter({ !$0.isWhitespace }).lowercased() {
         case "ev": self = .electronvolt
         case "kev": self = .kiloelectronvolt
         default: return nil
@@ -46,9 +46,6 @@ public enum EnergyUnit: String, Sendable, CaseIterable, Equatable {
 
     /// How many electronvolts one of this unit is.
     public var electronvolts: Double { self == .electronvolt ? 1 : 1000 }
-
-    /// "electron volts", "kilo electron volts", as the voice says them.
-    public var spoken: String { self == .electronvolt ? "electron volts" : "kilo electron volts" }
 }
 
 /// A spectrum image (or line scan, or single spectrum) read lazily: the spectrum near a pixel, the

@@ -1,5 +1,5 @@
 /// A number type as files store it, read in either byte order.
-public protocol StoredNumber {
+public protocol StoredNumber: SendableMetatype {
     static var byteCount: Int { get }
     /// The value at `source` (unaligned), as a float.
     static func value(at source: UnsafeRawPointer, littleEndian: Bool) -> Float
