@@ -22,11 +22,12 @@ struct Columns: ParsableCommand {
             lattice is not read.
             """)
 
-    @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
     var image: String
 
     @Option(
-        name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
+        name: .customLong("image"),
+        help: "Which signal of a file holding several (1, 2, ..., as inspect lists them). Default: the largest image.")
     var imageNumber: Int?
 
     @Flag(help: "Print JSON instead of a table.")

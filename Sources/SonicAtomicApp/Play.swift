@@ -13,13 +13,13 @@ struct Play: ParsableCommand {
 
     @Argument(
         help:
-            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF or EMD (known by its content, not its name). Default: the bundled atomic lattice."
+            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
     )
     var image: String?
 
     @Option(
         name: .customLong("image"),
-        help: "Which image of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest.")
+        help: "Which signal of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest image.")
     var imageNumber: Int?
 
     @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")
