@@ -237,7 +237,7 @@ public struct ImageEntry: Sendable {
             guard kind != .spectrum else {
                 throw ImageFileError("a single spectrum, not an image: inspect and map read it")
             }
-            return try cube.overview().totalCounts.image
+            return try cube.totalCounts().image
         case .skipped: throw ImageFileError("not an image")
         }
     }

@@ -58,6 +58,8 @@ public final class SpectrumCube: Sendable {
     public let spectroscopy: Spectroscopy
     /// The total counts and summed spectrum, found on first use.
     private let overviewFound = Mutex<SpectrumOverview?>(nil)
+    /// The total counts alone, found on first use when the summed spectrum was not asked for.
+    private let totalFound = Mutex<WindowMap?>(nil)
 
     public init(source: any SpectrumSource, spectralAxis: SignalAxis, spectroscopy: Spectroscopy) {
         self.source = source
@@ -99,6 +101,18 @@ public final class SpectrumCube: Sendable {
         return found
     }
 
+    /// The total counts at every pixel: what a spectrum image plays as. One pass when the overview
+    /// has not been found, the summed spectrum left out.
+    public func totalCounts() throws(ImageFileError) -> WindowMap {
+        if let found = overviewFound.withLock({ $0 }) { return found.totalCounts }
+        if let found = totalFound.withLock({ $0 }) { return found }
+        let sweep = try source.sweep(windows: [0..<channels], summing: false)
+        let found = WindowMap(
+            width: width, height: height, channels: 0..<channels, background: nil, values: sweep.maps[0])
+        totalFound.withLock { $0 = found }
+        return found
+    }
+
     /// The sum of channels `window` at every pixel; with a background window, minus that window's
     /// mean per channel times the window's channels (a flat background under the peak or edge).
     public func map(_ window: Range<Int>, background: Range<Int>? = nil) throws(ImageFileError) -> WindowMap {
@@ -109,7 +123,7 @@ public final class SpectrumCube: Sendable {
                         + "spectrum's \(self.channels)")
             }
         }
-        if window == 0..<channels, background == nil { return try overview().totalCounts }
+        if window == 0..<channels, background == nil { return try totalCounts() }
         let sweep = try source.sweep(windows: [window] + (background.map { [$0] } ?? []), summing: false)
         var values = sweep.maps[0]
         if let background {
