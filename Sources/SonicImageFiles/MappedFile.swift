@@ -18,15 +18,17 @@ enum MappedFile {
         guard let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else {
             throw ImageFileError("cannot map the file: \(String(cString: strerror(errno)).lowercased())")
         }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let mapped = Int(bitPattern: address)
         return FileBytes(
             buffer: UnsafeRawBufferPointer(start: address, count: count),
             release: { munmap(UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) },
             giveBack: { stretch in
-                // Only whole pages inside the stretch: those at its ends may hold what is still to be read.
+                // Out to whole 2 MiB blocks: a read maps the page cache's whole folio around it, up
+                // to that size, and a clean page dropped while still wanted is only mapped again.
                 guard let start = stretch.baseAddress else { return }
-                let first = (Int(bitPattern: start) + page - 1) / page * page
-                let end = (Int(bitPattern: start) + stretch.count) / page * page
+                let block = 1 << 21
+                let first = max(mapped, Int(bitPattern: start) / block * block)
+                let end = min(mapped + count, (Int(bitPattern: start) + stretch.count + block - 1) / block * block)
                 guard end > first, let pages = UnsafeMutableRawPointer(bitPattern: first) else { return }
                 madvise(pages, end - first, MADV_DONTNEED)
             })

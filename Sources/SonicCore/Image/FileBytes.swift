@@ -33,7 +33,9 @@ public final class FileBytes: @unchecked Sendable {
 
     public var count: Int { buffer.count }
 
-    /// The bytes `range` (already checked to lie inside the file) have been read and are not needed soon.
+    /// The bytes `range` (already checked to lie inside the file) have been read and are not needed
+    /// soon. Their pages may go back with some around them: a page given back is read again when
+    /// wanted.
     public func doneReading(_ range: Range<Int>) {
         giveBack(UnsafeRawBufferPointer(rebasing: buffer[range]))
     }

@@ -148,46 +148,41 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
         return totals.sweep(summing: summing)
     }
 
-    /// Channel after channel, each an image contiguous in the file; the channels shared among the
-    /// cores, each adding into maps of its own.
+    /// Channel after channel, each an image contiguous in the file, a stretch of pixels at a time:
+    /// each core adds the stretch of every channel into its part of the maps, which stays in the
+    /// processor's cache, and gives the pages read back as it goes.
     private func sweepImages(windows: [Range<Int>], summing: Bool) -> SpectrumSweep {
         let pixels = width * height, channels = self.channels
-        let bands = min(channels, 16)
+        let stretch = 32768
+        let stretches = (pixels + stretch - 1) / stretch
         let totals = SweepTotals(
-            windows: windows.count * bands, pixels: pixels, bands: 1, channels: summing ? channels : 0)
+            windows: windows.count, pixels: pixels, bands: stretches, channels: summing ? channels : 0)
         guard file.buffer.baseAddress != nil else { return totals.sweep(summing: false) }
         let size = Number.byteCount, little = littleEndian
-        DispatchQueue.concurrentPerform(iterations: bands) { band in
+        let memberOf = (0..<channels).map { channel in windows.indices.filter { windows[$0].contains(channel) } }
+        DispatchQueue.concurrentPerform(iterations: stretches) { part in
             let base = file.buffer.baseAddress!
-            for channel in (band * channels / bands)..<((band + 1) * channels / bands) {
-                let inWindows = windows.indices.filter { windows[$0].contains(channel) }
-                guard summing || !inWindows.isEmpty else { continue }
-                let first = byteOffset(x: 0, y: 0, channel: channel)
-                for index in inWindows {
+            let pixelRange = (part * stretch)..<min(pixels, (part + 1) * stretch)
+            for channel in 0..<channels where summing || !memberOf[channel].isEmpty {
+                let first = byteOffset(x: 0, y: 0, channel: channel) + pixelRange.lowerBound * size
+                for index in memberOf[channel] {
                     Number.add(
-                        at: base + first, count: pixels, littleEndian: little,
-                        to: totals.maps[band * windows.count + index].baseAddress!)
+                        at: base + first, count: pixelRange.count, littleEndian: little,
+                        to: totals.maps[index].baseAddress! + pixelRange.lowerBound)
                 }
                 if summing {
-                    totals.summed(0)[channel] = Number.sum(at: base + first, count: pixels, littleEndian: little)
+                    totals.summed(part)[channel] = Number.sum(
+                        at: base + first, count: pixelRange.count, littleEndian: little)
                 }
-                file.doneReading(first..<(first + pixels * size))
+                file.doneReading(first..<(first + pixelRange.count * size))
             }
         }
-        let bandMaps = totals.sweep(summing: summing)
-        var maps = windows.map { _ in [Double](repeating: 0, count: pixels) }
-        for band in 0..<bands {
-            for index in windows.indices {
-                let part = bandMaps.maps[band * windows.count + index]
-                for pixel in 0..<pixels { maps[index][pixel] += part[pixel] }
-            }
-        }
-        return SpectrumSweep(maps: maps, summed: bandMaps.summed)
+        return totals.sweep(summing: summing)
     }
 }
 
 /// Where the cores of a sweep put their sums: maps written pixel by pixel (each pixel by one core),
-/// and a summed spectrum per band, added up at the end.
+/// and a summed spectrum per band (of rows, or stretch of pixels), added up at the end.
 private final class SweepTotals: @unchecked Sendable {
     let maps: [UnsafeMutableBufferPointer<Double>]
     private let spectra: UnsafeMutableBufferPointer<Double>
