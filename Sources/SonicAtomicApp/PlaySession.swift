@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SonicAccessibility
+import SonicAudio
 import SonicCore
 import SonicImageFiles
 import SonicX11
@@ -12,7 +13,7 @@ final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
     private let screenReaderWindow: ScreenReaderWindow
-    private let output: any AudioOutput
+    private let sound: LiveSound
     private let voice: (any Announcer)?
     private let log: SessionLog?
     private let saver: TagSaver
@@ -35,8 +36,8 @@ final class PlaySession {
         // The user's tags: loaded before anything can overwrite them.
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
-        let sound = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
-        let instrument = sound.instrument(playing: picture)
+        let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
+        let instrument = stack.instrument(playing: picture)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
             frontend = try X11Frontend(
@@ -45,7 +46,7 @@ final class PlaySession {
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         screenReaderWindow = ScreenReaderWindow(application: "SonicAtomic", window: title)
         let voiceNotes: [String]
-        (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: sound)
+        (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: stack)
         log?.write(
             .start(
                 StartRecord(
@@ -78,7 +79,7 @@ final class PlaySession {
             warn(failure)
         }
         // The sound last: its buffer is a few milliseconds, so it starts once the heavy set-up is done.
-        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
+        sound = try options.openAudio(renderer: stack.renderer, streamName: opened.fileName)
         notices =
             voiceNotes
             + [
@@ -115,10 +116,11 @@ final class PlaySession {
                 log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.pixelSize))
                 perform(controller.setColumns(points, lattice: found))
             }
+            if let change = sound.poll() { soundChanged(change) }
             frontend.draw(controller.overlay)
-            let dropouts = output.dropoutCount
+            let dropouts = sound.dropoutCount
             if dropouts > dropoutsLogged {
-                log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: output.lastDropoutTime))
+                log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: sound.lastDropoutTime))
                 dropoutsLogged = dropouts
             }
             log?.flush()
@@ -133,9 +135,10 @@ final class PlaySession {
                 controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } }
             )
         }
-        controller.instrument.silence()
-        if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
-        usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
+        sound.stop()
+        controller.instrument.silence(at: monotonicSeconds())
+        if sound.isPlaying && !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
+        usleep(UInt32(max(0.02, 2 * sound.grantedLatency) * 1_000_000))
         log?.flush()
         voice?.stop()
     }
@@ -148,7 +151,8 @@ final class PlaySession {
             case .pen(let record): log?.write(.pen(record))
             case .mode(let mode): log?.write(.mode(t: now, mode))
             case .speak(let text):
-                voice?.say(text)
+                // While the sound server is away nothing is heard: the controller says it again later.
+                if sound.isPlaying { voice?.say(text) }
                 log?.write(.speech(t: now, text: text))
             case .tagAdded(let tag): log?.write(.tag(t: now, tag))
             case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
@@ -164,6 +168,22 @@ final class PlaySession {
                 frontend.show(viewport)
             case .quit: quitAsked = true
             }
+        }
+    }
+
+    /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or
+    /// plays again (said aloud).
+    private func soundChanged(_ change: LiveSound.Change) {
+        switch change {
+        case .lost(let reason):
+            warn("\(reason): nothing is heard until it is back")
+            voice?.say("")
+            log?.write(.sound(t: monotonicSeconds(), .lost(reason: reason)))
+            perform(controller.soundLost())
+        case .back(let server):
+            warn("\(server.rawValue) plays again")
+            log?.write(.sound(t: monotonicSeconds(), .back(server: server.rawValue)))
+            perform(controller.soundBack())
         }
     }
 

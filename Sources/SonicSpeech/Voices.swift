@@ -104,12 +104,14 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
             condition.unlock()
 
             buffer.discardQueued()
-            var resampler = Resampler(from: espeak.sampleRate, to: outputRate)
-            espeak.synthesize(text) { chunk in
-                let floats = chunk.map { Float($0) / 32768 }
-                return self.enqueue(floats.withUnsafeBufferPointer { resampler.process($0) })
+            if !text.isEmpty {
+                var resampler = Resampler(from: espeak.sampleRate, to: outputRate)
+                espeak.synthesize(text) { chunk in
+                    let floats = chunk.map { Float($0) / 32768 }
+                    return self.enqueue(floats.withUnsafeBufferPointer { resampler.process($0) })
+                }
+                if !interrupt.load(ordering: .relaxed) { _ = enqueue(resampler.finish()) }
             }
-            if !interrupt.load(ordering: .relaxed) { _ = enqueue(resampler.finish()) }
 
             condition.lock()
             if pending == nil { busy = false }

@@ -17,11 +17,16 @@ public struct DispatcherError: Error, Sendable, CustomStringConvertible {
 /// Every libspeechd call is made on the voice's own thread: a call waits for the daemon's answer,
 /// and the main loop must never wait on another process.
 ///
-/// When the daemon goes away (restarted, or ended), the voice connects again, as the screen reader
-/// does; if it cannot, `lost` is called once, on the voice's thread, with what was still to be said.
+/// When the daemon goes away (restarted, or ended), the voice tries every half second to connect
+/// again, as the screen reader does, for as long as it runs. Should the daemon stay away longer than
+/// `standInDelay`, `lost` is called, on the voice's thread, with what was still to be said, so
+/// another voice can stand in; when it is back, `back` is called there, and the voice says so.
 public final class DispatcherVoice: Announcer, @unchecked Sendable {
+    /// How long the daemon may be away before another voice stands in.
+    public static let standInDelay = 3.0
     private let events: DispatcherEvents
     private let lost: @Sendable (_ unsaid: String?) -> Void
+    private let back: @Sendable () -> Void
     /// Guards everything below; the thread waits on it.
     private let condition = NSCondition()
     private var pending: String?
@@ -37,10 +42,12 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
     /// Connects to speech-dispatcher (starting it if the desktop lets clients start it); throws when
     /// it cannot be reached within `timeout` seconds.
     public init(
-        activity: SpeechActivity, timeout: Double = 5, lost: @escaping @Sendable (_ unsaid: String?) -> Void
+        activity: SpeechActivity, timeout: Double = 5, lost: @escaping @Sendable (_ unsaid: String?) -> Void,
+        back: @escaping @Sendable () -> Void
     ) throws(DispatcherError) {
         events = DispatcherEvents(activity: activity)
         self.lost = lost
+        self.back = back
         // A daemon that goes away leaves a socket that raises SIGPIPE on the next write, which would
         // end the program; the failed write is noticed instead.
         signal(SIGPIPE, SIG_IGN)
@@ -127,13 +134,27 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
     }
 
     /// A connection to a daemon started again (by the user, the desktop or libspeechd's autospawn),
-    /// tried for `seconds`; nil if none answers.
-    private static func reconnect(within seconds: Double) -> UnsafeMutablePointer<SPDConnection>? {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// tried every half second until one answers; nil when the voice is stopped first. Past
+    /// `standInDelay`, what waits to be said is handed to `lost`, once.
+    private func reconnect() -> (connection: UnsafeMutablePointer<SPDConnection>, stoodIn: Bool)? {
+        let standInTime = Date().addingTimeInterval(Self.standInDelay)
+        var stoodIn = false
         while true {
-            if let connection = connect().0 { return connection }
-            if Date() >= deadline { return nil }
-            usleep(250_000)
+            if let connection = Self.connect().0 { return (connection, stoodIn) }
+            condition.lock()
+            if !stoodIn && Date() >= standInTime {
+                let unsaid = pending
+                pending = nil
+                busy = false
+                stoodIn = true
+                condition.unlock()
+                lost(unsaid)
+                condition.lock()
+            }
+            if !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+            let stop = stopping
+            condition.unlock()
+            if stop { return nil }
         }
     }
 
@@ -166,18 +187,21 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
                 events.connectionLost()
                 spd_close(connection)
                 if stop { return }
-                guard let again = Self.reconnect(within: 3) else {
-                    condition.lock()
-                    text = pending ?? text
-                    pending = nil
-                    busy = false
-                    condition.unlock()
-                    return lost(text)
-                }
+                condition.lock()
+                pending = pending ?? text
+                condition.unlock()
+                guard let (again, stoodIn) = reconnect() else { return }
                 connection = again
                 condition.lock()
                 lastSaid = 0
+                // Said by the daemon that is back: that it is, and what was asked for meanwhile unless
+                // another voice said it.
+                let waiting = stoodIn ? nil : pending
+                pending = nil
+                busy = true
                 condition.unlock()
+                if stoodIn { back() }
+                text = ([Phrases.dispatcherBack] + [waiting].compactMap { $0 }).joined(separator: " ")
             }
             if stop {
                 _ = spd_cancel(connection)
@@ -186,7 +210,7 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
             }
             guard let text else { continue }
             _ = spd_cancel(connection)
-            let id = spd_say(connection, SPD_MESSAGE, text)
+            let id = text.isEmpty ? 0 : spd_say(connection, SPD_MESSAGE, text)
             condition.lock()
             if id > 0 { lastSaid = Int(id) }
             if pending == nil { busy = false }

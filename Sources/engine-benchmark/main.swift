@@ -84,9 +84,11 @@ let start = now()
 for block in 0..<blocks {
     let frame = block * frames
     let change = trajectory[frame / framesPerChange]
-    controls.set(SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff))
+    controls.set(
+        SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff),
+        at: SynthControls.immediately)
     // A cell boundary crossed every tenth of a second.
-    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick() }
+    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick(at: SynthControls.immediately) }
     // The speech thread's part (not in the block time): an utterance every five seconds.
     if block % (5 * Int(sampleRate) / frames) == 0 {
         speech.discardQueued()

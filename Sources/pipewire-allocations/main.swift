@@ -60,8 +60,13 @@ func play(for duration: Double) {
     for step in 0..<Int(duration * 200) {
         pitch = min(1760, max(110, pitch * (1 + 0.06 * random.gaussian())))
         cutoff = min(8000, max(200, cutoff * (1 + 0.1 * random.gaussian())))
-        controls.set(SynthTargets(frequency: pitch, amplitude: random.next() % 50 == 0 ? 0 : 0.3, cutoff: cutoff))
-        if step % 20 == 0 { controls.tick() }
+        // Stamped as the pen's events are, so the data thread places each change at its frame.
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        controls.set(
+            SynthTargets(frequency: pitch, amplitude: random.next() % 50 == 0 ? 0 : 0.3, cutoff: cutoff), at: time)
+        if step % 20 == 0 { controls.tick(at: time) }
         if step % 1000 == 0 {
             speech.discardQueued()
             _ = utterance.withUnsafeBufferPointer { speech.write($0) }

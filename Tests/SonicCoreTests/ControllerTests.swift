@@ -158,7 +158,7 @@ import Testing
         let (instrument, controls) = setup()
         instrument.handle(touch(pressure: 0.2))
         #expect(controls.targets.amplitude == 0.5 && controls.targets.cutoff == nil)
-        instrument.set(mode: .pressureAmplitude)
+        instrument.set(mode: .pressureAmplitude, at: 0)
         // The mode applies to the sound at once.
         let p = Profile.builtIn.pressure
         #expect(abs(controls.targets.amplitude - p.fullLevel * (0.2 - p.threshold) / (1 - p.threshold)) < 1e-12)
@@ -166,13 +166,13 @@ import Testing
         #expect(abs(controls.targets.amplitude - p.fullLevel) < 1e-12)
         instrument.handle(touch(pressure: p.threshold))
         #expect(controls.targets.amplitude == 0)
-        instrument.set(mode: .unitCellTagging)
+        instrument.set(mode: .unitCellTagging, at: 0)
         #expect(controls.targets.amplitude == 0.5)
     }
 
     @Test func tiltOpensAndClosesTheFilterAroundThePitch() {
         let (instrument, controls) = setup()
-        instrument.set(mode: .tiltFilter)
+        instrument.set(mode: .tiltFilter, at: 0)
         instrument.handle(touch(pressure: 0.5))
         let pitch = controls.targets.frequency
         #expect(abs(pitch - 1760) < 1e-9)
@@ -193,7 +193,7 @@ import Testing
         let profile = try Profile(name: "p", file: "p.toml", text: "[tilt]\nazimuth = \"pan\"\n")
         #expect(profile.chain.panned)
         let (instrument, controls) = setup(profile)
-        instrument.set(mode: .tiltFilter)
+        instrument.set(mode: .tiltFilter, at: 0)
         instrument.handle(touch(pressure: 0.5, tiltX: -60))
         #expect(abs(controls.targets.pan + 1) < 1e-9)
         instrument.handle(touch(pressure: 0.5, tiltX: 30))
@@ -292,5 +292,23 @@ import Testing
 
     @Test func closingTheWindowQuitsAsTheQuitKeyDoes() {
         #expect(make().handle(.windowClosed, at: 0) == [.speak("Goodbye."), .quit])
+    }
+
+    /// While the sound server is away nothing can be heard: the panel says so, and once it is back the
+    /// user hears that it is, with the last thing they asked for meanwhile.
+    @Test func soundThatComesBackSaysSoWithWhatWasAskedMeanwhile() {
+        let c = make()
+        _ = c.handle(key: "H", at: 0)
+        #expect(c.soundLost().isEmpty)
+        #expect(c.overlay.status.first == Phrases.noSoundServer)
+        _ = c.handle(pen(1, x: 95, y: 95))
+        _ = c.handle(key: "Space", at: 1)
+        _ = c.handle(key: "7", at: 2)
+        #expect(speech(c.soundBack()) == ["Sound is back. There is no mode 7."])
+        #expect(c.overlay.status.first == "Mode 1: intensity pitch")
+        #expect(speech(c.handle(key: "R", at: 3)) == ["Sound is back. There is no mode 7."])
+        // Nothing asked for meanwhile: only that it is back.
+        _ = c.soundLost()
+        #expect(speech(c.soundBack()) == ["Sound is back."])
     }
 }

@@ -74,6 +74,24 @@ func replayed(
         #expect(left.count >= 72_000 + 4800 && left.count < 72_000 + 4800 + 600)
     }
 
+    /// While the sound server was away nothing was heard and the engine stood still: the render is silent
+    /// there, says nothing asked for meanwhile, and plays on from where it stood once the server was back.
+    @Test func replayIsSilentWhileTheSoundServerWasAway() {
+        let records =
+            session + [
+                pen(102.0, x: 50, tip: true), .sound(t: 102.5, .lost(reason: "gone")), pen(102.7, x: 150, tip: true),
+                .speech(t: 102.8, text: "x 1, y 0"), .sound(t: 103.5, .back(server: "PulseAudio"))
+            ]
+        let stereo = replayed(records, start: start, image: image, speech: ToneSpeech())
+        let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
+        let rate = 48_000.0
+        #expect(SignalAnalysis.peak(left[96_000..<120_000]) > 0.4)
+        #expect(SignalAnalysis.peak(left[120_000..<168_000]) == 0)
+        // Back: the bright pixel, which the pen moved to while nothing was heard; nothing said.
+        let after = SignalAnalysis.zeroCrossingFrequency(left[170_000..<190_000], sampleRate: rate) ?? 0
+        #expect(abs(after / 1760 - 1) < 0.001, "\(after) Hz")
+    }
+
     @Test func replayIsDeterministic() {
         #expect(replayed(session, start: start, image: image) == replayed(session, start: start, image: image))
     }
@@ -115,5 +133,12 @@ func replayed(
             #expect(
                 abs(Double(onset) / 48000 - time) < 0.005, "tick at \(Double(onset) / 48000) s, crossing at \(time) s")
         }
+    }
+}
+
+/// A voice that "speaks" every text as a loud 300 Hz tone of a second.
+struct ToneSpeech: SpeechSynthesis {
+    func samples(for text: String, sampleRate: Double) -> [Float] {
+        (0..<Int(sampleRate)).map { Float(0.8 * sin(2 * Double.pi * 300 * Double($0) / sampleRate)) }
     }
 }

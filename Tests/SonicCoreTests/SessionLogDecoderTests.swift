@@ -46,7 +46,8 @@ import Testing
             .tag(t: 6, Tag(id: 3, x: 2.5, y: -0.25, snapped: true)), .untag(t: 7, id: 3),
             .cursor(t: 8, ImagePoint(x: 1, y: 2)), .cursor(t: 9, nil),
             .cell(t: 10, cell, ticks: true), .cell(t: 11, nil, ticks: false), .dropout(t: 12, count: 4, at: nil),
-            .dropout(t: 13, count: 5, at: 12.9375)
+            .dropout(t: 13, count: 5, at: 12.9375), .sound(t: 14, .lost(reason: "PulseAudio: gone (\"x\")")),
+            .sound(t: 15, .back(server: "PipeWire"))
         ]
         for record in records {
             #expect(try decode(record.jsonLine) == record, "\(record.jsonLine)")
@@ -99,6 +100,7 @@ import Testing
         #expect(failure(#"{"type":"untag","t":2,"id":2.5}"#) == "log.jsonl:7: \"id\" must be a whole number")
         #expect(failure(#"{"type":"dropout","t":2,"count":-1}"#) != nil)
         #expect(failure(#"{"type":"dropout","t":2,"count":1,"at":-5}"#) != nil)
+        #expect(failure(#"{"type":"sound","t":2}"#) == "log.jsonl:7: \"playing\" must be true or false")
         #expect(
             failure(#"{"type":"cell","t":2,"ticks":true,"ox":0,"oy":0,"ax":1,"ay":0,"bx":2,"by":0}"#)
                 == "log.jsonl:7: the cell's vectors do not span a cell")

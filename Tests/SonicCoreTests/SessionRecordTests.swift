@@ -54,6 +54,12 @@ import Testing
         #expect(
             SessionRecord.dropout(t: 11, count: 3, at: 10.96).jsonLine
                 == #"{"type":"dropout","t":11,"count":3,"at":10.96}"#)
+        #expect(
+            SessionRecord.sound(t: 12, .lost(reason: "gone")).jsonLine
+                == #"{"type":"sound","t":12,"playing":false,"reason":"gone"}"#)
+        #expect(
+            SessionRecord.sound(t: 13, .back(server: "PipeWire")).jsonLine
+                == #"{"type":"sound","t":13,"playing":true,"server":"PipeWire"}"#)
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
     }

@@ -206,8 +206,17 @@ public enum Phrases {
     /// Why eSpeak-NG speaks when speech-dispatcher was asked for (the details go to stderr).
     public static let dispatcherUnreachable = "speech-dispatcher cannot be reached; speaking with eSpeak-NG"
 
-    /// Said by eSpeak-NG when speech-dispatcher goes away mid-session and cannot be reached again.
+    /// Said by eSpeak-NG when speech-dispatcher goes away mid-session and does not come back within seconds.
     public static let dispatcherLost = "speech-dispatcher has stopped; speaking with eSpeak-NG."
+
+    /// Said when speech-dispatcher answers again after going away.
+    public static let dispatcherBack = "speech-dispatcher is back."
+
+    /// Said when the sound server plays again after going away (what was asked for meanwhile follows).
+    public static let soundBack = "Sound is back."
+
+    /// The status panel's line while the sound server is away.
+    public static let noSoundServer = "No sound: the sound server has gone; trying again"
 
     /// How many pixels hold no number (NaN or infinity in a float file), and how they sound; nil for none.
     public static func nonFinitePixels(_ count: Int) -> String? {

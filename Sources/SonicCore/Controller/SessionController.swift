@@ -11,6 +11,10 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var lastAnnouncement = ""
+    /// Whether the sound plays: false while the sound server is away.
+    public private(set) var soundPlays = true
+    /// The last announcement made while the sound server was away, said again when it is back.
+    private var unheard: String?
     /// The time of the latest event or command.
     private var now = 0.0
 
@@ -45,7 +49,7 @@ public final class SessionController {
         var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
         overlay.status = statusPanel.lines(
             modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
-            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
+            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: soundPlays)
         overlay.textSize = statusPanel.textSize
         return overlay
     }
@@ -105,7 +109,7 @@ public final class SessionController {
             var outputs: [ControllerOutput] = []
             if let gesture = penGestures.poll(at: time) { outputs += run(gesture) }
             if columnCursor.toneEnds(by: time) {
-                instrument.probe(at: nil)
+                instrument.probe(at: nil, time: time)
                 outputs.append(.cursor(nil))
             }
             tagging.expireClearing(by: time)
@@ -159,6 +163,22 @@ public final class SessionController {
         completing { [.speak(found ? Phrases.penFound : Phrases.penLost)] }
     }
 
+    /// The sound server went away: nothing is heard until it is back, so what is said meanwhile is
+    /// kept for then.
+    public func soundLost() -> [ControllerOutput] {
+        soundPlays = false
+        unheard = nil
+        return []
+    }
+
+    /// The sound plays again: said, with the last thing asked for while it was away.
+    public func soundBack() -> [ControllerOutput] {
+        soundPlays = true
+        let text = ([Phrases.soundBack] + [unheard].compactMap { $0 }).joined(separator: " ")
+        unheard = nil
+        return completing { [.speak(text)] }
+    }
+
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
     public func saveFailed() -> [ControllerOutput] {
         completing { [.speak(Phrases.tagsNotSaved)] }
@@ -176,7 +196,10 @@ public final class SessionController {
         if instrument.cell != before.cell || instrument.cellTicks != before.ticks {
             outputs.append(.cell(instrument.cell, ticks: instrument.cellTicks))
         }
-        for case .speak(let text) in outputs { lastAnnouncement = text }
+        for case .speak(let text) in outputs {
+            lastAnnouncement = text
+            if !soundPlays { unheard = text }
+        }
         return outputs
     }
 
@@ -230,7 +253,7 @@ public final class SessionController {
     private func changeMode(_ change: (inout ModeCycle) -> Void) -> [ControllerOutput] {
         var cycle = modes
         change(&cycle)
-        instrument.set(mode: cycle.current)
+        instrument.set(mode: cycle.current, at: now)
         let needs = latticeNeeded.map { " " + $0 } ?? ""
         return [.mode(cycle.current), .speak(Phrases.mode(cycle.number, cycle.current) + needs)]
     }
@@ -283,7 +306,7 @@ public final class SessionController {
         case .noColumns: return [.speak(Phrases.noColumnsFound)]
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]
         case .moved(let point):
-            instrument.probe(at: point)
+            instrument.probe(at: point, time: now)
             return [
                 .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnPhysics(at: point)))
             ]

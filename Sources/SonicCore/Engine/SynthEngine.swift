@@ -122,11 +122,19 @@ public final class SynthEngine {
     deinit { left.deallocate() }
 
     /// Fills `frames` interleaved frames of `channels` samples (1: mono, 2: stereo, more: stereo then copies).
-    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+    ///
+    /// `time` places the changes asked for: a change stamped `time + k / sampleRate` is made at frame k
+    /// (the first frame at or after its time), one stamped earlier at once. Nil makes every change
+    /// waiting at once, as offline rendering does, which queues each change at its frame.
+    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         var done = 0
         while done < frames {
-            let n = min(Self.blockSize, frames - done)
-            applyTargets()
+            makeChanges(dueBy: done, from: time)
+            var n = min(Self.blockSize, frames - done)
+            // The block ends where the next change is due.
+            if let next = controls.nextChangeTime(), let due = frame(of: next, from: time), due < done + n {
+                n = max(1, due - done)
+            }
             renderBlock(frames: n)
             let out = output + done * channels
             for i in 0..<n {
@@ -146,14 +154,40 @@ public final class SynthEngine {
     /// Ducks (or restores) the whole sound: 1 is full level. Called from the audio thread.
     public func duck(to gain: Double) { duck.gain.glide(to: gain) }
 
-    private func applyTargets() {
-        let targets = controls.targets
-        // Ticks asked for within one block sound as one.
-        let ticksAsked = controls.tickCount
-        if ticksAsked != ticksSounded {
-            ticksSounded = ticksAsked
-            tick.trigger()
+    /// The frame of a render starting at `time` on which a change stamped `changeTime` is made; nil when
+    /// the render places no changes (all are made at once), and at most 0 for a change already due.
+    private func frame(of changeTime: Double, from time: Double?) -> Int? {
+        guard let time else { return nil }
+        return Int(max(-1, min(Double(Int.max / 2), ((changeTime - time) * sampleRate).rounded(.up))))
+    }
+
+    /// Makes every change due by frame `done`. Changes due at one frame count as one: the latest
+    /// targets, and one tick for however many.
+    private func makeChanges(dueBy done: Int, from time: Double?) {
+        var latest: SynthTargets?
+        var ticked = false
+        while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
+            let change = controls.takeChange()
+        {
+            switch change.kind {
+            case .targets: latest = change.targets
+            case .tick:
+                ticksSounded += 1
+                ticked = true
+            case .latest:
+                // What the controls could not queue: the latest targets, and the ticks since dropped.
+                latest = change.targets
+                if controls.tickCount > ticksSounded {
+                    ticksSounded = controls.tickCount
+                    ticked = true
+                }
+            }
         }
+        if ticked { tick.trigger() }
+        if let latest { apply(latest) }
+    }
+
+    private func apply(_ targets: SynthTargets) {
         // A note that starts from silence starts at its own pitch, not with a glide from the last one.
         let fromSilence = loudness.gain.value == 0 && !loudness.gain.isGliding
         // A note starts at its own pitch too.

@@ -47,10 +47,10 @@ public final class Instrument {
 
     public func place(_ viewport: Viewport) { self.viewport = viewport }
 
-    /// Switches mode; the next pen event sounds the new way (the current sound follows at once).
-    public func set(mode: Mode) {
+    /// Switches mode at `time`; the next pen event sounds the new way (the current sound follows at once).
+    public func set(mode: Mode, at time: Double) {
         self.mode = mode
-        if let last = lastRecord { controls.set(targets(for: last)) }
+        if let last = lastRecord { controls.set(targets(for: last), at: time) }
     }
 
     /// Handles one pen event: sets the synth's targets and returns what happened, for the session log.
@@ -68,10 +68,10 @@ public final class Instrument {
             tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0,
             amplitude: 0)
         let targets = targets(for: record, value: value)
-        followCell(to: touching(record) ? point : nil)
+        followCell(to: touching(record) ? point : nil, at: event.time)
         record.frequency = targets.frequency
         record.amplitude = targets.amplitude
-        controls.set(targets)
+        controls.set(targets, at: event.time)
         lastRecord = record
         lastEvent = event
         return record
@@ -104,7 +104,7 @@ public final class Instrument {
     }
 
     /// Ticks when the pen, touching, moves into another cell of the unit cell's lattice.
-    private func followCell(to point: ImagePoint?) {
+    private func followCell(to point: ImagePoint?, at time: Double) {
         guard cellTicks, let cell, let point else {
             cellUnderPen = nil
             return
@@ -120,29 +120,29 @@ public final class Instrument {
             || f.v < Double(m) - margin || f.v > Double(m + 1) + margin
         guard outside else { return }
         cellUnderPen = cell.cellIndex(of: point)
-        controls.tick()
+        controls.tick(at: time)
     }
 
-    /// Silence, e.g. when the program quits.
-    public func silence() { controls.set(silent) }
+    /// Silence from `time` on, e.g. when the program quits.
+    public func silence(at time: Double) { controls.set(silent, at: time) }
 
     /// Silence that keeps the last note's number: a new number would start a note as the sound fades.
     private var silent: SynthTargets { SynthTargets(note: notes) }
 
-    /// Sounds the pixel at `point` as a touch there would (the column cursor); nil returns the sound
-    /// to the pen.
-    public func probe(at point: ImagePoint?) {
-        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? silent) }
+    /// Sounds the pixel at `point` from `time` on as a touch there would (the column cursor); nil
+    /// returns the sound to the pen.
+    public func probe(at point: ImagePoint?, time: Double) {
+        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? silent, at: time) }
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
-        if mode.soundsColumns { return controls.set(columnTargets(at: point) ?? silent) }
+        if mode.soundsColumns { return controls.set(columnTargets(at: point) ?? silent, at: time) }
         let value = sampledValue(at: point)
         var tone = SynthTargets(
             frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
             amplitude: profile.amplitude)
         notes += 1
         tone.note = notes
-        controls.set(tone)
+        controls.set(tone, at: time)
     }
 
     /// The level (0...1) of the pixel under an image point, nil outside the image.

@@ -30,6 +30,8 @@ public final class SessionReplay {
     private let renderer: VoicedRenderer
     private let instrument: Instrument
     private let chunk: UnsafeMutableBufferPointer<Float>
+    /// The sound server was away: nothing was heard, the engine stood still, and nothing was said.
+    private var serverAway = false
 
     /// - Parameter speech: the voice; nil renders without speech.
     public init(image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord) {
@@ -61,17 +63,22 @@ public final class SessionReplay {
         switch record {
         case .viewport(_, let viewport): instrument.place(viewport)
         case .pen(let pen): instrument.handle(penEvent(replaying: pen))
-        case .mode(_, let mode): instrument.set(mode: mode)
-        case .cursor(_, let point): instrument.probe(at: point)
+        case .mode(let t, let mode): instrument.set(mode: mode, at: t)
+        case .cursor(let t, let point): instrument.probe(at: point, time: t)
         case .cell(_, let cell, let ticks): instrument.set(cell: cell, ticks: ticks)
         case .speech(_, let text):
-            guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
+            guard !serverAway, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
             // A new announcement interrupts the last, as live.
             voice.discardQueued()
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
         case .lattice(_, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
             instrument.set(lattice: LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize))
+        case .sound(_, .lost):
+            serverAway = true
+            // Live, the voice was cut off as the server went.
+            voice.discardQueued()
+        case .sound(_, .back): serverAway = false
         case .start, .tag, .untag, .dropout: break
         }
     }
@@ -97,7 +104,11 @@ public final class SessionReplay {
         var silent = true
         while frames < frame {
             let n = min(Self.chunkFrames, frame - frames)
-            renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
+            if serverAway {
+                chunk.update(repeating: 0)
+            } else {
+                renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
+            }
             let sound = UnsafeBufferPointer(rebasing: chunk[0..<(2 * n)])
             if silent { silent = !sound.contains { abs($0) >= Self.silenceLevel } }
             try output(sound)
@@ -124,7 +135,7 @@ extension SessionRecord {
         case .start: nil
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _):
+            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _):
             t
         case .pen(let pen): pen.t
         }

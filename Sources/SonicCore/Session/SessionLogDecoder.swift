@@ -100,6 +100,12 @@ public struct SessionLogDecoder {
                 throw fields.error("pixelSize must be a positive size in picometres")
             }
             return .lattice(t: try fields.time(), pixelSize: size)
+        case "sound":
+            let t = try fields.time()
+            guard try fields.bool("playing") else {
+                return .sound(t: t, .lost(reason: try fields.optionalString("reason") ?? ""))
+            }
+            return .sound(t: t, .back(server: try fields.optionalString("server") ?? ""))
         default:
             return nil
         }

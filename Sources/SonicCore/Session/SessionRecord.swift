@@ -18,6 +18,8 @@ public enum SessionRecord: Sendable, Equatable {
     /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
     /// pixel size its displacements are heard in (nil: pixels).
     case lattice(t: Double, pixelSize: PixelSize?)
+    /// The sound server went away (nothing was heard from then on), or a server plays again.
+    case sound(t: Double, SoundState)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -94,9 +96,27 @@ public enum SessionRecord: Sendable, Equatable {
         case .lattice(let t, let pixelSize):
             line = JSONLine(type: "lattice", t: t)
             if let pixelSize { line.add("pixelSize", pixelSize.picometres) }
+        case .sound(let t, let state):
+            line = JSONLine(type: "sound", t: t)
+            switch state {
+            case .lost(let reason):
+                line.add("playing", false)
+                line.add("reason", reason)
+            case .back(let server):
+                line.add("playing", true)
+                line.add("server", server)
+            }
         }
         return line.result
     }
+}
+
+/// Whether the session's sound plays.
+public enum SoundState: Sendable, Equatable {
+    /// The sound server went away, for this reason.
+    case lost(reason: String)
+    /// This server ("PipeWire", "PulseAudio") plays again.
+    case back(server: String)
 }
 
 public struct StartRecord: Sendable, Equatable {
