@@ -37,12 +37,12 @@ final class PlaySession {
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
         let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
-        let instrument = stack.instrument(playing: picture)
+        let sessionSound = stack.sound(playing: picture)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
             frontend = try X11Frontend(
                 title: title, image: picture,
-                stretch: instrument.stretch, clock: monotonicSeconds)
+                stretch: sessionSound.instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         screenReaderWindow = ScreenReaderWindow(application: "SonicAtomic", window: title)
         let voiceNotes: [String]
@@ -70,7 +70,7 @@ final class PlaySession {
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
-            instrument: instrument, opened: opened.description, tags: tags, pixelSize: pixelSize,
+            sound: sessionSound, opened: opened.description, tags: tags, pixelSize: pixelSize,
             columnSpacing: finder.spacing)
         saver = TagSaver(store: store, csvPath: options.exportTags)
         if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
@@ -136,7 +136,7 @@ final class PlaySession {
             )
         }
         sound.stop()
-        controller.instrument.silence(at: monotonicSeconds())
+        controller.silence(at: monotonicSeconds())
         if sound.isPlaying && !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
         usleep(UInt32(max(0.02, 2 * sound.grantedLatency) * 1_000_000))
         log?.flush()

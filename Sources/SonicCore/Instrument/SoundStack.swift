@@ -20,11 +20,10 @@ public struct SoundStack {
             volume: profile.speech.volume)
     }
 
-    /// An instrument that plays `image` through this stack, one screen pixel a pixel until the
-    /// window is placed.
-    public func instrument(playing image: GrayImage) -> Instrument {
-        Instrument(
-            image: image, profile: profile, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+    /// The way to this stack's sound for a session playing `image`.
+    public func sound(playing image: GrayImage) -> SessionSound {
+        SessionSound(
+            instrument: Instrument(image: image, profile: profile, statistics: SampleStatistics(image)),
+            controls: controls)
     }
 }

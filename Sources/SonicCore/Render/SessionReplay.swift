@@ -28,10 +28,10 @@ public final class SessionReplay {
     private let speech: SpeechSynthesis?
     private let voice: SpeechBuffer
     private let renderer: VoicedRenderer
-    private let instrument: Instrument
+    private let sound: SessionSound
+    /// The session as the log has it so far.
+    private var state: SessionState
     private let chunk: UnsafeMutableBufferPointer<Float>
-    /// The sound server was away: nothing was heard, the engine stood still, and nothing was said.
-    private var serverAway = false
 
     /// - Parameter speech: the voice; nil renders without speech.
     public init(image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord) {
@@ -39,10 +39,11 @@ public final class SessionReplay {
         self.sampleRate = sampleRate
         self.speech = speech
         startTime = start.t
-        let sound = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
-        voice = sound.speech
-        renderer = sound.renderer
-        instrument = sound.instrument(playing: image)
+        let stack = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
+        voice = stack.speech
+        renderer = stack.renderer
+        sound = stack.sound(playing: image)
+        state = sound.instrument.initialState
         chunk = .allocate(capacity: Self.chunkFrames * 2)
         chunk.initialize(repeating: 0)
     }
@@ -61,24 +62,26 @@ public final class SessionReplay {
         // Events logged slightly out of order (stamped on different paths) apply at once.
         _ = try render(until: frame(at: time), into: output)
         switch record {
-        case .viewport(_, let viewport): instrument.place(viewport)
-        case .pen(let pen): instrument.handle(penEvent(replaying: pen))
-        case .mode(let t, let mode): instrument.set(mode: mode, at: t)
-        case .cursor(let t, let point): instrument.probe(at: point, time: t)
-        case .cell(_, let cell, let ticks): instrument.set(cell: cell, ticks: ticks)
+        case .viewport(let t, let viewport): sound.apply(.viewport(viewport), to: &state, at: t)
+        case .pen(let pen): sound.apply(.pen(penEvent(replaying: pen)), to: &state, at: pen.t)
+        case .mode(let t, let mode): sound.apply(.mode(mode), to: &state, at: t)
+        case .cursor(let t, let point): sound.apply(.cursor(point), to: &state, at: t)
+        case .cell(let t, let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: t)
         case .speech(_, let text):
-            guard !serverAway, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
+            guard state.soundPlays, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate))
+            else { break }
             // A new announcement interrupts the last, as live.
             voice.discardQueued()
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
-        case .lattice(_, let pixelSize):
+        case .lattice(let t, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
-            instrument.set(lattice: LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize))
+            let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
+            sound.apply(.lattice(lattice), to: &state, at: t)
         case .sound(_, .lost):
-            serverAway = true
+            state.soundPlays = false
             // Live, the voice was cut off as the server went.
             voice.discardQueued()
-        case .sound(_, .back): serverAway = false
+        case .sound(_, .back): state.soundPlays = true
         case .start, .tag, .untag, .dropout: break
         }
     }
@@ -104,7 +107,7 @@ public final class SessionReplay {
         var silent = true
         while frames < frame {
             let n = min(Self.chunkFrames, frame - frames)
-            if serverAway {
+            if !state.soundPlays {
                 chunk.update(repeating: 0)
             } else {
                 renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
@@ -120,7 +123,7 @@ public final class SessionReplay {
     /// The event the log describes. The log has no "in window" flag, but it is implied: a position
     /// over the image that was logged as not in the image was out of the window (or of proximity).
     private func penEvent(replaying pen: PenRecord) -> PenEvent {
-        let pixel = instrument.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
+        let pixel = state.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
         let overImage = image.contains(pixelX: pixel.x, y: pixel.y)
         return PenEvent(
             time: pen.t, rootX: pen.rootX, rootY: pen.rootY, pressure: pen.pressure, tiltX: pen.tiltX,

@@ -1,0 +1,69 @@
+/// A change to what the session sounds.
+public enum SoundChange: Sendable {
+    /// A pen event: sounds what the pen is on, as the mode says.
+    case pen(PenEvent)
+    case mode(Mode)
+    /// Where the image sits on screen.
+    case viewport(Viewport)
+    /// The pen, still, sounds what it is over now (the image moved under it).
+    case stillPen
+    /// The unit cell (nil: none) and whether its boundaries tick.
+    case cell(UnitCell?, ticks: Bool)
+    /// The columns found, and the lattice read from them.
+    case lattice(LatticeColumns?)
+    /// The column cursor sounds this point; nil gives the sound back to the pen.
+    case cursor(ImagePoint?)
+    /// Silence, as the session ends.
+    case silence
+}
+
+/// The one way from what happens in a session to what is heard, shared by `play` (the controller
+/// hands it every change) and `render` (the replay hands it every logged one): each change goes into
+/// the session's state, and the synth's targets follow, stamped with the change's time so that the
+/// audio side makes them a constant delay later. The only writer of the instrument and the targets.
+public final class SessionSound {
+    public let instrument: Instrument
+    private let controls: SynthControls
+
+    public init(instrument: Instrument, controls: SynthControls) {
+        self.instrument = instrument
+        self.controls = controls
+    }
+
+    /// Makes `change` at `time` in `state` and sounds it; returns the pen's record when a pen was
+    /// sounded.
+    @discardableResult
+    public func apply(_ change: SoundChange, to state: inout SessionState, at time: Double) -> PenRecord? {
+        switch change {
+        case .pen(let event):
+            return play(instrument.sound(event, in: state), at: event.time)
+        case .mode(let mode):
+            state.mode = mode
+            if let targets = instrument.lastTargets(in: state) { controls.set(targets, at: time) }
+        case .viewport(let viewport):
+            state.viewport = viewport
+        case .stillPen:
+            return instrument.soundAgain(at: time, in: state).map { play($0, at: time) }
+        case .cell(let cell, let ticks):
+            state.cell = cell
+            state.cellTicks = ticks
+            instrument.cellChanged()
+        case .lattice(let lattice):
+            state.lattice = lattice
+            instrument.latticeChanged()
+        case .cursor(let point?):
+            if let targets = instrument.probe(at: point, in: state) { controls.set(targets, at: time) }
+        case .cursor(nil):
+            controls.set(instrument.lastTargets(in: state) ?? instrument.silent, at: time)
+        case .silence:
+            controls.set(instrument.silent, at: time)
+        }
+        return nil
+    }
+
+    private func play(_ sounded: Instrument.Sounded, at time: Double) -> PenRecord {
+        if sounded.tick { controls.tick(at: time) }
+        controls.set(sounded.targets, at: time)
+        return sounded.record
+    }
+}
