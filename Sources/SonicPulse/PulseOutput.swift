@@ -17,8 +17,8 @@ public final class PulseOutput: AudioOutput {
     private let loss = ServerLoss()
 
     /// Connects to the default sound server and starts playing what `renderer` produces.
-    /// - Parameter latency: how long after it is asked for a change sounds, in seconds: the buffer
-    ///   PulseAudio keeps ahead of the speaker, and a request.
+    /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds (a change
+    ///   sounds about this long and a request after it was asked for).
     public init(renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String) throws(AudioError) {
         self.sampleRate = sampleRate
         target = RenderTarget(renderer: renderer, sampleRate: sampleRate)
@@ -56,12 +56,8 @@ public final class PulseOutput: AudioOutput {
         pa_stream_set_write_callback(stream, writeAudio, Unmanaged.passUnretained(target).toOpaque())
         pa_stream_set_underflow_callback(stream, countDropout, Unmanaged.passUnretained(dropouts).toOpaque())
         pa_stream_set_state_callback(stream, streamStateChanged, Unmanaged.passUnretained(loss).toOpaque())
-        // The server default is about 2 s of buffer. Each change sounds a buffer and a request after it
-        // was asked for (see `PlaybackClock.delay`), which the server makes, with its own latency, about
-        // what is asked for here: so ask for `latency` less the margin, topped up in quarters, and a
-        // change sounds `latency` after it was asked for.
-        let targetBytes = UInt32(
-            pa_usec_to_bytes(pa_usec_t(max(0.001, latency - ChangeTiming.margin) * 1_000_000), &spec))
+        // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
+        let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
         var attributes = pa_buffer_attr(
             maxlength: .max, tlength: targetBytes, prebuf: .max,
             minreq: targetBytes / 4, fragsize: .max)
