@@ -209,7 +209,7 @@ import Testing
                 step: {
                     reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000)
                 }))
-        let loudness = Fader(rampSamples: 240, gain: 0.2, range: 0...4)
+        let loudness = Fader(rampSamples: 240, gain: 0.2)
         expectSmooth("loudness", run(loudness, step: { loudness.gain.glide(to: 1) }))
     }
 

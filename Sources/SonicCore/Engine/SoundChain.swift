@@ -3,20 +3,25 @@
 public struct SoundChain: Sendable, Equatable {
     public struct Oscillator: Sendable, Equatable {
         public enum Waveform: String, Sendable, CaseIterable { case sine, square }
+        /// The carrier's frequency as a multiple of the pitch the controller asks for.
+        public static let ratioDef = ParameterDef("ratio", default: 1, range: 0.01...16)
+
         public var waveform: Waveform
-        /// Carrier frequency as a multiple of the pitch the controller asks for.
+        /// `ratioDef`.
         public var ratio: Double
-        /// Modulator frequency as a multiple of the carrier's.
+        /// `FMOscillator.modulatorRatioDef`.
         public var modulatorRatio: Double
-        /// FM index: peak phase deviation in radians (0 = pure sine).
+        /// `FMOscillator.indexDef`.
         public var index: Double
-        /// Level in the mix.
+        /// `OscillatorParameters.levelDef`.
         public var level: Double
 
         /// `modulatorRatio` and `index` are for the sine (FM) waveform.
         public init(
-            waveform: Waveform = .sine, ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0,
-            level: Double = 1
+            waveform: Waveform = .sine, ratio: Double = SoundChain.Oscillator.ratioDef.defaultValue,
+            modulatorRatio: Double = FMOscillator.modulatorRatioDef.defaultValue,
+            index: Double = FMOscillator.indexDef.defaultValue,
+            level: Double = OscillatorParameters.levelDef.defaultValue
         ) {
             self.waveform = waveform
             self.ratio = ratio; self.modulatorRatio = modulatorRatio; self.index = index; self.level = level
@@ -48,13 +53,13 @@ public struct SoundChain: Sendable, Equatable {
     public var noteLength: Double?
     public var limiterThreshold: Double
     /// Peak level of the soft tick heard where the pen crosses a unit cell's boundary (0: none).
-    public var tickLevel = 0.25
+    public var tickLevel = Tick.levelDef.defaultValue
     /// Seconds every parameter change glides over.
     public var glideTime: Double
 
     public init(
-        oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [], limiterThreshold: Double = 0.9,
-        glideTime: Double = 0.005
+        oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [],
+        limiterThreshold: Double = SoftLimiter.thresholdDef.defaultValue, glideTime: Double = 0.005
     ) {
         self.oscillators = oscillators; self.effects = effects
         self.limiterThreshold = limiterThreshold; self.glideTime = glideTime

@@ -60,9 +60,8 @@ public final class SynthEngine {
             switch settings.waveform {
             case .sine:
                 let oscillator = FMOscillator(
-                    sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
-                    modulatorRatio: settings.modulatorRatio, index: settings.index,
-                    level: settings.level)
+                    sampleRate: sampleRate, rampSamples: ramp, modulatorRatio: settings.modulatorRatio,
+                    index: settings.index, level: settings.level)
                 timbres.append(TimbreControl(oscillator: oscillator, ownIndex: settings.index))
                 return oscillator
             case .square:
@@ -70,7 +69,7 @@ public final class SynthEngine {
             }
         }
         self.timbres = timbres
-        loudness = Fader(rampSamples: ramp, gain: 0, range: 0...4)
+        loudness = Fader(rampSamples: ramp, gain: 0)
         envelope = chain.noteLength.map { NoteEnvelope(sampleRate: sampleRate, length: $0) }
         panner = chain.panned ? Panner(rampSamples: ramp) : nil
         var effects: [any SoundUnit] = []
@@ -99,8 +98,8 @@ public final class SynthEngine {
         tick = Tick(sampleRate: sampleRate, level: chain.tickLevel)
         ticksSounded = controls.tickCount
         // Speech comes in over 10 ms: quick, but no click.
-        duck = Fader(rampSamples: Int(0.01 * sampleRate), gain: 1, range: 0...1)
-        let limiter = SoftLimiter(threshold: Float(chain.limiterThreshold))
+        duck = Fader(rampSamples: Int(0.01 * sampleRate))
+        let limiter = SoftLimiter(threshold: chain.limiterThreshold)
 
         var units: [any SoundUnit] = oscillators
         units.append(loudness)
