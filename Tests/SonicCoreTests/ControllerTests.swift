@@ -176,7 +176,7 @@ import Testing
         instrument.handle(touch(pressure: 0.5))
         let pitch = controls.targets.frequency
         #expect(abs(pitch - 1760) < 1e-9)
-        #expect(abs(controls.targets.cutoff! - min(16 * pitch, 20_000)) < 1e-6)
+        #expect(abs(controls.targets.cutoff! - 16 * pitch) < 1e-6)
         #expect(controls.targets.timbre == 6 && controls.targets.resonance == 0)
         instrument.handle(touch(pressure: 0.5, tiltX: 30))
         #expect(abs(controls.targets.cutoff! - 4 * pitch) < 1e-6) // half the lean range: half way in octaves

@@ -4,7 +4,7 @@ public struct SynthTargets: Sendable, Equatable {
     public var frequency: Double
     /// Loudness 0...1.
     public var amplitude: Double
-    /// The (last) ladder's cutoff in Hz and resonance 0...1; nil leaves the profile's.
+    /// The (last) ladder's cutoff in Hz and resonance, each held to the ladder's range; nil leaves the profile's.
     public var cutoff: Double?
     public var resonance: Double?
     /// Stereo position −1...1 (for chains with a panner).
