@@ -310,3 +310,22 @@ extension SynthEngineTests {
         #expect(abs(SignalAnalysis.zeroCrossingFrequency(left[500..<5000], sampleRate: 48_000)! / 440 - 1) < 0.002)
     }
 }
+
+extension SynthEngineTests {
+    @Test func aFilteredChainWithoutALadderGetsAnOpenOneForTheCutoffToClose() {
+        func level(filtered: Bool, cutoff: Double?) -> Double {
+            var chain = SoundChain.plainTone
+            chain.filtered = filtered
+            let controls = SynthControls()
+            let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
+            controls.set(SynthTargets(frequency: 1760, amplitude: 0.5, cutoff: cutoff), at: SynthControls.immediately)
+            let tone = render(engine, seconds: 1).left
+            return Spectrum.amplitude(tone[24_000...], at: 1760, sampleRate: rate)
+        }
+        // Open, it leaves the tone as it is; three octaves below the tone, it takes it down by more than 40 dB.
+        #expect(abs(level(filtered: true, cutoff: nil) - 0.5) < 0.001)
+        #expect(level(filtered: true, cutoff: 220) < 0.005)
+        // Unfiltered, there is no ladder for the cutoff to close.
+        #expect(abs(level(filtered: false, cutoff: 220) - 0.5) < 0.001)
+    }
+}

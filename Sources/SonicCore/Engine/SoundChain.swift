@@ -49,6 +49,9 @@ public struct SoundChain: Sendable, Equatable {
     public var effects: [Effect]
     /// Whether the voice goes through an equal-power panner (centred unless the controller pans it).
     public var panned = false
+    /// Whether the controller's cutoff and resonance drive a ladder: the last of the effects, or, with none among
+    /// them, one after them.
+    public var filtered = false
     /// Seconds each note lasts when the controller plays notes rather than a continuous tone.
     public var noteLength: Double?
     public var limiterThreshold: Double
@@ -66,13 +69,4 @@ public struct SoundChain: Sendable, Equatable {
     }
 
     public static let plainTone = SoundChain()
-
-    /// The chain with a ladder at the end, wide open, for the tilt-filter mode to drive — unless it
-    /// has one already (tilt then drives its last ladder).
-    public func withTiltLadder() -> SoundChain {
-        guard !effects.contains(where: { if case .ladder = $0 { true } else { false } }) else { return self }
-        var chain = self
-        chain.effects.append(.ladder(cutoff: 20_000, resonance: 0))
-        return chain
-    }
 }

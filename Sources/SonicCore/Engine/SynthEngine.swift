@@ -74,7 +74,12 @@ public final class SynthEngine {
         panner = chain.panned ? Panner(rampSamples: ramp) : nil
         var effects: [any SoundUnit] = []
         var lastLadder: DrivenLadder?
-        for effect in chain.effects {
+        // A filtered chain with no ladder of its own gets one after its effects, wide open and without resonance: it
+        // leaves the tone as it is until the controller closes it.
+        let hasLadder = chain.effects.contains { if case .ladder = $0 { true } else { false } }
+        let openLadder = SoundChain.Effect.ladder(
+            cutoff: MoogLadder.cutoffDef.range.upperBound, resonance: MoogLadder.resonanceDef.range.lowerBound)
+        for effect in chain.effects + (chain.filtered && !hasLadder ? [openLadder] : []) {
             switch effect {
             case .delay(let time, let feedback, let mix):
                 effects.append(
