@@ -143,7 +143,7 @@ extension InstrumentTests {
         player.handle(touch(pressure: 0.5))
         let pitch = player.targets.frequency
         #expect(abs(pitch - 1760) < 1e-9)
-        #expect(abs(player.targets.cutoff! - min(16 * pitch, 20_000)) < 1e-6)
+        #expect(abs(player.targets.cutoff! - 16 * pitch) < 1e-6)
         #expect(player.targets.timbre == 6 && player.targets.resonance == 0)
         player.handle(touch(pressure: 0.5, tiltX: 30))
         #expect(abs(player.targets.cutoff! - 4 * pitch) < 1e-6) // half the lean range: half way in octaves

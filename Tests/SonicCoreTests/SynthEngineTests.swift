@@ -209,7 +209,7 @@ import Testing
                 step: {
                     reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000)
                 }))
-        let loudness = Fader(rampSamples: 240, gain: 0.2, range: 0...4)
+        let loudness = Fader(rampSamples: 240, gain: 0.2)
         expectSmooth("loudness", run(loudness, step: { loudness.gain.glide(to: 1) }))
     }
 
@@ -308,5 +308,24 @@ extension SynthEngineTests {
         #expect(sounding.count == 1)
         #expect(abs(Double(sounding[0].count) / 48_000 - 0.12) < 0.01)
         #expect(abs(SignalAnalysis.zeroCrossingFrequency(left[500..<5000], sampleRate: 48_000)! / 440 - 1) < 0.002)
+    }
+}
+
+extension SynthEngineTests {
+    @Test func aFilteredChainWithoutALadderGetsAnOpenOneForTheCutoffToClose() {
+        func level(filtered: Bool, cutoff: Double?) -> Double {
+            var chain = SoundChain.plainTone
+            chain.filtered = filtered
+            let controls = SynthControls()
+            let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
+            controls.set(SynthTargets(frequency: 1760, amplitude: 0.5, cutoff: cutoff), at: SynthControls.immediately)
+            let tone = render(engine, seconds: 1).left
+            return Spectrum.amplitude(tone[24_000...], at: 1760, sampleRate: rate)
+        }
+        // Open, it leaves the tone as it is; three octaves below the tone, it takes it down by more than 40 dB.
+        #expect(abs(level(filtered: true, cutoff: nil) - 0.5) < 0.001)
+        #expect(level(filtered: true, cutoff: 220) < 0.005)
+        // Unfiltered, there is no ladder for the cutoff to close.
+        #expect(abs(level(filtered: false, cutoff: 220) - 0.5) < 0.001)
     }
 }

@@ -60,9 +60,8 @@ public final class SynthEngine {
             switch settings.waveform {
             case .sine:
                 let oscillator = FMOscillator(
-                    sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
-                    modulatorRatio: settings.modulatorRatio, index: settings.index,
-                    level: settings.level)
+                    sampleRate: sampleRate, rampSamples: ramp, modulatorRatio: settings.modulatorRatio,
+                    index: settings.index, level: settings.level)
                 timbres.append(TimbreControl(oscillator: oscillator, ownIndex: settings.index))
                 return oscillator
             case .square:
@@ -70,12 +69,17 @@ public final class SynthEngine {
             }
         }
         self.timbres = timbres
-        loudness = Fader(rampSamples: ramp, gain: 0, range: 0...4)
+        loudness = Fader(rampSamples: ramp, gain: 0)
         envelope = chain.noteLength.map { NoteEnvelope(sampleRate: sampleRate, length: $0) }
         panner = chain.panned ? Panner(rampSamples: ramp) : nil
         var effects: [any SoundUnit] = []
         var lastLadder: DrivenLadder?
-        for effect in chain.effects {
+        // A filtered chain with no ladder of its own gets one after its effects, wide open and without resonance: it
+        // leaves the tone as it is until the controller closes it.
+        let hasLadder = chain.effects.contains { if case .ladder = $0 { true } else { false } }
+        let openLadder = SoundChain.Effect.ladder(
+            cutoff: MoogLadder.cutoffDef.range.upperBound, resonance: MoogLadder.resonanceDef.range.lowerBound)
+        for effect in chain.effects + (chain.filtered && !hasLadder ? [openLadder] : []) {
             switch effect {
             case .delay(let time, let feedback, let mix):
                 effects.append(
@@ -99,8 +103,8 @@ public final class SynthEngine {
         tick = Tick(sampleRate: sampleRate, level: chain.tickLevel)
         ticksSounded = controls.tickCount
         // Speech comes in over 10 ms: quick, but no click.
-        duck = Fader(rampSamples: Int(0.01 * sampleRate), gain: 1, range: 0...1)
-        let limiter = SoftLimiter(threshold: Float(chain.limiterThreshold))
+        duck = Fader(rampSamples: Int(0.01 * sampleRate))
+        let limiter = SoftLimiter(threshold: chain.limiterThreshold)
 
         var units: [any SoundUnit] = oscillators
         units.append(loudness)

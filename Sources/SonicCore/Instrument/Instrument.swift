@@ -243,7 +243,7 @@ public final class Instrument {
         let settings = profile.tilt
         let lean = min(tilt.altitude / settings.leanRange, 1)
         let multiple = settings.cutoffUpright * Double.pow(settings.cutoffFlat / settings.cutoffUpright, lean)
-        targets.cutoff = min(max(multiple * targets.frequency, 20), 20_000)
+        targets.cutoff = multiple * targets.frequency
         targets.timbre = settings.timbre
         let direction = tilt.azimuth * Double.pi / 180
         switch settings.azimuth {

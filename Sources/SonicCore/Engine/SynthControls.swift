@@ -1,32 +1,5 @@
 import Synchronization
 
-/// What the controller asks of the sound engine at one moment.
-public struct SynthTargets: Sendable, Equatable {
-    /// Pitch in Hz; 0 keeps the last pitch (e.g. while fading out).
-    public var frequency: Double
-    /// Loudness 0...1.
-    public var amplitude: Double
-    /// The (last) ladder's cutoff in Hz and resonance 0...1; nil leaves the profile's.
-    public var cutoff: Double?
-    public var resonance: Double?
-    /// Stereo position −1...1 (for chains with a panner).
-    public var pan: Double
-    /// FM index for every oscillator; nil leaves each its own.
-    public var timbre: Double?
-    /// For chains that play notes: a new number starts a new note.
-    public var note: Int
-
-    public init(
-        frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
-        pan: Double = 0, timbre: Double? = nil, note: Int = 0
-    ) {
-        self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
-        self.resonance = resonance; self.pan = pan; self.timbre = timbre; self.note = note
-    }
-
-    public static let silent = SynthTargets()
-}
-
 /// One change the engine is to make at a moment.
 struct SynthChange {
     enum Kind {
