@@ -69,7 +69,7 @@ struct OverviewAssessment {
     func everyFeatureIsFoundWhereItIsWithAtMostOneFalse(_ noise: OverviewSamples.Noise) throws {
         for sample in OverviewSamples.all(noise) {
             let overview = Self.overview(sample)
-            let name = "\(sample.name), \(noise) noise"
+            let name = "\(sample.name), \(sample.noise) noise"
             let assessment = OverviewAssessment(overview, sample.truth)
             #expect(assessment.missed.isEmpty, "\(name): missed \(assessment.missed)\n\(overview.details)")
             #expect(assessment.falseFeatures.count <= 1, "\(name): false \(assessment.falseFeatures)")
