@@ -257,7 +257,7 @@ struct OverviewAssessment {
             Double.log($0.column.integratedIntensity / median) / noiseModel.relativeError(of: $0.column)
         }
         let scatter = Significance.robustScale(standardized)
-        #expect(scatter > 0.8 && scatter < 1.25, "the columns scatter \(scatter) times as far as foreseen")
+        #expect(scatter > 0.9 && scatter < 1.1, "the columns scatter \(scatter) times as far as foreseen")
     }
 
     @Test func thresholdsAreTheNormalDistributionsTailsSharedAmongTheTests() {
