@@ -34,8 +34,9 @@ public struct ImageOverview: Sendable {
     /// The overview of the image `finder` searched, whose columns and lattice are `columns`.
     public init(finder: ColumnFinder, columns: LatticeColumns) {
         let analysis = columns.analysis
-        width = finder.image.width
-        height = finder.image.height
+        let width = finder.image.width, height = finder.image.height
+        self.width = width
+        self.height = height
         guard let spacing = finder.spacing, let lattice = LatticeDescription(analysis), let crystal = analysis.crystal
         else {
             summary = [Phrases.noLattice(spacing: finder.spacing)]
@@ -51,59 +52,15 @@ public struct ImageOverview: Sendable {
         let brightness = ColumnBrightness(analysis, noise: noise, width: width, height: height, spacing: spacing)
         largeScale = brightness.largeScale
         let domains = PolarDomains.find(in: analysis, width: width, height: height, spacing: spacing)
-        let empty = SiteFeatures.emptySites(
-            analysis, brightness: brightness, noise: noise, width: width, height: height, spacing: spacing)
-        let interstitials = SiteFeatures.interstitials(
-            analysis, noise: noise, width: width, height: height, spacing: spacing)
-
-        // Each feature as found, before it is numbered within its kind.
-        struct Found {
-            var kind: OverviewFeature.Kind
-            var position: ImagePoint
-            var place: String
-            var relative: Double?
-            var points: [ImagePoint]
-            var significance: Double
-            var sublattice: Int?
-        }
-        let (width, height) = (width, height)
-        func region(_ p: ImagePoint) -> String { Places.region(of: p, width: width, height: height) }
-        var found: [Found] = []
-        for wall in domains?.walls ?? [] {
-            found.append(
-                Found(
-                    kind: .domainWall, position: Self.middle(of: wall),
-                    place: Places.course(of: wall, width: width, height: height).words, relative: nil, points: wall,
-                    significance: domains!.significance, sublattice: domains!.sublattice))
-        }
-        for outlier in brightness.outliers {
-            let c = analysis.columns[outlier.index]
-            let p = ImagePoint(x: c.column.x, y: c.column.y)
-            found.append(
-                Found(
-                    kind: outlier.significance > 0 ? .brightColumn : .dimColumn, position: p, place: region(p),
-                    relative: outlier.relative, points: [], significance: abs(outlier.significance),
-                    sublattice: c.sublattice))
-        }
-        for (kind, sites) in [(OverviewFeature.Kind.dimColumn, empty.dimColumns), (.vacancy, empty.vacancies)] {
-            found += sites.map {
-                Found(
-                    kind: kind, position: $0.position, place: region($0.position), relative: $0.relative, points: [],
-                    significance: abs($0.significance), sublattice: $0.sublattice)
-            }
-        }
-        found += interstitials.map {
-            Found(
-                kind: .interstitial, position: $0.position, place: region($0.position), relative: nil, points: [],
-                significance: $0.significance, sublattice: nil)
-        }
-        found.sort { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
+        let findings = Self.findings(
+            analysis, brightness: brightness, domains: domains, noise: noise, width: width, height: height,
+            spacing: spacing)
         var counts: [OverviewFeature.Kind: Int] = [:]
-        for f in found { counts[f.kind, default: 0] += 1 }
+        for f in findings { counts[f.kind, default: 0] += 1 }
         var numbers: [OverviewFeature.Kind: Int] = [:]
         var features: [OverviewFeature] = []
         var featureDetails: [String] = []
-        for f in found {
+        for f in findings {
             numbers[f.kind, default: 0] += 1
             let feature = OverviewFeature(
                 kind: f.kind, position: f.position, place: f.place,
@@ -139,6 +96,59 @@ public struct ImageOverview: Sendable {
                     sublattice: domains.sublattice, Self.aboutTheirMiddle(domains.displacements), pixelSize: pixelSize))
         }
         self.details = details + featureDetails + intensity
+    }
+
+    /// A feature as found, before it is numbered within its kind.
+    private struct Finding {
+        var kind: OverviewFeature.Kind
+        var position: ImagePoint
+        var place: String
+        var relative: Double?
+        var points: [ImagePoint]
+        var significance: Double
+        var sublattice: Int?
+    }
+
+    /// Every feature, in order of importance: the domains' walls, the columns that stand out, the empty sites and
+    /// the interstitials.
+    private static func findings(
+        _ analysis: LatticeAnalysis, brightness: ColumnBrightness, domains: PolarDomains?, noise: CountingNoise,
+        width: Int, height: Int, spacing: Double
+    ) -> [Finding] {
+        func region(_ p: ImagePoint) -> String { Places.region(of: p, width: width, height: height) }
+        var found: [Finding] = []
+        if let domains {
+            found += domains.walls.map { wall in
+                Finding(
+                    kind: .domainWall, position: middle(of: wall),
+                    place: Places.course(of: wall, width: width, height: height).words, relative: nil, points: wall,
+                    significance: domains.significance, sublattice: domains.sublattice)
+            }
+        }
+        found += brightness.outliers.map { outlier in
+            let c = analysis.columns[outlier.index]
+            let p = ImagePoint(x: c.column.x, y: c.column.y)
+            return Finding(
+                kind: outlier.significance > 0 ? .brightColumn : .dimColumn, position: p, place: region(p),
+                relative: outlier.relative, points: [], significance: abs(outlier.significance),
+                sublattice: c.sublattice)
+        }
+        let empty = SiteFeatures.emptySites(
+            analysis, brightness: brightness, noise: noise, width: width, height: height, spacing: spacing)
+        for (kind, sites) in [(OverviewFeature.Kind.dimColumn, empty.dimColumns), (.vacancy, empty.vacancies)] {
+            found += sites.map {
+                Finding(
+                    kind: kind, position: $0.position, place: region($0.position), relative: $0.relative, points: [],
+                    significance: abs($0.significance), sublattice: $0.sublattice)
+            }
+        }
+        found += SiteFeatures.interstitials(analysis, noise: noise, width: width, height: height, spacing: spacing)
+            .map {
+                Finding(
+                    kind: .interstitial, position: $0.position, place: region($0.position), relative: nil,
+                    points: [], significance: $0.significance, sublattice: nil)
+            }
+        return found.sorted { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
     }
 
     /// The sentences from the first, as many as fit in `words` words (the first always).
