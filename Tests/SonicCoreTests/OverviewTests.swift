@@ -260,6 +260,31 @@ struct OverviewAssessment {
         #expect(scatter > 0.9 && scatter < 1.1, "the columns scatter \(scatter) times as far as foreseen")
     }
 
+    /// A made-up perovskite-like lattice (heavy columns 20 px apart, light ones at the cells' centres) whose light
+    /// columns are shifted along y by `shift(x)` pixels.
+    static func perovskite(shift: (Double) -> Double) -> LatticeAnalysis {
+        var columns: [AtomColumn] = []
+        for j in 0..<19 {
+            for i in 0..<19 {
+                let x = 10 + 20 * Double(i), y = 10 + 20 * Double(j)
+                columns.append(AtomColumn(x: x, y: y, peak: 1000, quality: 1, sigma: 2.5))
+                columns.append(AtomColumn(x: x + 10, y: y + 10 + shift(x + 10), peak: 400, quality: 1, sigma: 2.5))
+            }
+        }
+        return LatticeAnalysis(columns: columns, spacing: 20 / 2.0.squareRoot(), width: 384, height: 384)
+    }
+
+    @Test func aDisplacementThatTurnsOverIsTwoDomainsAndOneThatGrowsEvenlyIsNone() throws {
+        let step = try #require(
+            PolarDomains.find(in: Self.perovskite { $0 < 192 ? -0.8 : 0.8 }, width: 384, height: 384, spacing: 14.1))
+        #expect(step.sublattice == 2 && step.walls.count == 1)
+        #expect(Places.course(of: step.walls[0], width: 384, height: 384) == .down(share: "half"))
+        #expect(step.walls[0].allSatisfy { abs($0.x - 190) <= 10 }, "\(step.walls[0])")
+        let strain = PolarDomains.find(
+            in: Self.perovskite { 0.8 * ($0 - 192) / 192 }, width: 384, height: 384, spacing: 14.1)
+        #expect(strain == nil)
+    }
+
     @Test func thresholdsAreTheNormalDistributionsTailsSharedAmongTheTests() {
         // Two-sided tails of 1 % and 0.01 %.
         #expect(abs(Significance.threshold(tests: 1) - 2.5758) < 1e-3)

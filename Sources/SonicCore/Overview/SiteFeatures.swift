@@ -25,12 +25,13 @@ enum SiteFeatures {
             ColumnBrightness.isInside(p, width: width, height: height, spacing: spacing)
         }
         func inCrystal(_ p: PixelVector) -> Bool { crystal.contains(ImagePoint(x: p.x, y: p.y)) }
-        var grid = SiteGrid(cellSize: ColumnGeometry(spacing: spacing).neighbourReach / 2)
+        // The neighbours whose Gaussians reach into a site's window.
+        let reach = ColumnGeometry(spacing: spacing).neighbourReach
+        var grid = SiteGrid(cellSize: reach / 2)
         let spots = analysis.columns.map {
             ColumnGaussian(x: $0.column.x, y: $0.column.y, amplitude: $0.column.peak, sigma: $0.column.sigma)
         }
         for k in spots.indices { grid.insert(k, x: spots[k].x, y: spots[k].y) }
-        let reach = ColumnGeometry(spacing: spacing).neighbourReach
         var candidates: [(site: PixelVector, sublattice: Int, sigma: Double)] = []
         for number in analysis.sublattices.indices.map({ $0 + 1 }) {
             var occupied: [LatticeSite: Int] = [:]
