@@ -28,7 +28,8 @@ import Testing
             }
         }
         return LatticeColumns(
-            LatticeAnalysis(columns: columns, spacing: spacing), spacing: spacing, pixelSize: pixelSize)
+            LatticeAnalysis(columns: columns, spacing: spacing, width: 200, height: 200), spacing: spacing,
+            pixelSize: pixelSize)
     }
 
     static func profile(_ modes: [Mode]) throws -> Profile {
@@ -96,7 +97,8 @@ import Testing
         #expect(
             speech(controller.handle(key: "2", at: 1))
                 == ["Mode 2, column intensity. This mode needs the lattice, which is still being found."])
-        let none = LatticeColumns(LatticeAnalysis(columns: [], spacing: 0), spacing: 0, pixelSize: nil)
+        let none = LatticeColumns(
+            LatticeAnalysis(columns: [], spacing: 0, width: 200, height: 200), spacing: 0, pixelSize: nil)
         _ = controller.setColumns([], lattice: none)
         #expect(
             speech(controller.handle(key: "3", at: 2))
