@@ -147,14 +147,10 @@ struct OverviewAssessment {
             #expect(found != nil, "no column at (\(column.x), \(column.y))")
         }
         // In the column-intensity mode the pen is quiet on the amorphous spots, and sounds on the crystal's columns.
-        let controls = SynthControls()
-        let instrument = Instrument(
-            image: image, profile: try ColumnModeTests.profile([.columnIntensity]),
-            statistics: SampleStatistics(image), viewport: Viewport(originX: 0, originY: 0, scale: 1),
-            controls: controls)
-        instrument.set(lattice: columns)
+        let player = TestPlayer(image, profile: try ColumnModeTests.profile([.columnIntensity]))
+        player.set(lattice: columns)
         func sounds(_ x: Double, _ y: Double) -> Bool {
-            instrument.handle(ColumnModeTests.touch(x + 0.5, y + 0.5)).amplitude > 0
+            player.handle(ColumnModeTests.touch(x + 0.5, y + 0.5)).amplitude > 0
         }
         #expect(amorphous.filter { sounds($0.x, $0.y) }.isEmpty)
         #expect(inside.allSatisfy { sounds($0.x, $0.y) })
