@@ -365,5 +365,5 @@ private func ignoreProtocolError(_ display: OpaquePointer?, _ event: UnsafeMutab
 private func exitOnLostConnection(_ display: OpaquePointer?) -> Int32 {
     let message = "sonic-atomic: lost the connection to the X server\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
-    exit(3)
+    exit(ExitStatus.noDisplay.rawValue)
 }
