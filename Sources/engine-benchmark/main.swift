@@ -1,6 +1,7 @@
 // engine-benchmark — renders what the audio thread renders (the profile's chain, ducked under a
 // voice that speaks a tenth of the time) offline, driven by a seeded pitch / loudness / cutoff
-// trajectory that changes 200 times a second, and reports the real-time factor, the time of each
+// trajectory that changes 200 times a second (each change made part way into a block, as the
+// live outputs place them), and reports the real-time factor, the time of each
 // 128-frame block (median, p99), peak memory and, when the allocation counter is preloaded, how many
 // allocations rendering made.
 //
@@ -84,18 +85,20 @@ let start = now()
 for block in 0..<blocks {
     let frame = block * frames
     let change = trajectory[frame / framesPerChange]
+    // Each change placed as live: stamped part way into the block, so the engine makes it at that frame.
+    let blockTime = Double(frame) / sampleRate
+    let changeTime = blockTime + 0.37 * Double(frames) / sampleRate
     controls.set(
-        SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff),
-        at: SynthControls.immediately)
+        SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff), at: changeTime)
     // A cell boundary crossed every tenth of a second.
-    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick(at: SynthControls.immediately) }
+    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick(at: changeTime) }
     // The speech thread's part (not in the block time): an utterance every five seconds.
     if block % (5 * Int(sampleRate) / frames) == 0 {
         speech.discardQueued()
         _ = utterance.withUnsafeBufferPointer { speech.write($0) }
     }
     let blockStart = now()
-    renderer.render(into: output, frames: frames, channels: 2)
+    renderer.render(into: output, frames: frames, channels: 2, at: blockTime)
     blockNanoseconds[block] = now() - blockStart
     peak = max(peak, abs(output[0]))
 }
