@@ -53,7 +53,7 @@ import Testing
         let player = TestPlayer(Self.sample)
         let c = player.controller()
         _ = c.start()
-        #expect(speech(c.handle(key: "D", at: 1)) == [Phrases.overviewNotReady(searching: true)])
+        #expect(speech(c.handle(key: "D", at: 1)) == [Phrases.overviewNotReady])
         #expect(c.setOverview(overview) == [.speakAfter(overview.summary[0])])
         #expect(overview.summary.count > 1 && overview.details.count > 3)
         #expect(speech(c.handle(key: "D", at: 2)) == [overview.summary.joined(separator: " ")])

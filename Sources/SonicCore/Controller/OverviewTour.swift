@@ -16,7 +16,7 @@ struct OverviewTour {
     /// The summary, then each detail not already in it, then that there are no more (and the summary comes next).
     mutating func describe(_ state: SessionState) -> [ControllerOutput] {
         guard let overview = state.overview else {
-            return [.speak(Phrases.overviewNotReady(searching: state.columns == nil))]
+            return [.speak(Phrases.overviewNotReady)]
         }
         let details = overview.details.filter { !overview.summary.contains($0) }
         let step = describeStep
@@ -29,7 +29,7 @@ struct OverviewTour {
     /// from `nib`, and its label is said — with "Here." when the nib is there already.
     mutating func step(forward: Bool, in state: SessionState, nib: ImagePoint?) -> [ControllerOutput] {
         guard let overview = state.overview, let lattice = state.lattice else {
-            return [.speak(Phrases.overviewNotReady(searching: state.columns == nil))]
+            return [.speak(Phrases.overviewNotReady)]
         }
         let features = overview.features
         guard !features.isEmpty else { return [.speak(Phrases.nothingStandsOut)] }

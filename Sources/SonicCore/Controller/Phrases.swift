@@ -194,11 +194,8 @@ public enum Phrases {
 
     // MARK: - The overview, the sweeps and the guidance
 
-    /// Asked for before the overview is read: while the columns are being found, or (rarely) just after.
-    public static func overviewNotReady(searching: Bool) -> String {
-        searching
-            ? "The overview comes once the atom columns are found." : "The overview is still being read."
-    }
+    /// Asked for before the overview is read, with the atom columns.
+    public static let overviewNotReady = "The overview comes once the atom columns are found."
 
     public static let noMoreDetails = "No more details. Press D again for the summary."
     public static let nothingStandsOut = "Nothing stands out to go to."

@@ -113,9 +113,6 @@ public final class ImageSweep: SoundUnit {
     /// Fades out where it is.
     public func stop() { fade.glide(to: 0) }
 
-    /// Whether it sounds at all.
-    public var isPlaying: Bool { running && (fade.value > 0 || fade.isGliding) }
-
     public func process(_ audio: StereoBuffer, frames: Int) {
         guard running else { return }
         var i = 0
