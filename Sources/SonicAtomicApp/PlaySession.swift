@@ -112,9 +112,10 @@ final class PlaySession {
             perform(controller.poll(at: monotonicSeconds()))
             for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
             if controller.columns == nil, let found = columnSearch.result {
-                let points = found.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
-                log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.pixelSize))
-                perform(controller.setColumns(points, lattice: found))
+                let points = found.lattice.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
+                log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.lattice.pixelSize))
+                perform(controller.setColumns(points, lattice: found.lattice))
+                perform(controller.setOverview(found.overview))
             }
             if let change = sound.poll() { soundChanged(change) }
             frontend.draw(controller.overlay)
@@ -154,6 +155,9 @@ final class PlaySession {
                 // While the sound server is away nothing is heard: the controller says it again later.
                 if sound.isPlaying { voice?.say(text) }
                 log?.write(.speech(t: now, text: text))
+            case .speakAfter(let text):
+                if sound.isPlaying { voice?.sayAfter(text) }
+                log?.write(.speech(t: now, text: text, after: true))
             case .tagAdded(let tag): log?.write(.tag(t: now, tag))
             case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
             case .save(let tags):
@@ -163,6 +167,8 @@ final class PlaySession {
             case .snap(let request): snaps.submit(request)
             case .cursor(let point): log?.write(.cursor(t: now, point))
             case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
+            case .sweep(let sweep): log?.write(.sweep(t: now, sweep))
+            case .guidance(let guidance): log?.write(.guide(t: now, guidance))
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)

@@ -69,6 +69,8 @@ private final class DispatcherWithStandIn: Announcer, @unchecked Sendable {
 
     func say(_ text: String) { current?.say(text) }
 
+    func sayAfter(_ text: String) { current?.sayAfter(text) }
+
     func waitUntilQuiet(timeout: Double) { current?.waitUntilQuiet(timeout: timeout) }
 
     func stop() {

@@ -11,7 +11,8 @@ public struct DispatcherError: Error, Sendable, CustomStringConvertible {
 
 /// The announcements spoken by speech-dispatcher, the screen reader's speech server, so the user's
 /// own voice, rate and synthesiser apply. Each goes at message priority; a new one cancels only our
-/// previous one (the screen reader's speech is its own). speech-dispatcher reports when each message
+/// previous one (the screen reader's speech is its own), or follows it: speech-dispatcher queues messages of the
+/// same priority. speech-dispatcher reports when each message
 /// starts and stops; `activity` passes that on to the audio thread, which ducks the tone meanwhile.
 ///
 /// Every libspeechd call is made on the voice's own thread: a call waits for the daemon's answer,
@@ -29,7 +30,8 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
     private let back: @Sendable () -> Void
     /// Guards everything below; the thread waits on it.
     private let condition = NSCondition()
-    private var pending: String?
+    /// What is yet to be handed to the daemon, in order.
+    private var pending: [Utterance] = []
     private var busy = false
     private var stopping = false
     private var opening = true
@@ -82,7 +84,15 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
 
     public func say(_ text: String) {
         condition.lock()
-        pending = text
+        pending = [Utterance(text: text, after: false)]
+        busy = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    public func sayAfter(_ text: String) {
+        condition.lock()
+        pending.append(Utterance(text: text, after: true))
         busy = true
         condition.signal()
         condition.unlock()
@@ -93,7 +103,7 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             condition.lock()
-            let handedOver = !busy && pending == nil
+            let handedOver = !busy && pending.isEmpty
             let said = lastSaid
             let gone = finished
             condition.unlock()
@@ -143,8 +153,8 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
             if let connection = Self.connect().0 { return (connection, stoodIn) }
             condition.lock()
             if !stoodIn && Date() >= standInTime {
-                let unsaid = pending
-                pending = nil
+                let unsaid = pending.isEmpty ? nil : pending.map(\.text).joined(separator: " ")
+                pending = []
                 busy = false
                 stoodIn = true
                 condition.unlock()
@@ -176,9 +186,9 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         while true {
             condition.lock()
             // Awake twice a second while idle, so a daemon that goes away is noticed before the next message.
-            if pending == nil && !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
-            var text = pending
-            pending = nil
+            if pending.isEmpty && !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+            var utterances = pending
+            pending = []
             let stop = stopping
             condition.unlock()
 
@@ -188,7 +198,8 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
                 spd_close(connection)
                 if stop { return }
                 condition.lock()
-                pending = pending ?? text
+                // What was asked for meanwhile follows what was taken, unless it cuts that off.
+                pending = pending.first?.after == false ? pending : utterances + pending
                 condition.unlock()
                 guard let (again, stoodIn) = reconnect() else { return }
                 connection = again
@@ -196,24 +207,29 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
                 lastSaid = 0
                 // Said by the daemon that is back: that it is, and what was asked for meanwhile unless
                 // another voice said it.
-                let waiting = stoodIn ? nil : pending
-                pending = nil
+                let waiting = stoodIn ? [] : pending.map(\.text)
+                pending = []
                 busy = true
                 condition.unlock()
                 if stoodIn { back() }
-                text = ([Phrases.dispatcherBack] + [waiting].compactMap { $0 }).joined(separator: " ")
+                utterances = [
+                    Utterance(text: ([Phrases.dispatcherBack] + waiting).joined(separator: " "), after: false)
+                ]
             }
             if stop {
                 _ = spd_cancel(connection)
                 spd_close(connection)
                 return
             }
-            guard let text else { continue }
-            _ = spd_cancel(connection)
-            let id = text.isEmpty ? 0 : spd_say(connection, SPD_MESSAGE, text)
+            for utterance in utterances {
+                if !utterance.after { _ = spd_cancel(connection) }
+                let id = utterance.text.isEmpty ? 0 : spd_say(connection, SPD_MESSAGE, utterance.text)
+                condition.lock()
+                if id > 0 { lastSaid = Int(id) }
+                condition.unlock()
+            }
             condition.lock()
-            if id > 0 { lastSaid = Int(id) }
-            if pending == nil { busy = false }
+            if pending.isEmpty { busy = false }
             condition.unlock()
         }
     }

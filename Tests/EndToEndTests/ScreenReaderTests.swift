@@ -228,7 +228,9 @@ extension EndToEnd {
                 // Heard, too: the program itself says nothing when it comes to the front.
                 let heard = try sound.waitForUtterance(after: mark)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[heard], sampleRate: Self.rate))
-                #expect(try session.spokenTexts().count == 1, "the program spoke only its greeting")
+                #expect(
+                    try session.records(ofType: "speech").filter { $0["after"] == nil }.count == 1,
+                    "the program spoke only its greeting, and the overview after it")
                 #expect(try session.quitWithKey() == 0)
                 #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
             }

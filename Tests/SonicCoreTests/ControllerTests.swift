@@ -62,21 +62,58 @@ import Testing
             return PenEvent(
                 time: t, rootX: x, rootY: 10, pressure: pressure, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
         }
+        let doubleClickTime = Profile.builtIn.gestures.doubleClickTime
         #expect(g.update(event(1, [2])).isEmpty && g.deadline != nil)
         _ = g.update(event(1.05, []))
         #expect(g.update(event(1.1, [2])) == [.gesture(.lowerBarrelDoubleClick)])
-        _ = g.update(event(1.2, []))
+        // The second press of a double click, held, is no hold.
+        #expect(g.poll(at: 2).isEmpty)
+        _ = g.update(event(2.1, []))
         _ = g.update(event(3, [2]))
-        #expect(
-            g.poll(at: 3.1) == nil
-                && g.poll(at: 3 + Profile.builtIn.gestures.doubleClickTime + 0.01) == .lowerBarrelClick)
+        _ = g.update(event(3.05, []))
+        #expect(g.poll(at: 3.1).isEmpty && g.poll(at: 3 + doubleClickTime + 0.01) == [.lowerBarrelClick])
+        // The upper button: a press once the double-click time has passed, a double click at once.
         _ = g.update(event(4, [3]))
-        #expect(g.update(event(4.1, [])) == [.gesture(.upperBarrelPress)])
+        #expect(g.update(event(4.1, [])).isEmpty)
+        #expect(g.poll(at: 4.1 + doubleClickTime + 0.01) == [.upperBarrelPress])
+        _ = g.update(event(4.8, [3]))
+        _ = g.update(event(4.85, []))
+        _ = g.update(event(4.9, [3]))
+        #expect(g.update(event(4.95, [])) == [.gesture(.upperBarrelDoubleClick)])
         _ = g.update(event(5, [3]))
         #expect(g.update(event(5.1, [3], x: 20)) == [.gesture(.upperBarrelDrag), .drag(dx: 10, dy: 0)])
         #expect(g.update(event(5.2, [], x: 20)) == [.dragEnd])
         _ = g.update(event(6, [1], pressure: 0.5))
         #expect(g.update(event(6.05, [])) == [.tap(x: 10, y: 10)])
+    }
+
+    /// Either barrel button held still for the hold time is a hold, known without an event; its release is then no
+    /// click, no press and no drag. Moved, it is none.
+    @Test func aBarrelButtonHeldStillIsAHold() {
+        var g = PenGestures(Profile.builtIn.gestures)
+        func event(_ t: Double, _ buttons: [Int], x: Double = 10) -> PenEvent {
+            var b = PenButtons()
+            for n in buttons { b.insert(n) }
+            return PenEvent(time: t, rootX: x, rootY: 10, pressure: 0, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
+        }
+        let hold = PenGestures.holdTime
+        _ = g.update(event(1, [2]))
+        // Still held past the double-click time: not yet a click, and not yet a hold.
+        #expect(g.poll(at: 1.5).isEmpty && abs(g.deadline! - (1 + hold)) < 1e-9)
+        #expect(g.poll(at: 1 + hold) == [.lowerBarrelHold])
+        #expect(g.update(event(2, [])).isEmpty && g.poll(at: 3).isEmpty)
+        // Released before the hold time: a click, known at the release.
+        _ = g.update(event(4, [2]))
+        #expect(g.update(event(4.5, [])) == [.gesture(.lowerBarrelClick)])
+        // The upper button held: a hold, and its release nothing; through events as much as through polling.
+        _ = g.update(event(5, [3]))
+        #expect(g.update(event(5 + hold + 0.01, [3])) == [.gesture(.upperBarrelHold)])
+        #expect(g.update(event(6, [3], x: 30)).isEmpty && g.update(event(6.1, [], x: 30)).isEmpty)
+        #expect(g.poll(at: 8).isEmpty)
+        // Moved more than the drag threshold while held: no hold, but a click.
+        _ = g.update(event(9, [2]))
+        _ = g.update(event(9.1, [2], x: 20))
+        #expect(g.poll(at: 9 + hold + 0.1) == [.lowerBarrelClick])
     }
 }
 
@@ -116,6 +153,7 @@ import Testing
         _ = c.handle(pen(1.2))
         // One click: nothing until the double-click time has passed, then where am I.
         #expect(c.handle(pen(3.0, buttons: [2])).count == 1)
+        #expect(c.handle(pen(3.05)).count == 1)
         #expect(c.poll(at: 3.2).isEmpty)
         // Pixel (5, 3) holds 21000; the percentiles are 0 and 59400: 35 percent.
         #expect(speech(c.poll(at: 3.41)) == ["x 5, y 3, intensity 35 percent"])
@@ -125,9 +163,11 @@ import Testing
         let c = make()
         _ = c.handle(key: "Space", at: 0)
         _ = c.handle(pen(1, buttons: []))
-        // The upper button acts on release (held and dragged, it would move the view instead).
+        // The upper button acts once released (held and dragged, it would move the view instead) and the
+        // double-click time has passed.
         #expect(speech(c.handle(pen(1.1, buttons: [3]))).isEmpty)
-        #expect(speech(c.handle(pen(1.15, buttons: []))) == ["The pen is not on the tablet."])
+        #expect(speech(c.handle(pen(1.15, buttons: []))).isEmpty)
+        #expect(speech(c.poll(at: 1.6)) == ["The pen is not on the tablet."])
         _ = c.handle(key: "4", at: 0)
         // A tap tags; the upper button takes it back.
         _ = c.handle(pen(2.0, buttons: [1], pressure: 0.5))
@@ -135,7 +175,8 @@ import Testing
         #expect(tap.contains(.tagAdded(Tag(id: 1, x: 5, y: 3))))
         #expect(speech(tap) == ["Tag 1 at x 5, y 3, intensity 35 percent."])
         _ = c.handle(pen(2.5, buttons: [3]))
-        let undo = c.handle(pen(2.55, buttons: []))
+        _ = c.handle(pen(2.55, buttons: []))
+        let undo = c.poll(at: 3)
         #expect(undo.contains(.tagRemoved(Tag(id: 1, x: 5, y: 3))) && speech(undo) == ["Removed tag 1."])
         #expect(c.book.tags.isEmpty)
     }

@@ -150,7 +150,21 @@ import Testing
                 MoogLadder(sampleRate: rate, rampSamples: filterRamp, resonance: $0)
             }
         ]
-        return fm + square + gains + delay + reverb + ladder
+        // A beep is a sine under a sine-squared envelope, at the guide's level, panned with equal power: at most its
+        // level. Each is heard beeping eight times a second.
+        let beepBound = Float(GuideBeeps.levelDef.defaultValue) * 1.0001
+        let guide: [Ramped] = [
+            linear(GuideBeeps.rateDef, \GuideBeeps.rate, isSource: true, bound: beepBound) {
+                GuideBeeps(sampleRate: rate, rampSamples: ramp, rate: $0)
+            },
+            exponential(GuideBeeps.frequencyDef, \GuideBeeps.frequency, isSource: true, bound: beepBound) {
+                GuideBeeps(sampleRate: rate, rampSamples: ramp, rate: 8, frequency: $0)
+            },
+            linear(GuideBeeps.panDef, \GuideBeeps.pan, isSource: true, bound: beepBound) {
+                GuideBeeps(sampleRate: rate, rampSamples: ramp, rate: 8, pan: $0)
+            }
+        ]
+        return fm + square + gains + delay + reverb + ladder + guide
     }
 
     /// The ladder gives a tone the most at its resonant peak. There its feedback is saturated, so it adds at most
@@ -310,6 +324,37 @@ import Testing
                 #expect((y == x) == (x <= start), "threshold \(threshold): \(x) became \(y)")
             }
             #expect(left.allSatisfy { $0.isFinite && $0 <= 1 })
+        }
+    }
+
+    @Test func aSweepsLengthIsItsLengthWithinItsRange() {
+        for length in Self.values(ImageSweep.lengthDef) {
+            let sweep = ImageSweep(sampleRate: Self.rate, length: length)
+            sweep.load(
+                ImageSweep.Table(
+                    levels: [Float](repeating: 1, count: 8 * ImageSweep.bands), steps: 8, toneAmplitude: 0.5,
+                    peak: 0.9))
+            sweep.start()
+            let expected = ImageSweep.lengthDef.clamped(length)
+            let bench = Bench(sweep, isSource: true)
+            bench.render(Int((expected + 0.5) * Self.rate))
+            let last = bench.left.lastIndex { $0 != 0 } ?? 0
+            #expect(
+                abs(Double(last + 1) / Self.rate - expected) < 0.001,
+                "length \(length): \(Double(last + 1) / Self.rate) s")
+            #expect(bench.isFinite && bench.peak <= 0.9)
+        }
+    }
+
+    @Test func theGuidesLevelIsItsPeakWithinItsRange() {
+        for level in Self.values(GuideBeeps.levelDef) {
+            let bench = Bench(
+                GuideBeeps(sampleRate: Self.rate, rampSamples: Self.ramp, rate: 4, level: level), isSource: true)
+            bench.render(Int(Self.rate))
+            // Centred: each side the level times the equal-power centre's gain.
+            let expected = Float(GuideBeeps.levelDef.clamped(level) * 0.5.squareRoot())
+            #expect(bench.isFinite)
+            #expect(abs(bench.peak - expected) <= 0.01 * max(expected, 0.001), "level \(level): peak \(bench.peak)")
         }
     }
 

@@ -192,6 +192,27 @@ public enum Phrases {
             : "This mode needs atom columns on a lattice, and this image shows none."
     }
 
+    // MARK: - The overview, the sweeps and the guidance
+
+    /// Asked for before the overview is read, with the atom columns.
+    public static let overviewNotReady = "The overview comes once the atom columns are found."
+
+    public static let noMoreDetails = "No more details. Press D again for the summary."
+    public static let nothingStandsOut = "Nothing stands out to go to."
+    public static let lastFeature = "That was the last feature."
+    public static let firstFeature = "That was the first feature."
+
+    /// "Vacancy 2 of 3, upper left.", and "Here." when the nib is at it already.
+    public static func feature(_ label: String, here isHere: Bool) -> String {
+        "\(label)." + (isHere ? " " + here : "")
+    }
+
+    /// The nib has reached the place it is guided to.
+    public static let here = "Here."
+    public static let guidanceEnded = "Guidance ended."
+    /// A key pressed while a sweep plays stops it, and does nothing else.
+    public static let sweepStopped = "Sweep stopped."
+
     // MARK: - Notices after the greeting
 
     /// The pen's device went away mid-session (unplugged), or came (back).

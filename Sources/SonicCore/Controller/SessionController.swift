@@ -13,6 +13,7 @@ public final class SessionController {
     private var navigation: Navigation
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
+    private var tour = OverviewTour()
     private var lastAnnouncement = ""
     /// The last announcement made while the sound server was away, said again when it is back.
     private var unheard: String?
@@ -102,6 +103,13 @@ public final class SessionController {
         return settle(cell == state.cell ? [] : [.cell(cell, ticks: state.cellTicks)])
     }
 
+    /// The image at a glance, read from the columns: its first sentence follows whatever is being said (the
+    /// greeting), and the features can be stepped through.
+    public func setOverview(_ overview: ImageOverview) -> [ControllerOutput] {
+        state.overview = overview
+        return settle(overview.summary.first.map { [.speakAfter($0)] } ?? [])
+    }
+
     /// When `poll` next has something to do, if ever.
     public var deadline: Double? {
         [penGestures.deadline, columnCursor.toneEnd, tagging.clearingEnd].compactMap { $0 }.min()
@@ -111,7 +119,7 @@ public final class SessionController {
     public func poll(at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         var outputs: [ControllerOutput] = []
-        if let gesture = penGestures.poll(at: time) { outputs += run(gesture) }
+        for gesture in penGestures.poll(at: time) { outputs += run(gesture) }
         if columnCursor.toneEnds(by: time) { outputs.append(.cursor(nil)) }
         tagging.expireClearing(by: time)
         return settle(outputs)
@@ -119,7 +127,11 @@ public final class SessionController {
 
     public func handle(_ event: PenEvent) -> [ControllerOutput] {
         now = max(now, event.time)
-        var outputs: [ControllerOutput] = [.pen(sound.apply(.pen(event), to: &state, at: event.time)!)]
+        let record = sound.apply(.pen(event), to: &state, at: event.time)!
+        var outputs: [ControllerOutput] = [.pen(record)]
+        // The pen touching stops a sweep: the image is the pen's again.
+        if isSweeping && record.buttons.contains(PenButtons.tip) && record.pressure > 0 { outputs.append(.sweep(nil)) }
+        outputs += tour.follow(instrument.nib(in: state), in: state)
         for recognized in penGestures.update(event) {
             switch recognized {
             case .gesture(let gesture): outputs += run(gesture)
@@ -133,15 +145,15 @@ public final class SessionController {
         return settle(outputs)
     }
 
-    /// A key by its name as the user reads it ("Tab", "Shift+Tab", "+"), pressed at `time`.
+    /// A key by its name as the user reads it ("Tab", "Shift+Tab", "+"), pressed at `time`. While a sweep plays,
+    /// any key stops it and does nothing else.
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
         let command = Bindings.command(for: .key(key), in: state.mode)
         // Any other key between the two presses that clear the tags cancels the clearing.
         if command != .clearTags { tagging.cancelClearing() }
-        guard let command else {
-            now = max(now, time)
-            return []
-        }
+        if isSweeping { return settle([.sweep(nil), .speak(Phrases.sweepStopped)]) }
+        guard let command else { return [] }
         return handle(command, at: time)
     }
 
@@ -197,7 +209,9 @@ public final class SessionController {
             case .viewport(let viewport):
                 sound.apply(.viewport(viewport), to: &state, at: now)
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
-            case .speak(let text):
+            case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
+            case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
+            case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
             case .pen, .tagAdded, .tagRemoved, .save, .snap, .quit: break
@@ -251,15 +265,41 @@ public final class SessionController {
         case .tagCursorColumn:
             guard let cursor else { return [.speak(Phrases.moveToAColumnFirst)] }
             return tagging.tagColumn(at: cursor, in: &state)
+        case .describe: return tour.describe(state)
+        case .nextFeature, .previousFeature:
+            let outputs = tour.step(forward: command == .nextFeature, in: state, nib: instrument.nib(in: state))
+            for case .cursor(let point?) in outputs { columnCursor.move(to: point, at: now) }
+            return outputs
+        case .endGuidanceOrQuit:
+            return state.guidance == nil ? [.speak(Phrases.goodbye), .quit] : tour.endGuidance()
+        case .sweepImage: return [.sweep(.image)]
+        case .sweepRow, .sweepColumn:
+            guard let point = penOrCursor else {
+                return [.speak(instrument.lastRecord == nil ? Phrases.penNotOnTablet : Phrases.outsideImage)]
+            }
+            let pixel = point.nearestPixel
+            return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }
 
+    /// Whether a sweep plays now.
+    private var isSweeping: Bool { state.sweep.map { now < $0.end } ?? false }
+
+    /// Where the pen is over the image, or else the column cursor's column.
+    private var penOrCursor: ImagePoint? {
+        if let record = instrument.lastRecord, record.inImage { return ImagePoint(x: record.imageX, y: record.imageY) }
+        return cursor
+    }
+
+    /// A mode chosen: said, and the guidance to a feature, if any, ends.
     private func changeMode(_ change: (inout ModeCycle) -> Void) -> [ControllerOutput] {
         var cycle = modes
         change(&cycle)
         let needs = latticeNeeded(in: cycle.current).map { " " + $0 } ?? ""
-        return [.mode(cycle.current), .speak(Phrases.mode(cycle.number, cycle.current) + needs)]
+        let said = Phrases.mode(cycle.number, cycle.current) + needs
+        guard state.guidance != nil else { return [.mode(cycle.current), .speak(said)] }
+        return [.mode(cycle.current)] + tour.endGuidance(after: [said])
     }
 
     /// In a column mode without a lattice: what it needs.

@@ -59,6 +59,8 @@ public struct SoundChain: Sendable, Equatable {
     public var tickLevel = Tick.levelDef.defaultValue
     /// Seconds every parameter change glides over.
     public var glideTime: Double
+    /// Seconds a sweep of the image, or of a row or column of it, takes.
+    public var sweepLength = ImageSweep.lengthDef.defaultValue
 
     public init(
         oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [],

@@ -7,8 +7,10 @@ struct SynthChange {
         case targets
         /// One tick.
         case tick
+        /// A sweep starts, or (nil) stops.
+        case sweep
         /// The latest targets, after changes were dropped from a full ring: made at once, with every
-        /// tick asked for since.
+        /// tick asked for since, and the latest sweep if one was asked for since.
         case latest
     }
 
@@ -16,6 +18,7 @@ struct SynthChange {
     var time: Double
     var kind: Kind
     var targets: SynthTargets
+    var sweep: Sweep? = nil
 }
 
 /// The synth's targets, written by the controller and read by the audio thread without locks or waiting.
@@ -39,7 +42,13 @@ public final class SynthControls: Sendable {
     private let pan = Atomic<UInt64>(0)
     private let timbre = Atomic<UInt64>(Double.nan.bitPattern)
     private let note = Atomic<Int>(0)
+    private let guideRate = Atomic<UInt64>(0)
+    private let guideFrequency = Atomic<UInt64>(GuideTone.silent.frequency.bitPattern)
+    private let guidePan = Atomic<UInt64>(0)
     private let ticks = Atomic<Int>(0)
+    /// How many sweeps were asked to start or stop, and the latest of them (`code(of:)`).
+    private let sweeps = Atomic<Int>(0)
+    private let latestSweep = Atomic<Int>(0)
 
     /// Written only at slots the reader has finished with; read only at slots the writer has published.
     nonisolated(unsafe) private let ring: UnsafeMutablePointer<SynthChange>
@@ -68,7 +77,41 @@ public final class SynthControls: Sendable {
         pan.store(targets.pan.bitPattern, ordering: .relaxed)
         timbre.store((targets.timbre ?? .nan).bitPattern, ordering: .relaxed)
         note.store(targets.note, ordering: .relaxed)
+        guideRate.store(targets.guide.rate.bitPattern, ordering: .relaxed)
+        guideFrequency.store(targets.guide.frequency.bitPattern, ordering: .relaxed)
+        guidePan.store(targets.guide.pan.bitPattern, ordering: .relaxed)
         queue(SynthChange(time: time, kind: .targets, targets: targets))
+    }
+
+    /// Asks for `sweep` to start at `time`, ending any other; nil stops whichever plays.
+    public func sweep(_ sweep: Sweep?, at time: Double) {
+        latestSweep.store(Self.code(of: sweep), ordering: .relaxed)
+        sweeps.add(1, ordering: .releasing)
+        queue(SynthChange(time: time, kind: .sweep, targets: .silent, sweep: sweep))
+    }
+
+    /// How many sweeps have been asked to start or stop so far.
+    var sweepCount: Int { sweeps.load(ordering: .acquiring) }
+
+    /// The latest sweep asked for (nil: a stop).
+    var lastSweep: Sweep? { Self.sweep(coded: latestSweep.load(ordering: .relaxed)) }
+
+    /// A sweep as one number, for an atomic: 0 none, 1 the image, then rows and columns in turn.
+    private static func code(of sweep: Sweep?) -> Int {
+        switch sweep {
+        case nil: 0
+        case .image: 1
+        case .row(let r): 2 + 2 * r
+        case .column(let c): 3 + 2 * c
+        }
+    }
+
+    private static func sweep(coded code: Int) -> Sweep? {
+        switch code {
+        case 0: nil
+        case 1: .image
+        default: code % 2 == 0 ? .row(code / 2 - 1) : .column((code - 3) / 2)
+        }
     }
 
     /// Asks for one soft tick (a cell boundary crossed) at `time`; the engine sounds each one asked for.
@@ -87,7 +130,8 @@ public final class SynthControls: Sendable {
         return SynthTargets(
             frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
             resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
-            note: note.load(ordering: .relaxed))
+            note: note.load(ordering: .relaxed),
+            guide: GuideTone(rate: load(guideRate), frequency: load(guideFrequency), pan: load(guidePan)))
     }
 
     private func queue(_ change: SynthChange) {

@@ -77,6 +77,12 @@ public final class Instrument {
         return sound(event, in: state)
     }
 
+    /// Where the nib is over the image (beyond its edges too), while the pen is over the window.
+    func nib(in state: SessionState) -> ImagePoint? {
+        guard let event = lastEvent, event.inWindow else { return nil }
+        return state.viewport.imagePoint(rootX: event.rootX, rootY: event.rootY)
+    }
+
     /// The last event's sound in `state` (after the mode changed); nil before any pen event.
     func lastTargets(in state: SessionState) -> SynthTargets? { lastRecord.map { targets(for: $0, in: state) } }
 
@@ -164,11 +170,10 @@ public final class Instrument {
         }
         let sample = value ?? Double(record.sample)
         var targets = SynthTargets(
-            frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
+            frequency: frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
         if case .notes(let bands, _) = profile.articulation {
-            // One note per band: its pitch is the band's middle level; a new band plays a new note.
-            let band = min(bands - 1, Int(record.level * Double(bands)))
-            targets.frequency = pitch.frequency(level: (Double(band) + 0.5) / Double(bands), sample: sample)
+            // A new band plays a new note.
+            let band = Self.band(of: record.level, bands)
             if band != noteBand {
                 noteBand = band
                 notes += 1
@@ -186,6 +191,17 @@ public final class Instrument {
         }
         return targets
     }
+
+    /// The pitch the pen sounds at a level (and sample): with notes, one per band, the band's middle level's.
+    func frequency(level: Double, sample: Double) -> Double {
+        guard case .notes(let bands, _) = profile.articulation else {
+            return pitch.frequency(level: level, sample: sample)
+        }
+        return pitch.frequency(level: (Double(Self.band(of: level, bands)) + 0.5) / Double(bands), sample: sample)
+    }
+
+    /// Which of `bands` equal bands a level falls in.
+    private static func band(of level: Double, _ bands: Int) -> Int { min(bands - 1, Int(level * Double(bands))) }
 
     /// The column modes: the column near `point` as a note of its own, nil (silence) between columns, before the
     /// lattice is known, and for a column on no sublattice.

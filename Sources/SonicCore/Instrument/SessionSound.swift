@@ -13,6 +13,10 @@ public enum SoundChange: Sendable {
     case lattice(LatticeColumns?)
     /// The column cursor sounds this point; nil gives the sound back to the pen.
     case cursor(ImagePoint?)
+    /// A sweep starts, ending any other; nil stops the one playing.
+    case sweep(Sweep?)
+    /// The pen is guided to a place from now on; nil: no longer.
+    case guidance(Guidance?)
     /// Silence, as the session ends.
     case silence
 }
@@ -36,14 +40,14 @@ public final class SessionSound {
     public func apply(_ change: SoundChange, to state: inout SessionState, at time: Double) -> PenRecord? {
         switch change {
         case .pen(let event):
-            return play(instrument.sound(event, in: state), at: event.time)
+            return play(instrument.sound(event, in: state), in: state, at: event.time)
         case .mode(let mode):
             state.mode = mode
-            if let targets = instrument.lastTargets(in: state) { controls.set(targets, at: time) }
+            if let targets = instrument.lastTargets(in: state) { set(targets, in: state, at: time) }
         case .viewport(let viewport):
             state.viewport = viewport
         case .stillPen:
-            return instrument.soundAgain(at: time, in: state).map { play($0, at: time) }
+            return instrument.soundAgain(at: time, in: state).map { play($0, in: state, at: time) }
         case .cell(let cell, let ticks):
             state.cell = cell
             state.cellTicks = ticks
@@ -52,18 +56,33 @@ public final class SessionSound {
             state.lattice = lattice
             instrument.latticeChanged()
         case .cursor(let point?):
-            if let targets = instrument.probe(at: point, in: state) { controls.set(targets, at: time) }
+            if let targets = instrument.probe(at: point, in: state) { set(targets, in: state, at: time) }
         case .cursor(nil):
-            controls.set(instrument.lastTargets(in: state) ?? instrument.silent, at: time)
+            set(instrument.lastTargets(in: state) ?? instrument.silent, in: state, at: time)
+        case .sweep(let sweep):
+            state.sweep = sweep.map { PlayingSweep(sweep: $0, end: time + instrument.profile.chain.sweepLength) }
+            controls.sweep(sweep, at: time)
+        case .guidance(let guidance):
+            state.guidance = guidance
+            set(controls.targets, in: state, at: time)
         case .silence:
-            controls.set(instrument.silent, at: time)
+            set(instrument.silent, in: state, at: time)
         }
         return nil
     }
 
-    private func play(_ sounded: Instrument.Sounded, at time: Double) -> PenRecord {
+    private func play(_ sounded: Instrument.Sounded, in state: SessionState, at time: Double) -> PenRecord {
         if sounded.tick { controls.tick(at: time) }
-        controls.set(sounded.targets, at: time)
+        set(sounded.targets, in: state, at: time)
         return sounded.record
+    }
+
+    /// Sets the pen's targets with the guide's, as the nib and the place it is guided to say.
+    private func set(_ targets: SynthTargets, in state: SessionState, at time: Double) {
+        var targets = targets
+        let image = instrument.image
+        targets.guide =
+            state.guidance?.tone(from: instrument.nib(in: state), width: image.width, height: image.height) ?? .silent
+        controls.set(targets, at: time)
     }
 }

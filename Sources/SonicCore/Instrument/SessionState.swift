@@ -19,6 +19,12 @@ public struct SessionState: Sendable {
     var tags = TagQueue()
     /// Whether the sound plays: false while the sound server is away.
     public var soundPlays = true
+    /// The whole image at a glance, once read from the columns (nil until then).
+    public var overview: ImageOverview?
+    /// The place the pen is guided to, while one is chosen.
+    public var guidance: Guidance?
+    /// The sweep playing, until it ends or is stopped.
+    public var sweep: PlayingSweep?
 
     public init(mode: Mode, viewport: Viewport, cell: UnitCell? = nil, cellTicks: Bool) {
         self.mode = mode
@@ -26,4 +32,11 @@ public struct SessionState: Sendable {
         self.cell = cell
         self.cellTicks = cellTicks
     }
+}
+
+/// A sweep the engine plays, and when it is over.
+public struct PlayingSweep: Sendable, Equatable {
+    public var sweep: Sweep
+    /// The time (of the clock changes are stamped with) it ends by.
+    public var end: Double
 }

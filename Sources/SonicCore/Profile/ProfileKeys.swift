@@ -55,7 +55,7 @@ struct ProfileKey: Sendable {
 /// Every key a profile may set, in the order docs/profiles.md lists them.
 enum ProfileKeys {
     static let all: [ProfileKey] =
-        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + speech + display
+        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + sweep + speech + display
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -263,6 +263,12 @@ enum ProfileKeys {
         ProfileKey(
             "lattice.displacement_full_scale_pixels", number(2), range(0.05...20, "pixels"),
             "lattice-displacement: the displacement at the top pitch, without a pixel size")
+    ]
+
+    private static let sweep: [ProfileKey] = [
+        parameter(
+            "sweep.length", ImageSweep.lengthDef,
+            "how long a sweep takes: of the whole image (`S`), or of a row or column under the pen (`X`, `Shift+X`)")
     ]
 
     private static let speech: [ProfileKey] = [

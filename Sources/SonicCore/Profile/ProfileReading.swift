@@ -38,6 +38,7 @@ extension Profile {
         display = DisplaySettings(textSize: try reader.number("display.text_size"))
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
+        chain.sweepLength = try reader.number("sweep.length")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
         // tilt-filter drives a ladder's cutoff and resonance.
         chain.filtered = modes.contains(.tiltFilter)

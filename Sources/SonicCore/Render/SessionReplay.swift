@@ -67,12 +67,14 @@ public final class SessionReplay {
         case .mode(let t, let mode): sound.apply(.mode(mode), to: &state, at: t)
         case .cursor(let t, let point): sound.apply(.cursor(point), to: &state, at: t)
         case .cell(let t, let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: t)
-        case .speech(_, let text):
+        case .speech(_, let text, let after):
             guard state.soundPlays, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate))
             else { break }
-            // A new announcement interrupts the last, as live.
-            voice.discardQueued()
+            // A new announcement interrupts the last, as live, unless it was to follow it.
+            if !after { voice.discardQueued() }
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
+        case .sweep(let t, let sweep): sound.apply(.sweep(sweep), to: &state, at: t)
+        case .guide(let t, let guidance): sound.apply(.guidance(guidance), to: &state, at: t)
         case .lattice(let t, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
             let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
@@ -136,9 +138,10 @@ extension SessionRecord {
     public var time: Double? {
         switch self {
         case .start: nil
-        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
+        case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _):
+            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
+            .guide(let t, _):
             t
         case .pen(let pen): pen.t
         }

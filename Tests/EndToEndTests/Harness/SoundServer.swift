@@ -107,6 +107,22 @@ final class SoundServer {
     /// Samples recorded so far: the mean of the two channels.
     func recording() throws -> [Float] { try heard.read(recordingPath) }
 
+    /// Both channels recorded so far, read afresh: for the tests that hear where a sound is.
+    func stereoRecording() throws -> (left: [Float], right: [Float]) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: recordingPath))
+        let frames = data.count / 8
+        var left = [Float](repeating: 0, count: frames), right = left
+        data.withUnsafeBytes { raw in
+            for i in 0..<frames {
+                left[i] = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt32.self)))
+                right[i] = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8 + 4, as: UInt32.self)))
+            }
+        }
+        return (left, right)
+    }
+
     /// Index of the next sample to be recorded: a marker for "from now on".
     func recordedSampleCount() -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: recordingPath)[.size] as? Int) ?? 0) / 8
