@@ -6,12 +6,12 @@ extension AudioChoice: ExpressibleByArgument {}
 
 extension Play {
     /// The sound output `--audio` asks for, or the other server, said in one line, when that one
-    /// cannot play; status 4 when neither can.
-    func openAudio(renderer: AudioRenderer, streamName: String) throws -> any AudioOutput {
+    /// cannot play; status 4 when neither can. Kept playing should its server go away and come back.
+    func openAudio(renderer: AudioRenderer, streamName: String) throws -> LiveSound {
         do {
-            return try AudioOutputs.open(
+            return try LiveSound(
                 audio, renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
-                streamName: streamName, notice: warn)
+                streamName: streamName, notice: { warn($0) })
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)
         }

@@ -17,7 +17,8 @@ struct Columns: ParsableCommand {
             `site` counts cells along the lattice vectors a and b from the cell nearest the middle; `dx`, `dy` is the \
             column's displacement from its ideal site, in pixels and, with a pixel size (--pixel-size, or the \
             file's calibration), in picometres. The ideal sites are a lattice fitted robustly to the brightest \
-            sublattice, moved by each other sublattice's own offset. With --near, only the given points are \
+            sublattice, moved by each other sublattice's own offset. Columns outside the crystal (amorphous \
+            material beside it) are left out. With --near, only the given points are \
             snapped to their nearest column (within 0.6 column spacings), as a tap in tagging mode does, and the \
             lattice is not read.
             """)
@@ -77,7 +78,7 @@ struct Columns: ParsableCommand {
         let rows: [Row]
         var lattice: LatticeAnalysis?
         if near.isEmpty {
-            let analysis = LatticeAnalysis(columns: finder.findAll(), spacing: finder.spacing ?? 0)
+            let analysis = LatticeAnalysis(finding: finder)
             lattice = analysis
             rows = analysis.columns.map { Row(near: nil, column: $0) }
         } else {

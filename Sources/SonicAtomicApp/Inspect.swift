@@ -176,11 +176,15 @@ private struct Described {
         lines.append(
             "The \(profile.name) profile plays \(value(stretch.low)) and below at its lowest pitch "
                 + "and \(value(stretch.high)) and above at its highest.")
-        if let spacing = ColumnFinder(image: samples).spacing {
+        let finder = ColumnFinder(image: samples)
+        if let spacing = finder.spacing {
             lines.append("Lattice: atom columns about \(String(format: "%.1f", spacing)) pixels apart.")
         } else {
             lines.append("No lattice of atom columns found.")
         }
+        let overview = ImageOverview(
+            finder: finder, columns: LatticeColumns(finding: finder, pixelSize: opened?.calibration.pixelSize))
+        lines.append("Overview: \(overview.summary.joined(separator: " "))")
         lines.append("Histogram, \(bands) bands from minimum to maximum:")
         let counted = stats.bands(bands)
         let largest = counted.map(\.count).max() ?? 1

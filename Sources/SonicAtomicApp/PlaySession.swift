@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SonicAccessibility
+import SonicAudio
 import SonicCore
 import SonicImageFiles
 import SonicX11
@@ -12,7 +13,7 @@ final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
     private let screenReaderWindow: ScreenReaderWindow
-    private let output: any AudioOutput
+    private let sound: LiveSound
     private let voice: (any Announcer)?
     private let log: SessionLog?
     private let saver: TagSaver
@@ -35,17 +36,17 @@ final class PlaySession {
         // The user's tags: loaded before anything can overwrite them.
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
-        let sound = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
-        let instrument = sound.instrument(playing: picture)
+        let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
+        let sessionSound = stack.sound(playing: picture)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
             frontend = try X11Frontend(
                 title: title, image: picture,
-                stretch: instrument.stretch, clock: monotonicSeconds)
+                stretch: sessionSound.instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         screenReaderWindow = ScreenReaderWindow(application: "SonicAtomic", window: title)
         let voiceNotes: [String]
-        (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: sound)
+        (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: stack)
         log?.write(
             .start(
                 StartRecord(
@@ -69,7 +70,7 @@ final class PlaySession {
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
-            instrument: instrument, opened: opened.description, tags: tags, pixelSize: pixelSize,
+            sound: sessionSound, opened: opened.description, tags: tags, pixelSize: pixelSize,
             columnSpacing: finder.spacing)
         saver = TagSaver(store: store, csvPath: options.exportTags)
         if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
@@ -78,7 +79,7 @@ final class PlaySession {
             warn(failure)
         }
         // The sound last: its buffer is a few milliseconds, so it starts once the heavy set-up is done.
-        output = try options.openAudio(renderer: sound.renderer, streamName: opened.fileName)
+        sound = try options.openAudio(renderer: stack.renderer, streamName: opened.fileName)
         notices =
             voiceNotes
             + [
@@ -111,14 +112,16 @@ final class PlaySession {
             perform(controller.poll(at: monotonicSeconds()))
             for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
             if controller.columns == nil, let found = columnSearch.result {
-                let points = found.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
-                log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.pixelSize))
-                perform(controller.setColumns(points, lattice: found))
+                let points = found.lattice.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
+                log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.lattice.pixelSize))
+                perform(controller.setColumns(points, lattice: found.lattice))
+                perform(controller.setOverview(found.overview))
             }
+            if let change = sound.poll() { soundChanged(change) }
             frontend.draw(controller.overlay)
-            let dropouts = output.dropoutCount
+            let dropouts = sound.dropoutCount
             if dropouts > dropoutsLogged {
-                log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: output.lastDropoutTime))
+                log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: sound.lastDropoutTime))
                 dropoutsLogged = dropouts
             }
             log?.flush()
@@ -133,9 +136,10 @@ final class PlaySession {
                 controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } }
             )
         }
-        controller.instrument.silence()
-        if !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
-        usleep(UInt32(max(0.02, 2 * output.grantedLatency) * 1_000_000))
+        sound.stop()
+        controller.silence(at: monotonicSeconds())
+        if sound.isPlaying && !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
+        usleep(UInt32(max(0.02, 2 * sound.grantedLatency) * 1_000_000))
         log?.flush()
         voice?.stop()
     }
@@ -148,8 +152,12 @@ final class PlaySession {
             case .pen(let record): log?.write(.pen(record))
             case .mode(let mode): log?.write(.mode(t: now, mode))
             case .speak(let text):
-                voice?.say(text)
+                // While the sound server is away nothing is heard: the controller says it again later.
+                if sound.isPlaying { voice?.say(text) }
                 log?.write(.speech(t: now, text: text))
+            case .speakAfter(let text):
+                if sound.isPlaying { voice?.sayAfter(text) }
+                log?.write(.speech(t: now, text: text, after: true))
             case .tagAdded(let tag): log?.write(.tag(t: now, tag))
             case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
             case .save(let tags):
@@ -159,11 +167,29 @@ final class PlaySession {
             case .snap(let request): snaps.submit(request)
             case .cursor(let point): log?.write(.cursor(t: now, point))
             case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
+            case .sweep(let sweep): log?.write(.sweep(t: now, sweep))
+            case .guidance(let guidance): log?.write(.guide(t: now, guidance))
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
             case .quit: quitAsked = true
             }
+        }
+    }
+
+    /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or
+    /// plays again (said aloud).
+    private func soundChanged(_ change: LiveSound.Change) {
+        switch change {
+        case .lost(let reason):
+            warn("\(reason): nothing is heard until it is back")
+            voice?.say("")
+            log?.write(.sound(t: monotonicSeconds(), .lost(reason: reason)))
+            perform(controller.soundLost())
+        case .back(let server):
+            warn("\(server.rawValue) plays again")
+            log?.write(.sound(t: monotonicSeconds(), .back(server: server.rawValue)))
+            perform(controller.soundBack())
         }
     }
 

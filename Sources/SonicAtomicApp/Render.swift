@@ -34,24 +34,26 @@ struct Render: ParsableCommand {
     func run() throws {
         var checked = SessionLogCheck()
         do {
-            try SessionLogReader(path: session).forEachRecord { record, line throws(SessionLogError) in
-                try checked.admit(record, place: "\(session):\(line)")
+            try SessionLogReader(path: session).forEachRecord { record, line throws(RenderError) in
+                do throws(SessionLogError) { try checked.admit(record, place: "\(session):\(line)") } catch {
+                    throw .log(error)
+                }
             }
-        } catch { throw fail(error.message, status: ExitStatus.badInput) }
-        guard let start = checked.start else { throw fail("\(session): no start record", status: ExitStatus.badInput) }
+        } catch { throw fail(error.message, status: .badInput) }
+        guard let start = checked.start else { throw fail("\(session): no start record", status: .badInput) }
         let chosen: Profile
         do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
-            throw fail(error.description, status: ExitStatus.badInput)
+            throw fail(error.description, status: .badInput)
         }
         // The image of the file the session played.
         let picture: GrayImage
         do { picture = try ImageFiles.open(image, number: start.imageNumber).image } catch {
-            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
+            throw fail("cannot read image \(image): \(error)", status: .badInput)
         }
         guard picture.width == start.width, picture.height == start.height else {
             throw fail(
                 "the session played a \(start.width) × \(start.height) image, \(image) is "
-                    + "\(picture.width) × \(picture.height)", status: ExitStatus.badInput)
+                    + "\(picture.width) × \(picture.height)", status: .badInput)
         }
         // Speak as the session did, whatever the profile says.
         var spoken = chosen.speech
@@ -65,20 +67,20 @@ struct Render: ParsableCommand {
         let output: WAVStream
         do {
             output = try WAVStream(path: out, mostFrames: mostFrames, sampleRate: Play.sampleRate, format: format)
-        } catch { throw fail(error.message, status: ExitStatus.badInput) }
+        } catch { throw fail(error.message, status: .badInput) }
         let progress = RenderProgress(total: Double(replay.frame(at: checked.lastTime)) / Double(Play.sampleRate))
         do {
-            try SessionLogReader(path: session).forEachRecord { record, _ throws(SessionLogError) in
-                try replay.play(record) { sound throws(SessionLogError) in try output.write(sound) }
+            try SessionLogReader(path: session).forEachRecord { record, _ throws(RenderError) in
+                try replay.play(record) { sound throws(RenderError) in try output.write(sound) }
                 progress?.show(seconds: Double(replay.frames) / Double(Play.sampleRate))
             }
-            try replay.finish { sound throws(SessionLogError) in try output.write(sound) }
+            try replay.finish { sound throws(RenderError) in try output.write(sound) }
             progress?.finish()
             try output.close(frames: replay.frames)
         } catch {
             progress?.finish()
             output.discard()
-            throw fail(error.message, status: ExitStatus.badInput)
+            throw fail(error.message, status: .badInput)
         }
     }
 
@@ -91,6 +93,19 @@ struct Render: ParsableCommand {
         } catch {
             warn("\(error); rendering without it")
             return nil
+        }
+    }
+}
+
+/// Why a render stopped: the session log could not be read, or the WAV file could not be written.
+enum RenderError: Error {
+    case log(SessionLogError)
+    case wav(String)
+
+    var message: String {
+        switch self {
+        case .log(let error): error.message
+        case .wav(let message): message
         }
     }
 }
@@ -110,7 +125,7 @@ final class WAVStream {
     private var bytes: [UInt8] = []
 
     /// `mostFrames` bounds the file: it chooses RF64 past 4 GiB, and the disk must have room for it.
-    init(path: String, mostFrames: Int, sampleRate: Int, format: WAVEncoder.Format) throws(SessionLogError) {
+    init(path: String, mostFrames: Int, sampleRate: Int, format: WAVEncoder.Format) throws(RenderError) {
         self.path = path
         self.format = format
         self.sampleRate = sampleRate
@@ -126,28 +141,28 @@ final class WAVStream {
             if statvfs(folder, &disk) == 0 {
                 let free = Int(disk.f_bavail) * Int(disk.f_frsize)
                 guard mostBytes <= free else {
-                    throw SessionLogError(
-                        message: "cannot write \(path): it could take \(Self.gigabytes(mostBytes)) and "
+                    throw RenderError.wav(
+                        "cannot write \(path): it could take \(Self.gigabytes(mostBytes)) and "
                             + "\(folder) has \(Self.gigabytes(free)) free")
                 }
             }
         }
         written = inPlace ? path : path + ".part-\(getpid())"
         guard let file = fopen(written, "w") else {
-            throw SessionLogError(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+            throw RenderError.wav("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
         }
         self.file = file
         try put(WAVEncoder.header(frames: nil, channels: 2, sampleRate: sampleRate, format: format, large: large))
     }
 
-    func write(_ sound: UnsafeBufferPointer<Float>) throws(SessionLogError) {
+    func write(_ sound: UnsafeBufferPointer<Float>) throws(RenderError) {
         bytes.removeAll(keepingCapacity: true)
         WAVEncoder.append(sound, format: format, to: &bytes)
         try put(bytes)
     }
 
     /// Writes the header's final sizes where the output can seek back, and puts a file in place.
-    func close(frames: Int) throws(SessionLogError) {
+    func close(frames: Int) throws(RenderError) {
         if fseek(file, 0, SEEK_SET) == 0 {
             try put(
                 WAVEncoder.header(frames: frames, channels: 2, sampleRate: sampleRate, format: format, large: large))
@@ -169,12 +184,12 @@ final class WAVStream {
         if written != path { unlink(written) }
     }
 
-    private func put(_ data: [UInt8]) throws(SessionLogError) {
+    private func put(_ data: [UInt8]) throws(RenderError) {
         guard data.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == data.count else { throw failure() }
     }
 
-    private func failure() -> SessionLogError {
-        SessionLogError(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+    private func failure() -> RenderError {
+        .wav("cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
     }
 
     private static func gigabytes(_ bytes: Int) -> String { String(format: "%.1f GB", Double(bytes) / 1e9) }

@@ -10,10 +10,11 @@ struct SessionLogReader {
     let path: String
 
     /// Calls `body` with each record in order (blank lines and record types not replayed are skipped).
-    func forEachRecord(_ body: (SessionRecord, _ line: Int) throws(SessionLogError) -> Void) throws(SessionLogError) {
+    func forEachRecord(_ body: (SessionRecord, _ line: Int) throws(RenderError) -> Void) throws(RenderError) {
         guard let file = fopen(path, "r") else {
-            throw SessionLogError(
-                message: "cannot read the session log \(path): \(String(cString: strerror(errno)).lowercased())")
+            throw .log(
+                SessionLogError(
+                    message: "cannot read the session log \(path): \(String(cString: strerror(errno)).lowercased())"))
         }
         defer { fclose(file) }
         var decoder = SessionLogDecoder(name: path)
@@ -27,7 +28,7 @@ struct SessionLogReader {
                 filled += n
                 if n == 0 {
                     guard ferror(file) == 0 else {
-                        throw SessionLogError(message: "cannot read the session log \(path)")
+                        throw .log(SessionLogError(message: "cannot read the session log \(path)"))
                     }
                     atEnd = true
                 }
@@ -38,8 +39,11 @@ struct SessionLogReader {
                 ?? (atEnd && consumed < filled ? filled : nil)
             {
                 lineNumber += 1
-                let record = try buffer.withUnsafeBufferPointer { bytes throws(SessionLogError) in
-                    try decoder.decode(UnsafeBufferPointer(rebasing: bytes[consumed..<newline]), number: lineNumber)
+                let record = try buffer.withUnsafeBufferPointer { bytes throws(RenderError) in
+                    do throws(SessionLogError) {
+                        return try decoder.decode(
+                            UnsafeBufferPointer(rebasing: bytes[consumed..<newline]), number: lineNumber)
+                    } catch { throw .log(error) }
                 }
                 if let record { try body(record, lineNumber) }
                 consumed = min(filled, newline + 1)
@@ -52,8 +56,9 @@ struct SessionLogReader {
                 filled = remaining
             } else if filled == buffer.count {
                 guard buffer.count < Self.longestLine else {
-                    throw SessionLogError(
-                        message: "\(path):\(lineNumber + 1): the line is longer than a session log's lines")
+                    throw .log(
+                        SessionLogError(
+                            message: "\(path):\(lineNumber + 1): the line is longer than a session log's lines"))
                 }
                 buffer += [UInt8](repeating: 0, count: buffer.count)
             }

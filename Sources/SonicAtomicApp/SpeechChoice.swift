@@ -20,9 +20,9 @@ enum SpeechChoice {
                 return eSpeak(settings, sound: sound, notes: &unheard)
             }
             do {
-                voice.dispatcher = try DispatcherVoice(activity: sound.speechActivity) { [voice] unsaid in
-                    voice.takeOver(unsaid: unsaid)
-                }
+                voice.dispatcher = try DispatcherVoice(
+                    activity: sound.speechActivity, lost: { [voice] unsaid in voice.standIn(unsaid: unsaid) },
+                    back: { [voice] in voice.dispatcherBack() })
                 return (voice, [])
             } catch {
                 warn("\(error); speaking with eSpeak-NG")
@@ -50,35 +50,50 @@ enum SpeechChoice {
     }
 }
 
-/// speech-dispatcher, with eSpeak-NG taking over should the daemon go away mid-session and not come
-/// back: said once on stderr and aloud, followed by what was still to be said.
+/// speech-dispatcher, with eSpeak-NG standing in while the daemon is away for more than a moment:
+/// said on stderr and aloud, followed by what was still to be said; and speech-dispatcher again
+/// once it is back.
 private final class DispatcherWithStandIn: Announcer, @unchecked Sendable {
     private let lock = NSLock()
     private let makeStandIn: () -> (any Announcer)?
     /// Set once, before the first announcement.
     var dispatcher: DispatcherVoice?
-    private var standIn: (any Announcer)?
+    /// Made the first time it is needed, and kept for the next.
+    private var standInVoice: (any Announcer)?
+    private var standing = false
 
     init(makeStandIn: @escaping () -> (any Announcer)?) { self.makeStandIn = makeStandIn }
 
     /// The voice speaking now; waits while eSpeak-NG takes over, so nothing said meanwhile is lost.
-    private var current: (any Announcer)? { lock.withLock { standIn ?? dispatcher } }
+    private var current: (any Announcer)? { lock.withLock { standing ? standInVoice : dispatcher } }
 
     func say(_ text: String) { current?.say(text) }
+
+    func sayAfter(_ text: String) { current?.sayAfter(text) }
 
     func waitUntilQuiet(timeout: Double) { current?.waitUntilQuiet(timeout: timeout) }
 
     func stop() {
         dispatcher?.stop()
-        lock.withLock { standIn }?.stop()
+        lock.withLock { standInVoice }?.stop()
     }
 
-    /// Called on the dispatcher's thread when it has gone for good.
-    func takeOver(unsaid: String?) {
+    /// Called on the dispatcher's thread when the daemon has stayed away.
+    func standIn(unsaid: String?) {
         warn("speech-dispatcher has stopped; speaking with eSpeak-NG")
         lock.lock()
         defer { lock.unlock() }
-        standIn = makeStandIn()
-        standIn?.say(Phrases.dispatcherLost + (unsaid.map { " " + $0 } ?? ""))
+        if standInVoice == nil { standInVoice = makeStandIn() }
+        standing = true
+        standInVoice?.say(Phrases.dispatcherLost + (unsaid.map { " " + $0 } ?? ""))
+    }
+
+    /// Called on the dispatcher's thread when the daemon is back (it then says so itself).
+    func dispatcherBack() {
+        warn("speech-dispatcher is back")
+        lock.lock()
+        defer { lock.unlock() }
+        standing = false
+        standInVoice?.say("")
     }
 }

@@ -27,17 +27,26 @@ public enum AudioOutputs {
     public static func open(
         _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double,
         streamName: String, notice: (String) -> Void
-    ) throws(AudioError) -> any AudioOutput {
+    ) throws(AudioError) -> (output: any AudioOutput, server: AudioServer) {
         try open(choice, notice: notice) { server throws(AudioError) -> any AudioOutput in
-            switch server {
-            case .pipeWire:
-                try PipeWireOutput(
-                    renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName, notice: notice
-                )
-            case .pulseAudio:
-                try PulseOutput(renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName)
-            }
-        }.output
+            try open(
+                server, renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName,
+                notice: notice)
+        }
+    }
+
+    /// Opens an output to `server` and starts playing what `renderer` produces.
+    public static func open(
+        _ server: AudioServer, renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String,
+        notice: (String) -> Void
+    ) throws(AudioError) -> any AudioOutput {
+        switch server {
+        case .pipeWire:
+            try PipeWireOutput(
+                renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName, notice: notice)
+        case .pulseAudio:
+            try PulseOutput(renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName)
+        }
     }
 
     /// Tries the server `choice` names first (PipeWire for `auto`), then the other. Falling back is

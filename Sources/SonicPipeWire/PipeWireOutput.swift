@@ -22,7 +22,7 @@ public final class PipeWireOutput: AudioOutput {
     private let context: OpaquePointer
     private var core: OpaquePointer?
     private var stream: OpaquePointer?
-    /// What the loop thread reports while the stream is set up; read with the loop locked.
+    /// What the loop thread reports while the stream is set up, and after; read with the loop locked.
     private let setup: SetupState
     /// The data thread's state; the callback borrows it through an unretained pointer.
     private let cycle: RenderCycle
@@ -69,6 +69,7 @@ public final class PipeWireOutput: AudioOutput {
         let shortestPeriod = 1 << Int(log2(Self.shortestPeriodWithoutRealTime * Double(sampleRate)).rounded(.up))
         // Short periods only once the priority is there: until then a short period could run dry.
         try openStream(name: streamName, period: max(period, shortestPeriod))
+        setup.playing = true
         guard period < shortestPeriod, let stream else { return }
         if dataThreadBecomesRealTime() {
             _ = sonic_pw_stream_set_latency(stream, "\(period)/\(sampleRate)")
@@ -127,6 +128,13 @@ public final class PipeWireOutput: AudioOutput {
     /// no buffer ready for it.
     public var dropoutCount: Int { cycle.shared.dropouts.total }
     public var lastDropoutTime: Double? { cycle.shared.dropouts.lastTime }
+
+    public var lossReason: String? {
+        guard setup.loss.happened else { return nil }
+        pw_thread_loop_lock(loop)
+        defer { pw_thread_loop_unlock(loop) }
+        return "PipeWire: the daemon went away (\(setup.failure ?? "the stream stopped"))"
+    }
 
     /// Connects to the daemon and waits (loop locked) for its answer to a round trip: a socket
     /// that accepts the connection is not yet a daemon that runs.
@@ -219,13 +227,17 @@ private final class Listener<Events> {
     }
 }
 
-/// What the core and the stream report during set-up, on the loop thread with the loop locked.
+/// What the core and the stream report, on the loop thread with the loop locked: during set-up,
+/// and once the stream plays, whether the daemon has gone.
 private final class SetupState {
     let loop: OpaquePointer
     var syncSequence: Int32 = 0
     var answered = false
     var streaming = false
     var failure: String?
+    /// Set up and playing: from now on a failure means the daemon or the stream is gone.
+    var playing = false
+    let loss = ServerLoss()
 
     init(loop: OpaquePointer) { self.loop = loop }
 
@@ -249,6 +261,7 @@ private func coreError(
 ) {
     guard let setup = SetupState.from(data), id == PW_ID_CORE else { return }
     setup.failure = message.map { String(cString: $0) } ?? String(cString: strerror(-result))
+    if setup.playing { setup.loss.note() }
     pw_thread_loop_signal(setup.loop, false)
 }
 
@@ -259,5 +272,6 @@ private func streamStateChanged(
     guard let setup = SetupState.from(data) else { return }
     setup.streaming = state == PW_STREAM_STATE_STREAMING
     if state == PW_STREAM_STATE_ERROR { setup.failure = error.map { String(cString: $0) } ?? "error" }
+    if setup.playing && (state == PW_STREAM_STATE_ERROR || state == PW_STREAM_STATE_UNCONNECTED) { setup.loss.note() }
     pw_thread_loop_signal(setup.loop, false)
 }

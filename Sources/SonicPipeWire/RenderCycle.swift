@@ -23,10 +23,12 @@ final class RenderCycle {
     func run() {
         guard let stream else { return }
         var time = pw_time()
+        let clocked =
+            pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0 && time.rate.num > 0
+            && time.rate.denom > 0
         guard let buffer = pw_stream_dequeue_buffer(stream) else {
             // The cycle goes out without this stream's sound.
-            let known = pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0
-            shared.dropouts.note(atNanoseconds: known ? time.now : 0)
+            shared.dropouts.note(atNanoseconds: clocked ? time.now : 0)
             return
         }
         let frameBytes = PipeWireOutput.channels * MemoryLayout<Float>.size
@@ -34,9 +36,12 @@ final class RenderCycle {
         if let spaBuffer = buffer.pointee.buffer, spaBuffer.pointee.n_datas > 0, let data = spaBuffer.pointee.datas {
             frames = min(Int(buffer.pointee.requested), Int(data.pointee.maxsize) / frameBytes)
             if let samples = data.pointee.data, frames > 0 {
+                // The cycle's frames follow one another from the graph's time for the cycle; a change
+                // asked for at t sounds at t + one period and a margin, within whichever cycle that falls.
+                let delay = Double(frames) / Double(sampleRate) + ChangeTiming.margin
                 renderer.render(
                     into: samples.assumingMemoryBound(to: Float.self), frames: frames,
-                    channels: PipeWireOutput.channels)
+                    channels: PipeWireOutput.channels, at: clocked ? Double(time.now) / 1e9 - delay : nil)
             }
             if let chunk = data.pointee.chunk {
                 chunk.pointee.offset = 0
@@ -47,10 +52,7 @@ final class RenderCycle {
         pw_stream_queue_buffer(stream, buffer)
         guard frames > 0 else { return }
         shared.periodFrames.store(frames, ordering: .relaxed)
-
-        guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0,
-            time.rate.num > 0, time.rate.denom > 0
-        else { return }
+        guard clocked else { return }
         // The graph counts in its own frames, which differ from the stream's when it runs at another rate.
         let length = UInt64(frames) * UInt64(time.rate.denom) / (UInt64(time.rate.num) * UInt64(sampleRate))
         if watch.missedCycles(position: time.ticks, length: length) { shared.dropouts.note(atNanoseconds: time.now) }

@@ -12,14 +12,16 @@ public final class PulseOutput: AudioOutput {
     private var stream: OpaquePointer?
     /// Kept alive here; the callback borrows it through an unretained pointer.
     private let target: RenderTarget
-    /// Kept alive here too, for the underflow callback.
+    /// Kept alive here too, for the underflow and state callbacks.
     private let dropouts = DropoutTally()
+    private let loss = ServerLoss()
 
     /// Connects to the default sound server and starts playing what `renderer` produces.
-    /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds.
+    /// - Parameter latency: the buffer PulseAudio keeps ahead of the speaker, in seconds (a change
+    ///   sounds about this long and a request after it was asked for).
     public init(renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String) throws(AudioError) {
         self.sampleRate = sampleRate
-        target = RenderTarget(renderer: renderer)
+        target = RenderTarget(renderer: renderer, sampleRate: sampleRate)
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioError(message: "cannot start the audio thread")
         }
@@ -37,6 +39,7 @@ public final class PulseOutput: AudioOutput {
         // then cannot make it miss a refill and drop out. Refused without the right, which is harmless.
         // Queued under the lock: it adds an event to the running mainloop, which the lock guards.
         pa_threaded_mainloop_once_unlocked(mainloop, raiseToRealTime, nil)
+        pa_context_set_state_callback(context, contextStateChanged, Unmanaged.passUnretained(loss).toOpaque())
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
             waitUntil(
                 { pa_context_get_state(context) == PA_CONTEXT_READY },
@@ -52,6 +55,7 @@ public final class PulseOutput: AudioOutput {
         self.stream = stream
         pa_stream_set_write_callback(stream, writeAudio, Unmanaged.passUnretained(target).toOpaque())
         pa_stream_set_underflow_callback(stream, countDropout, Unmanaged.passUnretained(dropouts).toOpaque())
+        pa_stream_set_state_callback(stream, streamStateChanged, Unmanaged.passUnretained(loss).toOpaque())
         // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
         let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
         var attributes = pa_buffer_attr(
@@ -68,6 +72,13 @@ public final class PulseOutput: AudioOutput {
         else {
             throw AudioError(message: "cannot open a playback stream: \(errorText)")
         }
+        // A change may come just after a write: the next one, a request later, holds the first frames it
+        // can sound in, and they play a buffer later.
+        if let granted = pa_stream_get_buffer_attr(stream) {
+            target.clock.delay =
+                Double(granted.pointee.tlength + granted.pointee.minreq) / Double(pa_bytes_per_second(&spec))
+                + ChangeTiming.margin
+        }
     }
 
     deinit {
@@ -75,9 +86,11 @@ public final class PulseOutput: AudioOutput {
         if let stream {
             pa_stream_set_write_callback(stream, nil, nil)
             pa_stream_set_underflow_callback(stream, nil, nil)
+            pa_stream_set_state_callback(stream, nil, nil)
             pa_stream_disconnect(stream)
             pa_stream_unref(stream)
         }
+        pa_context_set_state_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
         pa_threaded_mainloop_unlock(mainloop)
@@ -96,6 +109,13 @@ public final class PulseOutput: AudioOutput {
     /// How many times the server's buffer has run dry so far.
     public var dropoutCount: Int { dropouts.total }
     public var lastDropoutTime: Double? { dropouts.lastTime }
+
+    public var lossReason: String? {
+        guard loss.happened else { return nil }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return "PulseAudio: the server went away (\(errorText))"
+    }
 
     private var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
 
@@ -120,10 +140,44 @@ public final class PulseOutput: AudioOutput {
     }
 }
 
-/// The renderer as the audio callback sees it.
+/// The renderer as the audio callback sees it, and the stream's clock.
 private final class RenderTarget {
     let renderer: AudioRenderer
-    init(renderer: AudioRenderer) { self.renderer = renderer }
+    var clock: PlaybackClock
+    init(renderer: AudioRenderer, sampleRate: Int) {
+        self.renderer = renderer
+        clock = PlaybackClock(sampleRate: Double(sampleRate))
+    }
+}
+
+/// The stream's timing, for the write callback: when the next frame written will be played, from
+/// the stream's timing information (read without system calls: libpulse reads the clock through the
+/// vDSO, as this does).
+private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock) -> Double? {
+    var lead: pa_usec_t = 0
+    var negative: Int32 = 0
+    guard pa_stream_get_latency(stream, &lead, &negative) == 0 else { return nil }
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return clock.nextFrameTime(
+        now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6)
+}
+
+/// The connection's state, on PulseAudio's thread: failed or ended, the server is gone.
+private func contextStateChanged(_ context: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let context, let userdata else { return }
+    let state = pa_context_get_state(context)
+    guard state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED else { return }
+    Unmanaged<ServerLoss>.fromOpaque(userdata).takeUnretainedValue().note()
+}
+
+/// The stream's state, on PulseAudio's thread: a failed stream (its sink removed, or the stream
+/// ended by the server) plays no more.
+private func streamStateChanged(_ stream: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
+    guard let stream, let userdata else { return }
+    let state = pa_stream_get_state(stream)
+    guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else { return }
+    Unmanaged<ServerLoss>.fromOpaque(userdata).takeUnretainedValue().note()
 }
 
 /// PulseAudio's underflow callback, on its mainloop thread: the server had nothing left to play.
@@ -150,6 +204,8 @@ private func raiseToRealTime(_ mainloop: OpaquePointer?, _ userdata: UnsafeMutab
 private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: UnsafeMutableRawPointer?) {
     guard let stream, let userdata else { return }
     let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
+    let start = nextFrameTime(stream, &target.clock)
+    let firstFrame = target.clock.framesWritten
     var remaining = requested
     while remaining >= frameBytes {
         var buffer: UnsafeMutableRawPointer?
@@ -160,10 +216,12 @@ private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: 
             pa_stream_cancel_write(stream)
             return
         }
+        let offset = Double(target.clock.framesWritten - firstFrame) / target.clock.sampleRate
         target.renderer.render(
             into: buffer.assumingMemoryBound(to: Float.self), frames: frames,
-            channels: PulseOutput.channels)
+            channels: PulseOutput.channels, at: start.map { $0 + offset })
         pa_stream_write(stream, buffer, frames * frameBytes, nil, 0, PA_SEEK_RELATIVE)
+        target.clock.framesWritten += frames
         remaining -= frames * frameBytes
     }
 }

@@ -24,7 +24,7 @@ public final class OfflineSpeech: SpeechSynthesis {
 }
 
 /// The live voice: speaks on its own thread into the speech buffer the audio thread plays from.
-/// A new announcement interrupts the one being spoken.
+/// A new announcement interrupts the one being spoken, or follows it.
 public final class LiveVoice: Announcer, @unchecked Sendable {
     /// Set when the requested voice was missing and English stands in.
     public private(set) var warning: String?
@@ -32,7 +32,8 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
     private let outputRate: Double
     /// Guards `pending`, `busy` and `stopping`; the worker waits on it.
     private let condition = NSCondition()
-    private var pending: String?
+    /// What is yet to be said, in order.
+    private var pending: [Utterance] = []
     private var stopping = false
     private var busy = false
     /// Read by the synthesis callback: stop the current utterance.
@@ -62,12 +63,21 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Says `text`, cutting off whatever is being said.
+    /// Says `text`, cutting off whatever is being said or waits to be.
     public func say(_ text: String) {
         condition.lock()
-        pending = text
+        pending = [Utterance(text: text, after: false)]
         busy = true
         interrupt.store(true, ordering: .relaxed)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Says `text` after what is being said and waits to be.
+    public func sayAfter(_ text: String) {
+        condition.lock()
+        pending.append(Utterance(text: text, after: true))
+        busy = true
         condition.signal()
         condition.unlock()
     }
@@ -77,7 +87,7 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             condition.lock()
-            let speaking = busy || pending != nil
+            let speaking = busy || !pending.isEmpty
             condition.unlock()
             if !speaking && buffer.isDrained { return }
             usleep(10_000)
@@ -96,23 +106,26 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
     private func run(_ espeak: ESpeak) {
         while true {
             condition.lock()
-            while pending == nil && !stopping { condition.wait() }
+            while pending.isEmpty && !stopping { condition.wait() }
             if stopping { condition.unlock(); return }
-            let text = pending!
-            pending = nil
+            let next = pending.removeFirst()
             interrupt.store(false, ordering: .relaxed)
             condition.unlock()
 
-            buffer.discardQueued()
-            var resampler = Resampler(from: espeak.sampleRate, to: outputRate)
-            espeak.synthesize(text) { chunk in
-                let floats = chunk.map { Float($0) / 32768 }
-                return self.enqueue(floats.withUnsafeBufferPointer { resampler.process($0) })
+            // What follows leaves the last words to be played out; anything else cuts them off.
+            if !next.after { buffer.discardQueued() }
+            let text = next.text
+            if !text.isEmpty {
+                var resampler = Resampler(from: espeak.sampleRate, to: outputRate)
+                espeak.synthesize(text) { chunk in
+                    let floats = chunk.map { Float($0) / 32768 }
+                    return self.enqueue(floats.withUnsafeBufferPointer { resampler.process($0) })
+                }
+                if !interrupt.load(ordering: .relaxed) { _ = enqueue(resampler.finish()) }
             }
-            if !interrupt.load(ordering: .relaxed) { _ = enqueue(resampler.finish()) }
 
             condition.lock()
-            if pending == nil { busy = false }
+            if pending.isEmpty { busy = false }
             condition.unlock()
         }
     }

@@ -11,20 +11,27 @@ public struct DispatcherError: Error, Sendable, CustomStringConvertible {
 
 /// The announcements spoken by speech-dispatcher, the screen reader's speech server, so the user's
 /// own voice, rate and synthesiser apply. Each goes at message priority; a new one cancels only our
-/// previous one (the screen reader's speech is its own). speech-dispatcher reports when each message
+/// previous one (the screen reader's speech is its own), or follows it: speech-dispatcher queues messages of the
+/// same priority. speech-dispatcher reports when each message
 /// starts and stops; `activity` passes that on to the audio thread, which ducks the tone meanwhile.
 ///
 /// Every libspeechd call is made on the voice's own thread: a call waits for the daemon's answer,
 /// and the main loop must never wait on another process.
 ///
-/// When the daemon goes away (restarted, or ended), the voice connects again, as the screen reader
-/// does; if it cannot, `lost` is called once, on the voice's thread, with what was still to be said.
+/// When the daemon goes away (restarted, or ended), the voice tries every half second to connect
+/// again, as the screen reader does, for as long as it runs. Should the daemon stay away longer than
+/// `standInDelay`, `lost` is called, on the voice's thread, with what was still to be said, so
+/// another voice can stand in; when it is back, `back` is called there, and the voice says so.
 public final class DispatcherVoice: Announcer, @unchecked Sendable {
+    /// How long the daemon may be away before another voice stands in.
+    public static let standInDelay = 3.0
     private let events: DispatcherEvents
     private let lost: @Sendable (_ unsaid: String?) -> Void
+    private let back: @Sendable () -> Void
     /// Guards everything below; the thread waits on it.
     private let condition = NSCondition()
-    private var pending: String?
+    /// What is yet to be handed to the daemon, in order.
+    private var pending: [Utterance] = []
     private var busy = false
     private var stopping = false
     private var opening = true
@@ -37,10 +44,12 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
     /// Connects to speech-dispatcher (starting it if the desktop lets clients start it); throws when
     /// it cannot be reached within `timeout` seconds.
     public init(
-        activity: SpeechActivity, timeout: Double = 5, lost: @escaping @Sendable (_ unsaid: String?) -> Void
+        activity: SpeechActivity, timeout: Double = 5, lost: @escaping @Sendable (_ unsaid: String?) -> Void,
+        back: @escaping @Sendable () -> Void
     ) throws(DispatcherError) {
         events = DispatcherEvents(activity: activity)
         self.lost = lost
+        self.back = back
         // A daemon that goes away leaves a socket that raises SIGPIPE on the next write, which would
         // end the program; the failed write is noticed instead.
         signal(SIGPIPE, SIG_IGN)
@@ -75,7 +84,15 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
 
     public func say(_ text: String) {
         condition.lock()
-        pending = text
+        pending = [Utterance(text: text, after: false)]
+        busy = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    public func sayAfter(_ text: String) {
+        condition.lock()
+        pending.append(Utterance(text: text, after: true))
         busy = true
         condition.signal()
         condition.unlock()
@@ -86,7 +103,7 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             condition.lock()
-            let handedOver = !busy && pending == nil
+            let handedOver = !busy && pending.isEmpty
             let said = lastSaid
             let gone = finished
             condition.unlock()
@@ -127,13 +144,27 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
     }
 
     /// A connection to a daemon started again (by the user, the desktop or libspeechd's autospawn),
-    /// tried for `seconds`; nil if none answers.
-    private static func reconnect(within seconds: Double) -> UnsafeMutablePointer<SPDConnection>? {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// tried every half second until one answers; nil when the voice is stopped first. Past
+    /// `standInDelay`, what waits to be said is handed to `lost`, once.
+    private func reconnect() -> (connection: UnsafeMutablePointer<SPDConnection>, stoodIn: Bool)? {
+        let standInTime = Date().addingTimeInterval(Self.standInDelay)
+        var stoodIn = false
         while true {
-            if let connection = connect().0 { return connection }
-            if Date() >= deadline { return nil }
-            usleep(250_000)
+            if let connection = Self.connect().0 { return (connection, stoodIn) }
+            condition.lock()
+            if !stoodIn && Date() >= standInTime {
+                let unsaid = pending.isEmpty ? nil : pending.map(\.text).joined(separator: " ")
+                pending = []
+                busy = false
+                stoodIn = true
+                condition.unlock()
+                lost(unsaid)
+                condition.lock()
+            }
+            if !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+            let stop = stopping
+            condition.unlock()
+            if stop { return nil }
         }
     }
 
@@ -155,9 +186,9 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         while true {
             condition.lock()
             // Awake twice a second while idle, so a daemon that goes away is noticed before the next message.
-            if pending == nil && !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
-            var text = pending
-            pending = nil
+            if pending.isEmpty && !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+            var utterances = pending
+            pending = []
             let stop = stopping
             condition.unlock()
 
@@ -166,30 +197,39 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
                 events.connectionLost()
                 spd_close(connection)
                 if stop { return }
-                guard let again = Self.reconnect(within: 3) else {
-                    condition.lock()
-                    text = pending ?? text
-                    pending = nil
-                    busy = false
-                    condition.unlock()
-                    return lost(text)
-                }
+                condition.lock()
+                // What was asked for meanwhile follows what was taken, unless it cuts that off.
+                pending = pending.first?.after == false ? pending : utterances + pending
+                condition.unlock()
+                guard let (again, stoodIn) = reconnect() else { return }
                 connection = again
                 condition.lock()
                 lastSaid = 0
+                // Said by the daemon that is back: that it is, and what was asked for meanwhile unless
+                // another voice said it.
+                let waiting = stoodIn ? [] : pending.map(\.text)
+                pending = []
+                busy = true
                 condition.unlock()
+                if stoodIn { back() }
+                utterances = [
+                    Utterance(text: ([Phrases.dispatcherBack] + waiting).joined(separator: " "), after: false)
+                ]
             }
             if stop {
                 _ = spd_cancel(connection)
                 spd_close(connection)
                 return
             }
-            guard let text else { continue }
-            _ = spd_cancel(connection)
-            let id = spd_say(connection, SPD_MESSAGE, text)
+            for utterance in utterances {
+                if !utterance.after { _ = spd_cancel(connection) }
+                let id = utterance.text.isEmpty ? 0 : spd_say(connection, SPD_MESSAGE, utterance.text)
+                condition.lock()
+                if id > 0 { lastSaid = Int(id) }
+                condition.unlock()
+            }
             condition.lock()
-            if id > 0 { lastSaid = Int(id) }
-            if pending == nil { busy = false }
+            if pending.isEmpty { busy = false }
             condition.unlock()
         }
     }

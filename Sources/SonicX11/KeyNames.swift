@@ -15,11 +15,20 @@ public enum KeyNames {
         return keysym
     }
 
-    /// The key's name with Control held or not: "Ctrl+" in front when the binding table binds that,
-    /// so Control with any other key does what the key alone does.
-    public static func name(ofKeysym keysym: String, control: Bool) -> String {
+    /// The key's name with Control or Shift held or not: "Ctrl+" or "Shift+" in front when the binding table binds
+    /// that, so a modifier with any other key does what the key alone does.
+    public static func name(ofKeysym keysym: String, control: Bool, shift: Bool = false) -> String {
         let plain = name(ofKeysym: keysym)
-        let withControl = "Ctrl+" + plain
-        return control && Bindings.table.contains { $0.keyName == withControl } ? withControl : plain
+        for (held, prefix) in [(control, "Ctrl+"), (shift, "Shift+")] where held {
+            if Bindings.table.contains(where: { $0.keyName == prefix + plain }) { return prefix + plain }
+        }
+        return plain
+    }
+
+    /// Whether a keysym is a modifier (Shift, Control, Alt, the locks): pressed alone, it is no key of its own.
+    /// As Xlib's IsModifierKey.
+    public static func isModifier(_ keysym: UInt) -> Bool {
+        (0xFFE1...0xFFEE).contains(keysym) || (0xFE01...0xFE13).contains(keysym) || keysym == 0xFF7E
+            || keysym == 0xFF7F
     }
 }

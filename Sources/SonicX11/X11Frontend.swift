@@ -185,9 +185,10 @@ public final class X11Frontend {
             var keysym: KeySym = 0
             var text = [CChar](repeating: 0, count: 8)
             XLookupString(&event.xkey, &text, Int32(text.count), &keysym, nil)
-            if keysym != 0, let name = XKeysymToString(keysym) {
+            if keysym != 0, !KeyNames.isModifier(UInt(keysym)), let name = XKeysymToString(keysym) {
                 let control = event.xkey.state & UInt32(ControlMask) != 0
-                events.append(.key(KeyNames.name(ofKeysym: String(cString: name), control: control)))
+                let shift = event.xkey.state & UInt32(ShiftMask) != 0
+                events.append(.key(KeyNames.name(ofKeysym: String(cString: name), control: control, shift: shift)))
             }
         case ClientMessage where Atom(event.xclient.data.l.0) == deleteWindowAtom:
             events.append(.closeRequested)
@@ -365,5 +366,5 @@ private func ignoreProtocolError(_ display: OpaquePointer?, _ event: UnsafeMutab
 private func exitOnLostConnection(_ display: OpaquePointer?) -> Int32 {
     let message = "sonic-atomic: lost the connection to the X server\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
-    exit(3)
+    exit(ExitStatus.noDisplay.rawValue)
 }

@@ -1,11 +1,13 @@
 // engine-benchmark — renders what the audio thread renders (the profile's chain, ducked under a
 // voice that speaks a tenth of the time) offline, driven by a seeded pitch / loudness / cutoff
-// trajectory that changes 200 times a second, and reports the real-time factor, the time of each
+// trajectory that changes 200 times a second (each change made part way into a block, as the
+// live outputs place them), and reports the real-time factor, the time of each
 // 128-frame block (median, p99), peak memory and, when the allocation counter is preloaded, how many
-// allocations rendering made.
+// allocations rendering made. With --sweeps it also sweeps a lattice — the whole image, a row, a
+// column, each in turn every two seconds, stopped now and then — and the guide beeps all along.
 //
 //   swift build -c release --product engine-benchmark
-//   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--json FILE]
+//   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--sweeps] [--json FILE]
 //   LD_PRELOAD=.build/release/libMallocInterposerSwift.so .build/release/engine-benchmark --count-allocations
 import Foundation
 import MallocInterposerSwift
@@ -21,6 +23,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let seconds = Double(option("--seconds") ?? "60") ?? 60
 let profilePath = option("--profile") ?? "profiles/classic.toml"
 let countAllocations = arguments.contains("--count-allocations")
+let sweeping = arguments.contains("--sweeps")
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("engine-benchmark: \(message)\n".utf8))
@@ -35,6 +38,10 @@ let sampleRate = 48_000.0
 let frames = SynthEngine.blockSize
 let sound = SoundStack(profile: profile, sampleRate: Int(sampleRate), speechSeconds: 1)
 let controls = sound.controls, speech = sound.speech, renderer = sound.renderer
+// The sweeps' tables, built as a session on the doped lattice builds them.
+if sweeping { _ = sound.sound(playing: OverviewSamples.defects(.low).render()) }
+/// What the sweeps do, one every two seconds, in turn.
+let sweeps: [Sweep?] = [.image, .row(100), nil, .column(200), .row(383), .image]
 /// Half a second of "voice" (a gliding tone), queued every five seconds of audio.
 let utterance = (0..<Int(sampleRate / 2)).map { Float(0.5 * sin(Double($0) * (0.05 + Double($0) * 1e-7))) }
 let blocks = Int(seconds * sampleRate) / frames
@@ -84,16 +91,29 @@ let start = now()
 for block in 0..<blocks {
     let frame = block * frames
     let change = trajectory[frame / framesPerChange]
-    controls.set(SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff))
+    // Each change placed as live: stamped part way into the block, so the engine makes it at that frame.
+    let blockTime = Double(frame) / sampleRate
+    let changeTime = blockTime + 0.37 * Double(frames) / sampleRate
+    // The guide, when sweeping: its rate, pitch and side following the pen's pitch.
+    let guide =
+        sweeping
+        ? GuideTone(rate: change.frequency / 160, frequency: change.frequency * 2, pan: change.amplitude * 2 - 1)
+        : .silent
+    controls.set(
+        SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff, guide: guide),
+        at: changeTime)
+    if sweeping && block % (2 * Int(sampleRate) / frames) == 0 {
+        controls.sweep(sweeps[block / (2 * Int(sampleRate) / frames) % sweeps.count], at: changeTime)
+    }
     // A cell boundary crossed every tenth of a second.
-    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick() }
+    if block % (Int(sampleRate) / 10 / frames) == 0 { controls.tick(at: changeTime) }
     // The speech thread's part (not in the block time): an utterance every five seconds.
     if block % (5 * Int(sampleRate) / frames) == 0 {
         speech.discardQueued()
         _ = utterance.withUnsafeBufferPointer { speech.write($0) }
     }
     let blockStart = now()
-    renderer.render(into: output, frames: frames, channels: 2)
+    renderer.render(into: output, frames: frames, channels: 2, at: blockTime)
     blockNanoseconds[block] = now() - blockStart
     peak = max(peak, abs(output[0]))
 }

@@ -13,10 +13,10 @@ final class ThreadNotingRenderer: AudioRenderer {
 
     init(_ inner: AudioRenderer) { self.inner = inner }
 
-    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double?) {
         dataThread.store(UInt(pthread_self()), ordering: .relaxed)
         cycles.add(1, ordering: .relaxed)
-        inner.render(into: buffer, frames: frames, channels: channels)
+        inner.render(into: buffer, frames: frames, channels: channels, at: time)
     }
 }
 

@@ -1,6 +1,7 @@
 // pipewire-allocations — plays the sound engine live through native PipeWire, driven as the pen
-// drives it (pitch, loudness and cutoff changing 200 times a second, ticks, an utterance every five
-// seconds), and counts the allocations made on PipeWire's data thread, where the stream's cycle
+// drives it (pitch, loudness and cutoff changing 200 times a second, ticks, the guide's beeps, an
+// utterance every five seconds, a sweep of the image, a row or a column started or stopped every
+// second), and counts the allocations made on PipeWire's data thread, where the stream's cycle
 // and the renderer run. Needs a PipeWire daemon, and the allocation counter preloaded:
 //
 //   LD_PRELOAD=.build/release/libMallocInterposerSwift.so .build/release/pipewire-allocations [--seconds 10]
@@ -39,10 +40,13 @@ do { profile = try Profile(name: "check", file: profilePath, text: text) } catch
 let sampleRate = 48_000
 let controls = SynthControls()
 let speech = SpeechBuffer(capacity: sampleRate)
+let engine = SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls)
+// The sweeps' tables, as a session on the doped lattice builds them.
+let lattice = OverviewSamples.defects(.low).render()
+engine.load(Instrument(image: lattice, profile: profile, statistics: SampleStatistics(lattice)).sweepTables)
 let renderer = ThreadNotingRenderer(
     VoicedRenderer(
-        engine: SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls),
-        speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume))
+        engine: engine, speech: speech, duckDecibels: profile.speech.duckDecibels, volume: profile.speech.volume))
 let output: PipeWireOutput
 do {
     output = try PipeWireOutput(
@@ -60,8 +64,19 @@ func play(for duration: Double) {
     for step in 0..<Int(duration * 200) {
         pitch = min(1760, max(110, pitch * (1 + 0.06 * random.gaussian())))
         cutoff = min(8000, max(200, cutoff * (1 + 0.1 * random.gaussian())))
-        controls.set(SynthTargets(frequency: pitch, amplitude: random.next() % 50 == 0 ? 0 : 0.3, cutoff: cutoff))
-        if step % 20 == 0 { controls.tick() }
+        // Stamped as the pen's events are, so the data thread places each change at its frame.
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let guide = GuideTone(rate: pitch / 160, frequency: 2 * pitch, pan: cutoff / 4000 - 1)
+        controls.set(
+            SynthTargets(
+                frequency: pitch, amplitude: random.next() % 50 == 0 ? 0 : 0.3, cutoff: cutoff, guide: guide), at: time)
+        if step % 20 == 0 { controls.tick(at: time) }
+        if step % 200 == 0 {
+            let sweeps: [Sweep?] = [.image, .row(100), nil, .column(200), .row(383)]
+            controls.sweep(sweeps[step / 200 % sweeps.count], at: time)
+        }
         if step % 1000 == 0 {
             speech.discardQueued()
             _ = utterance.withUnsafeBufferPointer { speech.write($0) }

@@ -28,7 +28,8 @@ import Testing
             }
         }
         return LatticeColumns(
-            LatticeAnalysis(columns: columns, spacing: spacing), spacing: spacing, pixelSize: pixelSize)
+            LatticeAnalysis(columns: columns, spacing: spacing, width: 200, height: 200), spacing: spacing,
+            pixelSize: pixelSize)
     }
 
     static func profile(_ modes: [Mode]) throws -> Profile {
@@ -36,14 +37,11 @@ import Testing
         return try Profile(name: "test", file: "test.toml", text: "[modes]\norder = [\(order)]\n")
     }
 
-    /// An instrument on a blank 200 × 200 image shown at scale 1 from (0, 0).
-    static func instrument(_ modes: [Mode]) throws -> (Instrument, SynthControls) {
-        let image = GrayImage(width: 200, height: 200, bitDepth: 16, samples: [UInt16](repeating: 100, count: 40_000))
-        let controls = SynthControls()
-        let instrument = Instrument(
-            image: image, profile: try profile(modes), statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
-        return (instrument, controls)
+    /// A blank 200 × 200 image played with `modes`, shown at scale 1 from (0, 0).
+    static func player(_ modes: [Mode]) throws -> TestPlayer {
+        TestPlayer(
+            GrayImage(width: 200, height: 200, bitDepth: 16, samples: [UInt16](repeating: 100, count: 40_000)),
+            profile: try profile(modes))
     }
 
     static func touch(_ x: Double, _ y: Double) -> PenEvent {
@@ -54,52 +52,53 @@ import Testing
     }
 
     @Test func columnIntensityPitchesEachColumnByItsBrightnessAndIsQuietBetween() throws {
-        let (instrument, controls) = try Self.instrument([.columnIntensity])
+        let player = try Self.player([.columnIntensity])
         // Before the lattice is known: silence.
-        #expect(instrument.handle(Self.touch(110, 110)).amplitude == 0)
-        instrument.set(lattice: Self.lattice())
-        let dopant = instrument.handle(Self.touch(111, 109))
+        #expect(player.handle(Self.touch(110, 110)).amplitude == 0)
+        player.set(lattice: Self.lattice())
+        let dopant = player.handle(Self.touch(111, 109))
         #expect(abs(dopant.frequency - 440 * pow(2, 0.5)) < 1e-6 && dopant.amplitude == 0.5)
-        let dopantNote = controls.targets.note
-        let usual = instrument.handle(Self.touch(70, 110))
+        let dopantNote = player.targets.note
+        let usual = player.handle(Self.touch(70, 110))
         #expect(usual.amplitude == 0.5)
         #expect(abs(usual.frequency - 440) < 1e-6)
-        #expect(controls.targets.note != dopantNote, "each column is a note of its own")
+        #expect(player.targets.note != dopantNote, "each column is a note of its own")
         // Between columns, beyond the reach of 0.3 spacings: quiet.
-        #expect(instrument.handle(Self.touch(100, 110)).amplitude == 0)
+        #expect(player.handle(Self.touch(100, 110)).amplitude == 0)
     }
 
     @Test func latticeDisplacementPitchesHowFarAndPansWhichWay() throws {
-        let (instrument, controls) = try Self.instrument([.latticeDisplacement])
+        let player = try Self.player([.latticeDisplacement])
         let lattice = Self.lattice(pixelSize: PixelSize(picometres: 20))
         #expect(lattice.analysis.sublatticeCount == 2)
-        instrument.set(lattice: lattice)
+        player.set(lattice: lattice)
         // 0.5 px at 20 pm a pixel: 10 pm, a fifth of the full scale of 50 pm.
         let left = Self.light(6, 3)
-        let leftRecord = instrument.handle(Self.touch(left.x, left.y))
+        let leftRecord = player.handle(Self.touch(left.x, left.y))
         #expect(abs(leftRecord.frequency - 220 * pow(2, 2 * 10.0 / 50)) < 1e-6)
-        #expect(abs(controls.targets.pan + 0.8) < 1e-6)
+        #expect(abs(player.targets.pan + 0.8) < 1e-6)
         // Neither up (all of tilt-filter's FM index of 6) nor down (none): half of it.
-        #expect(abs((controls.targets.timbre ?? 0) - 3) < 1e-6)
+        #expect(abs((player.targets.timbre ?? 0) - 3) < 1e-6)
         let right = Self.light(1, 3)
-        let rightRecord = instrument.handle(Self.touch(right.x, right.y))
+        let rightRecord = player.handle(Self.touch(right.x, right.y))
         #expect(abs(rightRecord.frequency - leftRecord.frequency) < 1e-6)
-        #expect(abs(controls.targets.pan - 0.8) < 1e-6)
+        #expect(abs(player.targets.pan - 0.8) < 1e-6)
         // A heavy column on its site: the lowest pitch, in the middle.
-        let heavy = instrument.handle(Self.touch(70, 70))
-        #expect(abs(heavy.frequency - 220) < 1e-3 && abs(controls.targets.pan) < 1e-3)
+        let heavy = player.handle(Self.touch(70, 70))
+        #expect(abs(heavy.frequency - 220) < 1e-3 && abs(player.targets.pan) < 1e-3)
     }
 
     @Test func theModesSayWhatTheyNeedUntilThereIsALattice() throws {
-        let (instrument, _) = try Self.instrument([.intensityPitch, .columnIntensity, .latticeDisplacement])
-        let controller = SessionController(instrument: instrument, opened: OpenedImage(fileName: "test.png"))
+        let player = try Self.player([.intensityPitch, .columnIntensity, .latticeDisplacement])
+        let controller = SessionController(sound: player.sound, opened: OpenedImage(fileName: "test.png"))
         func speech(_ outputs: [ControllerOutput]) -> [String] {
             outputs.compactMap { if case .speak(let text) = $0 { text } else { nil } }
         }
         #expect(
             speech(controller.handle(key: "2", at: 1))
                 == ["Mode 2, column intensity. This mode needs the lattice, which is still being found."])
-        let none = LatticeColumns(LatticeAnalysis(columns: [], spacing: 0), spacing: 0, pixelSize: nil)
+        let none = LatticeColumns(
+            LatticeAnalysis(columns: [], spacing: 0, width: 200, height: 200), spacing: 0, pixelSize: nil)
         _ = controller.setColumns([], lattice: none)
         #expect(
             speech(controller.handle(key: "3", at: 2))

@@ -62,16 +62,24 @@ import Testing
             return PenEvent(
                 time: t, rootX: x, rootY: 10, pressure: pressure, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
         }
+        let doubleClickTime = Profile.builtIn.gestures.doubleClickTime
         #expect(g.update(event(1, [2])).isEmpty && g.deadline != nil)
         _ = g.update(event(1.05, []))
         #expect(g.update(event(1.1, [2])) == [.gesture(.lowerBarrelDoubleClick)])
-        _ = g.update(event(1.2, []))
+        // The second press of a double click, held, is no hold.
+        #expect(g.poll(at: 2).isEmpty)
+        _ = g.update(event(2.1, []))
         _ = g.update(event(3, [2]))
-        #expect(
-            g.poll(at: 3.1) == nil
-                && g.poll(at: 3 + Profile.builtIn.gestures.doubleClickTime + 0.01) == .lowerBarrelClick)
+        _ = g.update(event(3.05, []))
+        #expect(g.poll(at: 3.1).isEmpty && g.poll(at: 3 + doubleClickTime + 0.01) == [.lowerBarrelClick])
+        // The upper button: a press once the double-click time has passed, a double click at once.
         _ = g.update(event(4, [3]))
-        #expect(g.update(event(4.1, [])) == [.gesture(.upperBarrelPress)])
+        #expect(g.update(event(4.1, [])).isEmpty)
+        #expect(g.poll(at: 4.1 + doubleClickTime + 0.01) == [.upperBarrelPress])
+        _ = g.update(event(4.8, [3]))
+        _ = g.update(event(4.85, []))
+        _ = g.update(event(4.9, [3]))
+        #expect(g.update(event(4.95, [])) == [.gesture(.upperBarrelDoubleClick)])
         _ = g.update(event(5, [3]))
         #expect(g.update(event(5.1, [3], x: 20)) == [.gesture(.upperBarrelDrag), .drag(dx: 10, dy: 0)])
         #expect(g.update(event(5.2, [], x: 20)) == [.dragEnd])
@@ -79,136 +87,42 @@ import Testing
         #expect(g.update(event(6.05, [])) == [.tap(x: 10, y: 10)])
     }
 
-    @Test func pressureCurveIsABezierThroughTheCorners() {
-        let linear = PressureCurve.linear
-        for x in stride(from: 0.0, through: 1, by: 0.1) { #expect(abs(linear(x) - x) < 1e-9) }
-        // Control points above the diagonal lift a light touch, below it soften it.
-        let soft = PressureCurve(x1: 0, y1: 0.75, x2: 0.25, y2: 1),
-            hard = PressureCurve(x1: 0.75, y1: 0, x2: 1, y2: 0.25)
-        #expect(soft(0.2) > 0.5 && hard(0.2) < 0.05)
-        #expect(soft(0) == 0 && abs(soft(1) - 1) < 1e-9 && hard(0) == 0 && abs(hard(1) - 1) < 1e-9)
-        // Monotonic, and exactly the Bézier: check against its parametric form.
-        var previous = -1.0
-        for i in 0...50 {
-            let t = Double(i) / 50
-            let u = 1 - t
-            let x = 3 * u * u * t * 0 + 3 * u * t * t * 0.25 + t * t * t
-            let y = 3 * u * u * t * 0.75 + 3 * u * t * t * 1 + t * t * t
-            #expect(abs(soft(x) - y) < 1e-6)
-            #expect(soft(x) >= previous)
-            previous = soft(x)
+    /// Either barrel button held still for the hold time is a hold, known without an event; its release is then no
+    /// click, no press and no drag. Moved, it is none.
+    @Test func aBarrelButtonHeldStillIsAHold() {
+        var g = PenGestures(Profile.builtIn.gestures)
+        func event(_ t: Double, _ buttons: [Int], x: Double = 10) -> PenEvent {
+            var b = PenButtons()
+            for n in buttons { b.insert(n) }
+            return PenEvent(time: t, rootX: x, rootY: 10, pressure: 0, tiltX: 0, tiltY: 0, buttons: b, inWindow: true)
         }
-        // Out of range: clamped.
-        #expect(linear(-1) == 0 && linear(2) == 1)
-    }
-
-    @Test func tiltGivesAltitudeAndAzimuth() {
-        let upright = PenTilt(tiltX: 0, tiltY: 0)
-        #expect(upright.altitude == 0 && upright.azimuth == 0)
-        let right = PenTilt(tiltX: 40, tiltY: 0)
-        #expect(abs(right.altitude - 40) < 1e-9 && abs(right.azimuth) < 1e-9)
-        let towards = PenTilt(tiltX: 0, tiltY: 30)
-        #expect(abs(towards.altitude - 30) < 1e-9 && abs(towards.azimuth - 90) < 1e-9)
-        let left = PenTilt(tiltX: -20, tiltY: 0)
-        #expect(abs(left.altitude - 20) < 1e-9 && abs(abs(left.azimuth) - 180) < 1e-9)
-        // Both at 45°: the pen's direction is (1, 1, 1), 54.7° from vertical, leaning diagonally.
-        let diagonal = PenTilt(tiltX: 45, tiltY: 45)
-        #expect(abs(diagonal.altitude - atan(sqrt(2)) * 180 / .pi) < 1e-9 && abs(diagonal.azimuth - 45) < 1e-9)
-        let away = PenTilt(tiltX: 0, tiltY: -60)
-        #expect(abs(away.azimuth + 90) < 1e-9)
-    }
-
-    @Test func modeCycleWrapsAndSelects() {
-        var cycle = ModeCycle(order: [.intensityPitch, .tiltFilter, .unitCellTagging])
-        #expect(cycle.current == .intensityPitch && cycle.number == 1)
-        cycle.next(); cycle.next()
-        #expect(cycle.current == .unitCellTagging && cycle.number == 3)
-        cycle.next()
-        #expect(cycle.current == .intensityPitch)
-        cycle.previous()
-        #expect(cycle.current == .unitCellTagging)
-        #expect(cycle.select(number: 2) && cycle.current == .tiltFilter)
-        #expect(!cycle.select(number: 4) && !cycle.select(number: 0) && cycle.current == .tiltFilter)
-        #expect(!cycle.select(.pressureAmplitude) && cycle.select(.intensityPitch) && cycle.number == 1)
-        #expect(Mode.pressureAmplitude.spokenName == "pressure amplitude")
-    }
-}
-
-@Suite struct InstrumentModeTests {
-    /// A 4×4 image, all at level 1 (1760 Hz), at scale 10.
-    func setup(_ profile: Profile = .builtIn) -> (Instrument, SynthControls) {
-        var samples = [UInt16](repeating: 0, count: 16)
-        samples[15] = 1; samples[5] = 60000; samples[6] = 60000
-        let image = GrayImage(width: 4, height: 4, bitDepth: 16, samples: samples)
-        let controls = SynthControls()
-        let instrument = Instrument(
-            image: image, profile: profile, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: controls)
-        return (instrument, controls)
-    }
-
-    func touch(pressure: Double, tiltX: Double = 0, tiltY: Double = 0) -> PenEvent {
-        var b = PenButtons()
-        b.insert(1)
-        return PenEvent(
-            time: 0, rootX: 15, rootY: 15, pressure: pressure, tiltX: tiltX, tiltY: tiltY, buttons: b, inWindow: true)
-    }
-
-    @Test func loudnessIsFixedOrFollowsPressure() {
-        let (instrument, controls) = setup()
-        instrument.handle(touch(pressure: 0.2))
-        #expect(controls.targets.amplitude == 0.5 && controls.targets.cutoff == nil)
-        instrument.set(mode: .pressureAmplitude)
-        // The mode applies to the sound at once.
-        let p = Profile.builtIn.pressure
-        #expect(abs(controls.targets.amplitude - p.fullLevel * (0.2 - p.threshold) / (1 - p.threshold)) < 1e-12)
-        instrument.handle(touch(pressure: 1))
-        #expect(abs(controls.targets.amplitude - p.fullLevel) < 1e-12)
-        instrument.handle(touch(pressure: p.threshold))
-        #expect(controls.targets.amplitude == 0)
-        instrument.set(mode: .unitCellTagging)
-        #expect(controls.targets.amplitude == 0.5)
-    }
-
-    @Test func tiltOpensAndClosesTheFilterAroundThePitch() {
-        let (instrument, controls) = setup()
-        instrument.set(mode: .tiltFilter)
-        instrument.handle(touch(pressure: 0.5))
-        let pitch = controls.targets.frequency
-        #expect(abs(pitch - 1760) < 1e-9)
-        #expect(abs(controls.targets.cutoff! - min(16 * pitch, 20_000)) < 1e-6)
-        #expect(controls.targets.timbre == 6 && controls.targets.resonance == 0)
-        instrument.handle(touch(pressure: 0.5, tiltX: 30))
-        #expect(abs(controls.targets.cutoff! - 4 * pitch) < 1e-6) // half the lean range: half way in octaves
-        instrument.handle(touch(pressure: 0.5, tiltX: 60))
-        #expect(abs(controls.targets.cutoff! - pitch) < 1e-6)
-        #expect(controls.targets.resonance == 0) // leaning sideways: no resonance
-        instrument.handle(touch(pressure: 0.5, tiltY: 60))
-        #expect(abs(controls.targets.resonance! - 0.8) < 1e-9) // fully towards the user
-        instrument.handle(touch(pressure: 0.5, tiltY: -60))
-        #expect(controls.targets.resonance == 0) // away
-    }
-
-    @Test func tiltCanPanInstead() throws {
-        let profile = try Profile(name: "p", file: "p.toml", text: "[tilt]\nazimuth = \"pan\"\n")
-        #expect(profile.chain.panned)
-        let (instrument, controls) = setup(profile)
-        instrument.set(mode: .tiltFilter)
-        instrument.handle(touch(pressure: 0.5, tiltX: -60))
-        #expect(abs(controls.targets.pan + 1) < 1e-9)
-        instrument.handle(touch(pressure: 0.5, tiltX: 30))
-        #expect(abs(controls.targets.pan - 0.5) < 1e-9)
-        #expect(controls.targets.resonance == nil)
+        let hold = PenGestures.holdTime
+        _ = g.update(event(1, [2]))
+        // Still held past the double-click time: not yet a click, and not yet a hold.
+        #expect(g.poll(at: 1.5).isEmpty && abs(g.deadline! - (1 + hold)) < 1e-9)
+        #expect(g.poll(at: 1 + hold) == [.lowerBarrelHold])
+        #expect(g.update(event(2, [])).isEmpty && g.poll(at: 3).isEmpty)
+        // Released before the hold time: a click, known at the release.
+        _ = g.update(event(4, [2]))
+        #expect(g.update(event(4.5, [])) == [.gesture(.lowerBarrelClick)])
+        // The upper button held: a hold, and its release nothing; through events as much as through polling.
+        _ = g.update(event(5, [3]))
+        #expect(g.update(event(5 + hold + 0.01, [3])) == [.gesture(.upperBarrelHold)])
+        #expect(g.update(event(6, [3], x: 30)).isEmpty && g.update(event(6.1, [], x: 30)).isEmpty)
+        #expect(g.poll(at: 8).isEmpty)
+        // Moved more than the drag threshold while held: no hold, but a click.
+        _ = g.update(event(9, [2]))
+        _ = g.update(event(9.1, [2], x: 20))
+        #expect(g.poll(at: 9 + hold + 0.1) == [.lowerBarrelClick])
     }
 }
 
 @Suite struct SessionControllerTests {
     func make() -> SessionController {
-        let image = GrayImage(width: 10, height: 10, bitDepth: 16, samples: (0..<100).map { UInt16($0 * 600) })
-        let instrument = Instrument(
-            image: image, profile: .builtIn, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 10), controls: SynthControls())
-        return SessionController(instrument: instrument, opened: OpenedImage(fileName: "test.png"))
+        TestPlayer(
+            GrayImage(width: 10, height: 10, bitDepth: 16, samples: (0..<100).map { UInt16($0 * 600) }), scale: 10
+        )
+        .controller()
     }
 
     func pen(_ t: Double, x: Double = 55, y: Double = 35, buttons: [Int] = [], pressure: Double = 0) -> PenEvent {
@@ -235,10 +149,11 @@ import Testing
         let second = c.handle(pen(1.17, buttons: [2]))
         #expect(second.contains(.mode(.pressureAmplitude)))
         #expect(speech(second) == ["Mode 2, pressure amplitude."])
-        #expect(c.instrument.mode == .pressureAmplitude)
+        #expect(c.state.mode == .pressureAmplitude)
         _ = c.handle(pen(1.2))
         // One click: nothing until the double-click time has passed, then where am I.
         #expect(c.handle(pen(3.0, buttons: [2])).count == 1)
+        #expect(c.handle(pen(3.05)).count == 1)
         #expect(c.poll(at: 3.2).isEmpty)
         // Pixel (5, 3) holds 21000; the percentiles are 0 and 59400: 35 percent.
         #expect(speech(c.poll(at: 3.41)) == ["x 5, y 3, intensity 35 percent"])
@@ -248,9 +163,11 @@ import Testing
         let c = make()
         _ = c.handle(key: "Space", at: 0)
         _ = c.handle(pen(1, buttons: []))
-        // The upper button acts on release (held and dragged, it would move the view instead).
+        // The upper button acts once released (held and dragged, it would move the view instead) and the
+        // double-click time has passed.
         #expect(speech(c.handle(pen(1.1, buttons: [3]))).isEmpty)
-        #expect(speech(c.handle(pen(1.15, buttons: []))) == ["The pen is not on the tablet."])
+        #expect(speech(c.handle(pen(1.15, buttons: []))).isEmpty)
+        #expect(speech(c.poll(at: 1.6)) == ["The pen is not on the tablet."])
         _ = c.handle(key: "4", at: 0)
         // A tap tags; the upper button takes it back.
         _ = c.handle(pen(2.0, buttons: [1], pressure: 0.5))
@@ -258,7 +175,8 @@ import Testing
         #expect(tap.contains(.tagAdded(Tag(id: 1, x: 5, y: 3))))
         #expect(speech(tap) == ["Tag 1 at x 5, y 3, intensity 35 percent."])
         _ = c.handle(pen(2.5, buttons: [3]))
-        let undo = c.handle(pen(2.55, buttons: []))
+        _ = c.handle(pen(2.55, buttons: []))
+        let undo = c.poll(at: 3)
         #expect(undo.contains(.tagRemoved(Tag(id: 1, x: 5, y: 3))) && speech(undo) == ["Removed tag 1."])
         #expect(c.book.tags.isEmpty)
     }
@@ -292,5 +210,23 @@ import Testing
 
     @Test func closingTheWindowQuitsAsTheQuitKeyDoes() {
         #expect(make().handle(.windowClosed, at: 0) == [.speak("Goodbye."), .quit])
+    }
+
+    /// While the sound server is away nothing can be heard: the panel says so, and once it is back the
+    /// user hears that it is, with the last thing they asked for meanwhile.
+    @Test func soundThatComesBackSaysSoWithWhatWasAskedMeanwhile() {
+        let c = make()
+        _ = c.handle(key: "H", at: 0)
+        #expect(c.soundLost().isEmpty)
+        #expect(c.overlay.status.first == Phrases.noSoundServer)
+        _ = c.handle(pen(1, x: 95, y: 95))
+        _ = c.handle(key: "Space", at: 1)
+        _ = c.handle(key: "7", at: 2)
+        #expect(speech(c.soundBack()) == ["Sound is back. There is no mode 7."])
+        #expect(c.overlay.status.first == "Mode 1: intensity pitch")
+        #expect(speech(c.handle(key: "R", at: 3)) == ["Sound is back. There is no mode 7."])
+        // Nothing asked for meanwhile: only that it is back.
+        _ = c.soundLost()
+        #expect(speech(c.soundBack()) == ["Sound is back."])
     }
 }

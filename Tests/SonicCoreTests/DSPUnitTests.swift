@@ -83,7 +83,7 @@ import Testing
         for unit: any SoundUnit in [
             FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 500, level: 0.25),
             FMOscillator(sampleRate: Self.rate, rampSamples: Self.ramp, carrierFrequency: 1300, level: 0.6),
-            Fader(rampSamples: Self.ramp, gain: 0.5, range: 0...4)
+            Fader(rampSamples: Self.ramp, gain: 0.5)
         ] {
             Self.run(unit, &out, &right)
         }

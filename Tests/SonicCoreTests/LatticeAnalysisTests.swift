@@ -32,7 +32,7 @@ struct LatticeAnalysisTests {
         let truth = PhysicsSamples.dopedLattice()
         let finder = ColumnFinder(image: truth.render())
         let spacing = try #require(finder.spacing)
-        let analysis = LatticeAnalysis(columns: finder.findAll(), spacing: spacing)
+        let analysis = LatticeAnalysis(finding: finder)
         #expect(analysis.sublatticeCount == 1)
         #expect(abs(try #require(analysis.a).length - 24) < 0.05)
         #expect(abs(try #require(analysis.b).length - 24) < 0.05)
@@ -66,7 +66,7 @@ struct LatticeAnalysisTests {
         let truth = PhysicsSamples.polarDomains(size: 256)
         let finder = ColumnFinder(image: truth.render())
         let spacing = try #require(finder.spacing)
-        let analysis = LatticeAnalysis(columns: finder.findAll(), spacing: spacing)
+        let analysis = LatticeAnalysis(finding: finder)
         #expect(analysis.sublatticeCount == 2)
         let pairs = matched(analysis, truth, spacing: spacing)
         #expect(pairs.count >= 200)
@@ -98,7 +98,7 @@ struct LatticeAnalysisTests {
                 }
             }
         }
-        let analysis = LatticeAnalysis(columns: columns, spacing: 20 / 3.0.squareRoot())
+        let analysis = LatticeAnalysis(columns: columns, spacing: 20 / 3.0.squareRoot(), width: 300, height: 220)
         #expect(analysis.sublatticeCount == 2)
         #expect(abs((analysis.a?.length ?? 0) - 20) < 1e-6)
         #expect(analysis.columns.allSatisfy { ($0.displacement?.length ?? 1) < 1e-6 })
@@ -114,7 +114,7 @@ struct LatticeAnalysisTests {
             }
         }
         columns.append(AtomColumn(x: 5 + 16 * 6.5, y: 7 + 16 * 6.5, peak: 300, quality: 1, sigma: 2))
-        let analysis = LatticeAnalysis(columns: columns, spacing: 16)
+        let analysis = LatticeAnalysis(columns: columns, spacing: 16, width: 160, height: 160)
         #expect(analysis.sublatticeCount == 1)
         #expect(analysis.columns.last?.sublattice == nil)
         #expect(analysis.columns.dropLast().allSatisfy { $0.sublattice == 1 && $0.displacement!.length < 1e-6 })
@@ -123,7 +123,7 @@ struct LatticeAnalysisTests {
     @Test("Too few columns give no lattice")
     func noLattice() {
         let few = [AtomColumn(x: 1, y: 2, peak: 1, quality: 1, sigma: 1)]
-        let analysis = LatticeAnalysis(columns: few, spacing: 10)
+        let analysis = LatticeAnalysis(columns: few, spacing: 10, width: 10, height: 10)
         #expect(analysis.a == nil && analysis.sublatticeCount == 0 && analysis.columns[0].sublattice == nil)
     }
 }

@@ -112,10 +112,10 @@ import Testing
             self.driver = driver
             var samples = [UInt16](repeating: 0, count: 16)
             samples[5] = 60000; samples[15] = 1
-            let instrument = stack.instrument(
-                playing: GrayImage(width: 4, height: 4, bitDepth: 16, samples: samples))
-            instrument.place(Viewport(originX: 0, originY: 0, scale: 10))
-            controller = SessionController(instrument: instrument, opened: OpenedImage(fileName: "t.png"))
+            controller = SessionController(
+                sound: stack.sound(playing: GrayImage(width: 4, height: 4, bitDepth: 16, samples: samples)),
+                opened: OpenedImage(fileName: "t.png"))
+            _ = controller.place(window: ScreenRect(x: 0, y: 0, width: 40, height: 40))
             tracker = PenTracker(devices: driver.others + (driver.listedAtStart ? [driver.pen] : []))
         }
 
@@ -187,7 +187,7 @@ import Testing
 
         // The lower barrel button's double click: mode 2, where pressure sets the loudness.
         session.doubleClickLowerBarrel()
-        #expect(session.controller.instrument.mode == .pressureAmplitude)
+        #expect(session.controller.state.mode == .pressureAmplitude)
         session.report(pressure: 1)
         #expect(abs(session.targets.amplitude - Profile.builtIn.pressure.fullLevel) < 1e-3)
         session.report(pressure: 0.25)
@@ -195,7 +195,7 @@ import Testing
 
         // Mode 3: leaning 30 degrees (half the lean range) puts the cutoff two octaves above the pitch.
         session.doubleClickLowerBarrel()
-        #expect(session.controller.instrument.mode == .tiltFilter)
+        #expect(session.controller.state.mode == .tiltFilter)
         session.report(pressure: 0.5, tilt: (30, 0))
         let cutoff = session.targets.cutoff ?? 0
         #expect(abs(log2(cutoff / pitch) - 2) < 0.05, "\(driver.name): cutoff \(cutoff) Hz for a pitch of \(pitch) Hz")
@@ -205,7 +205,7 @@ import Testing
         session.report(.press(driver.thirdButton))
         session.report(.release(driver.thirdButton))
         session.report(after: 1)
-        #expect(session.spoken.count == spokenBefore && session.controller.instrument.mode == .tiltFilter)
+        #expect(session.spoken.count == spokenBefore && session.controller.state.mode == .tiltFilter)
 
         // Lifting and leaving the tablet, as the driver shows it: the tone is gone within 10 ms.
         session.report(.release(PenButtons.tip), pressure: driver.liftLeavesPressure ? 0.02 : 0)

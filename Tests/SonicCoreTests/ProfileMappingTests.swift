@@ -8,10 +8,8 @@ import Testing
     @Test func keysZoomPanAndShowTheStatus() {
         let image = GrayImage(
             width: 1500, height: 900, bitDepth: 16, samples: (0..<1_350_000).map { UInt16($0 % 60000) })
-        let instrument = Instrument(
-            image: image, profile: .builtIn, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
-        let c = SessionController(instrument: instrument, opened: OpenedImage(fileName: "big.png"))
+        let c = SessionController(
+            sound: TestPlayer(image, profile: .builtIn).sound, opened: OpenedImage(fileName: "big.png"))
         #expect(
             c.place(window: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)) == [
                 .viewport(Viewport(fitting: 1500, 900, into: ScreenRect(x: 0, y: 0, width: 1920, height: 1080)))
@@ -34,10 +32,8 @@ import Testing
     @Test func controlPlusAndMinusSizeTheTextFromTheProfilesSize() throws {
         let image = GrayImage(width: 40, height: 30, bitDepth: 16, samples: [UInt16](repeating: 7, count: 1200))
         let profile = try Profile(name: "large", file: "large.toml", text: "[display]\ntext_size = 2.5\n")
-        let instrument = Instrument(
-            image: image, profile: profile, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: SynthControls())
-        let c = SessionController(instrument: instrument, opened: OpenedImage(fileName: "small.png"))
+        let c = SessionController(
+            sound: TestPlayer(image, profile: profile).sound, opened: OpenedImage(fileName: "small.png"))
         func speech(_ o: [ControllerOutput]) -> [String] {
             o.compactMap { if case .speak(let t) = $0 { t } else { nil } }
         }

@@ -106,8 +106,8 @@ extension ProfileTests {
         #expect(!profile.gestures.cellTicks && profile.chain.tickLevel == 0.1)
         #expect(Profile.builtIn.gestures.cellTicks && Profile.builtIn.chain.tickLevel == 0.25)
         #expect(profile.speech.voice == "de" && profile.speech.rate == 200 && profile.speech.duckDecibels == 18)
-        // No tilt-filter mode: no extra ladder, no panner.
-        #expect(profile.chain.effects.isEmpty && !profile.chain.panned)
+        // No tilt-filter mode: no ladder for the tilt, no panner.
+        #expect(profile.chain.effects.isEmpty && !profile.chain.filtered && !profile.chain.panned)
     }
 
     @Test(

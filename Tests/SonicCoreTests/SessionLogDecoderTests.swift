@@ -46,7 +46,10 @@ import Testing
             .tag(t: 6, Tag(id: 3, x: 2.5, y: -0.25, snapped: true)), .untag(t: 7, id: 3),
             .cursor(t: 8, ImagePoint(x: 1, y: 2)), .cursor(t: 9, nil),
             .cell(t: 10, cell, ticks: true), .cell(t: 11, nil, ticks: false), .dropout(t: 12, count: 4, at: nil),
-            .dropout(t: 13, count: 5, at: 12.9375)
+            .dropout(t: 13, count: 5, at: 12.9375), .sound(t: 14, .lost(reason: "PulseAudio: gone (\"x\")")),
+            .sound(t: 15, .back(server: "PipeWire")), .speech(t: 16, text: "Square lattice.", after: true),
+            .sweep(t: 17, .image), .sweep(t: 18, .row(0)), .sweep(t: 19, .column(383)), .sweep(t: 20, nil),
+            .guide(t: 21, Guidance(target: ImagePoint(x: 125.5, y: -0.25), radius: 24.01)), .guide(t: 22, nil)
         ]
         for record in records {
             #expect(try decode(record.jsonLine) == record, "\(record.jsonLine)")
@@ -99,6 +102,7 @@ import Testing
         #expect(failure(#"{"type":"untag","t":2,"id":2.5}"#) == "log.jsonl:7: \"id\" must be a whole number")
         #expect(failure(#"{"type":"dropout","t":2,"count":-1}"#) != nil)
         #expect(failure(#"{"type":"dropout","t":2,"count":1,"at":-5}"#) != nil)
+        #expect(failure(#"{"type":"sound","t":2}"#) == "log.jsonl:7: \"playing\" must be true or false")
         #expect(
             failure(#"{"type":"cell","t":2,"ticks":true,"ox":0,"oy":0,"ax":1,"ay":0,"bx":2,"by":0}"#)
                 == "log.jsonl:7: the cell's vectors do not span a cell")
@@ -110,6 +114,44 @@ import Testing
             failure(
                 #"{"type":"start","t":1,"image":"x","width":3,"height":4,"bitDepth":16,"profile":"p","sampleRate":48000,"rate":5}"#
             ) != nil)
+    }
+
+    /// A sweep names its kind, and a line its index; a guide's place has a radius above nothing.
+    @Test func sweepsAndGuidesAreCheckedFieldByField() throws {
+        #expect(try decode(#"{"type":"sweep","t":2,"kind":"row","index":7}"#) == .sweep(t: 2, .row(7)))
+        #expect(try decode(#"{"type":"speech","t":2,"text":"x","after":false}"#) == .speech(t: 2, text: "x"))
+        let sweepError = "log.jsonl:7: a sweep is \"image\", or a \"row\" or \"column\" with its \"index\""
+        for line in [
+            #"{"type":"sweep","t":2,"kind":"diagonal"}"#, #"{"type":"sweep","t":2,"kind":"row"}"#,
+            #"{"type":"sweep","t":2,"kind":"image","index":3}"#
+        ] {
+            #expect(failure(line) == sweepError, "\(line)")
+        }
+        #expect(failure(#"{"type":"sweep","t":2,"kind":"column","index":-1}"#)?.contains("\"index\"") == true)
+        #expect(failure(#"{"type":"sweep","t":2,"kind":"column","index":2.5}"#)?.contains("whole number") == true)
+        #expect(failure(#"{"type":"sweep","t":2,"kind":7}"#) == "log.jsonl:7: \"kind\" must be text")
+        #expect(
+            failure(#"{"type":"speech","t":2,"text":"x","after":1}"#) == "log.jsonl:7: \"after\" must be true or false")
+        #expect(
+            failure(#"{"type":"guide","t":2,"ix":1,"iy":2,"radius":0}"#) == "log.jsonl:7: \"radius\" must be above 0")
+        #expect(failure(#"{"type":"guide","t":2,"ix":1,"iy":2}"#) == "log.jsonl:7: \"radius\" must be a number")
+        #expect(failure(#"{"type":"guide","t":2,"ix":1,"radius":3}"#) == "log.jsonl:7: \"iy\" must be a number")
+        #expect(failure(#"{"type":"guide","t":2,"ix":1e300,"iy":2,"radius":3}"#)?.contains("\"ix\"") == true)
+        // A line to sweep must be one of the image's, as the start record gives its size.
+        var check = SessionLogCheck()
+        try check.admit(
+            .start(
+                StartRecord(
+                    t: 1, image: "x", width: 30, height: 20, bitDepth: 16, sampleType: "uint16", profile: "p",
+                    sampleRate: 48000)), place: "log:1")
+        try check.admit(.sweep(t: 2, .row(19)), place: "log:2")
+        try check.admit(.sweep(t: 2, .column(29)), place: "log:3")
+        #expect(throws: SessionLogError(message: "log:4: the row to sweep is outside the image")) {
+            try check.admit(.sweep(t: 2, .row(20)), place: "log:4")
+        }
+        #expect(throws: SessionLogError(message: "log:5: the column to sweep is outside the image")) {
+            try check.admit(.sweep(t: 2, .column(30)), place: "log:5")
+        }
     }
 
     /// Older logs (no image number or sample type) still read.

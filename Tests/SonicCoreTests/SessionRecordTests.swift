@@ -54,6 +54,24 @@ import Testing
         #expect(
             SessionRecord.dropout(t: 11, count: 3, at: 10.96).jsonLine
                 == #"{"type":"dropout","t":11,"count":3,"at":10.96}"#)
+        #expect(
+            SessionRecord.sound(t: 12, .lost(reason: "gone")).jsonLine
+                == #"{"type":"sound","t":12,"playing":false,"reason":"gone"}"#)
+        #expect(
+            SessionRecord.sound(t: 13, .back(server: "PipeWire")).jsonLine
+                == #"{"type":"sound","t":13,"playing":true,"server":"PipeWire"}"#)
+        #expect(
+            SessionRecord.speech(t: 14, text: "Square lattice.", after: true).jsonLine
+                == #"{"type":"speech","t":14,"text":"Square lattice.","after":true}"#)
+        #expect(
+            [.sweep(t: 15, .image), .sweep(t: 16, .column(12)), .sweep(t: 17, nil)].map(\SessionRecord.jsonLine) == [
+                #"{"type":"sweep","t":15,"kind":"image"}"#, #"{"type":"sweep","t":16,"kind":"column","index":12}"#,
+                #"{"type":"sweep","t":17}"#
+            ])
+        #expect(
+            SessionRecord.guide(t: 18, Guidance(target: ImagePoint(x: 125, y: 265.5), radius: 24.5)).jsonLine
+                == #"{"type":"guide","t":18,"ix":125,"iy":265.5,"radius":24.5}"#)
+        #expect(SessionRecord.guide(t: 19, nil).jsonLine == #"{"type":"guide","t":19}"#)
         let viewport = SessionRecord.viewport(t: 2, Viewport(originX: 420, originY: 0, scale: 2.8125))
         #expect(viewport.jsonLine == #"{"type":"viewport","t":2,"originX":420,"originY":0,"scale":2.8125}"#)
     }

@@ -7,15 +7,15 @@ import Testing
     @Test func theInstrumentPlaysThroughTheStackAndTheVoiceDucksIt() {
         let stack = SoundStack(profile: .builtIn, sampleRate: 48_000, speechSeconds: 0.5)
         let image = GrayImage(width: 4, height: 4, bitDepth: 16, samples: [UInt16](repeating: 60_000, count: 16))
-        let instrument = stack.instrument(playing: image)
-        #expect(
-            instrument.viewport == Viewport(originX: 0, originY: 0, scale: 1)
-                && instrument.mode == Profile.builtIn.modes[0])
+        let session = stack.sound(playing: image)
+        var state = session.instrument.initialState
+        #expect(state.viewport == Viewport(originX: 0, originY: 0, scale: 1) && state.mode == Profile.builtIn.modes[0])
         var tip = PenButtons()
         tip.insert(PenButtons.tip)
-        instrument.handle(
-            PenEvent(time: 0, rootX: 1, rootY: 1, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true))
-        #expect(stack.controls.targets.amplitude > 0, "the instrument sets the stack's targets")
+        let touch = PenEvent(
+            time: 0, rootX: 1, rootY: 1, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: tip, inWindow: true)
+        session.apply(.pen(touch), to: &state, at: 0)
+        #expect(stack.controls.targets.amplitude > 0, "the session's sound sets the stack's targets")
         let frames = 4800
         var sound = [Float](repeating: 0, count: 2 * frames)
         func loudest() -> Float {

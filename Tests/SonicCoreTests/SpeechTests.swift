@@ -67,7 +67,7 @@ import Testing
         let engine = SynthEngine(chain: .plainTone, sampleRate: 48_000, controls: controls)
         let buffer = SpeechBuffer(capacity: 48_000)
         let renderer = VoicedRenderer(engine: engine, speech: buffer, duckDecibels: 12, volume: 0.5)
-        controls.set(SynthTargets(frequency: 1000, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 1000, amplitude: 0.5), at: SynthControls.immediately)
         func render(_ seconds: Double) -> [Float] {
             var out = [Float](repeating: 0, count: Int(seconds * 48_000))
             out.withUnsafeMutableBufferPointer { renderer.render(into: $0.baseAddress!, frames: $0.count, channels: 1) }
@@ -94,7 +94,7 @@ import Testing
         let activity = SpeechActivity()
         let renderer = VoicedRenderer(
             engine: engine, speech: SpeechBuffer(capacity: 48_000), activity: activity, duckDecibels: 12, volume: 0.5)
-        controls.set(SynthTargets(frequency: 1000, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 1000, amplitude: 0.5), at: SynthControls.immediately)
         func render(_ seconds: Double) -> [Float] {
             var out = [Float](repeating: 0, count: Int(seconds * 48_000))
             out.withUnsafeMutableBufferPointer { renderer.render(into: $0.baseAddress!, frames: $0.count, channels: 1) }

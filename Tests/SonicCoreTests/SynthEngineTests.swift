@@ -35,7 +35,7 @@ import Testing
     func plainToneHasTheSetFrequencyAndAmplitude(frequency: Double) {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
-        controls.set(SynthTargets(frequency: frequency, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: frequency, amplitude: 0.5), at: SynthControls.immediately)
         let (left, right) = render(engine, seconds: 0.5)
         let steady = left[2400...]
         let measured = SignalAnalysis.zeroCrossingFrequency(steady, sampleRate: rate)!
@@ -48,9 +48,9 @@ import Testing
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
         #expect(SignalAnalysis.peak(mono(engine, seconds: 0.05)[...]) == 0)
-        controls.set(SynthTargets(frequency: 440, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 440, amplitude: 0.5), at: SynthControls.immediately)
         _ = mono(engine, seconds: 0.1)
-        controls.set(SynthTargets(frequency: 0, amplitude: 0))
+        controls.set(SynthTargets(frequency: 0, amplitude: 0), at: SynthControls.immediately)
         let tail = mono(engine, seconds: 0.05)
         // After 10 ms: exact silence (the ramp lands on 0).
         #expect(SignalAnalysis.peak(tail[480...]) == 0)
@@ -61,13 +61,13 @@ import Testing
     @Test func eachTickAskedForSoundsOverTheTone() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
-        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5), at: SynthControls.immediately)
         var x = mono(engine, seconds: 0.1)
-        controls.tick()
+        controls.tick(at: SynthControls.immediately)
         x += mono(engine, seconds: 0.1)
         // Two asked for within one block sound as one.
-        controls.tick()
-        controls.tick()
+        controls.tick(at: SynthControls.immediately)
+        controls.tick(at: SynthControls.immediately)
         x += mono(engine, seconds: 0.1)
         let onsets = Spectrum.burstOnsets(x, at: 3200, sampleRate: rate, threshold: 0.05)
         #expect(onsets.count == 2, "\(onsets)")
@@ -79,11 +79,11 @@ import Testing
     @Test func aNoteFromSilenceStartsAtItsOwnPitch() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)
-        controls.set(SynthTargets(frequency: 110, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 110, amplitude: 0.5), at: SynthControls.immediately)
         _ = mono(engine, seconds: 0.05)
-        controls.set(SynthTargets(frequency: 0, amplitude: 0))
+        controls.set(SynthTargets(frequency: 0, amplitude: 0), at: SynthControls.immediately)
         _ = mono(engine, seconds: 0.05)
-        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 1760, amplitude: 0.5), at: SynthControls.immediately)
         let x = mono(engine, seconds: 0.02)
         let early = SignalAnalysis.zeroCrossingFrequency(x[0..<480], sampleRate: rate)!
         #expect(abs(early / 1760 - 1) < 0.01)
@@ -106,7 +106,8 @@ import Testing
                 cutoff: cutoff * pow(other.cutoff / cutoff, u))
         }
         func apply(_ controls: SynthControls) {
-            controls.set(SynthTargets(frequency: frequency, amplitude: amplitude, cutoff: cutoff))
+            controls.set(
+                SynthTargets(frequency: frequency, amplitude: amplitude, cutoff: cutoff), at: SynthControls.immediately)
         }
     }
 
@@ -208,7 +209,7 @@ import Testing
                 step: {
                     reverb.feedback.glide(to: 0.95); reverb.cutoff.glide(to: 15_000)
                 }))
-        let loudness = Fader(rampSamples: 240, gain: 0.2, range: 0...4)
+        let loudness = Fader(rampSamples: 240, gain: 0.2)
         expectSmooth("loudness", run(loudness, step: { loudness.gain.glide(to: 1) }))
     }
 
@@ -245,7 +246,8 @@ import Testing
                         frequency: choices[Int(random.next() % 10)],
                         amplitude: [0, 0.5, 1, 7, -1, .nan][Int(random.next() % 6)],
                         cutoff: choices[Int(random.next() % 10)], resonance: choices[Int(random.next() % 10)],
-                        pan: choices[Int(random.next() % 10)], timbre: choices[Int(random.next() % 10)]))
+                        pan: choices[Int(random.next() % 10)], timbre: choices[Int(random.next() % 10)]),
+                    at: SynthControls.immediately)
                 let (l, r) = render(engine, seconds: 0.01)
                 for v in l + r {
                     #expect(v.isFinite)
@@ -259,9 +261,9 @@ import Testing
     @Test func silenceAfterSoundReachesTrueZeroWithoutSubnormals() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-        controls.set(SynthTargets(frequency: 440, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 440, amplitude: 0.5), at: SynthControls.immediately)
         _ = render(engine, seconds: 0.5)
-        controls.set(SynthTargets(frequency: 0, amplitude: 0))
+        controls.set(SynthTargets(frequency: 0, amplitude: 0), at: SynthControls.immediately)
         var tail: [Float] = []
         for _ in 0..<60 { tail += render(engine, seconds: 1).left }
         // Never a subnormal on the way down (they make the FPU crawl), and true silence at the end.
@@ -272,10 +274,10 @@ import Testing
     @Test func prototypeChainSoundsAtThePitchWithEchoes() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-        controls.set(SynthTargets(frequency: 220, amplitude: 0.5))
+        controls.set(SynthTargets(frequency: 220, amplitude: 0.5), at: SynthControls.immediately)
         let tone = render(engine, seconds: 1).left
         #expect(Spectrum.amplitude(tone[24_000...], at: 220, sampleRate: rate) > 0.05)
-        controls.set(SynthTargets(frequency: 0, amplitude: 0))
+        controls.set(SynthTargets(frequency: 0, amplitude: 0), at: SynthControls.immediately)
         let tail = render(engine, seconds: 1).left
         // After the note: the echo 0.1 s later is still there, well above the reverb floor at 0.9 s.
         #expect(SignalAnalysis.rms(tail[4800..<9600]) > 10 * SignalAnalysis.rms(tail[43_200...]))
@@ -285,7 +287,7 @@ import Testing
         func run() -> [Float] {
             let controls = SynthControls()
             let engine = SynthEngine(chain: Self.prototype, sampleRate: rate, controls: controls)
-            controls.set(SynthTargets(frequency: 330, amplitude: 0.4, cutoff: 900))
+            controls.set(SynthTargets(frequency: 330, amplitude: 0.4, cutoff: 900), at: SynthControls.immediately)
             return render(engine, seconds: 0.5).left
         }
         #expect(run() == run())
@@ -298,7 +300,7 @@ extension SynthEngineTests {
         chain.noteLength = 0.12
         let controls = SynthControls()
         let engine = SynthEngine(chain: chain, sampleRate: 48_000, controls: controls)
-        controls.set(SynthTargets(frequency: 440, amplitude: 1, note: 1))
+        controls.set(SynthTargets(frequency: 440, amplitude: 1, note: 1), at: SynthControls.immediately)
         var out = [Float](repeating: 0, count: 48_000)
         out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 24_000, channels: 2) }
         let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
@@ -306,5 +308,24 @@ extension SynthEngineTests {
         #expect(sounding.count == 1)
         #expect(abs(Double(sounding[0].count) / 48_000 - 0.12) < 0.01)
         #expect(abs(SignalAnalysis.zeroCrossingFrequency(left[500..<5000], sampleRate: 48_000)! / 440 - 1) < 0.002)
+    }
+}
+
+extension SynthEngineTests {
+    @Test func aFilteredChainWithoutALadderGetsAnOpenOneForTheCutoffToClose() {
+        func level(filtered: Bool, cutoff: Double?) -> Double {
+            var chain = SoundChain.plainTone
+            chain.filtered = filtered
+            let controls = SynthControls()
+            let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
+            controls.set(SynthTargets(frequency: 1760, amplitude: 0.5, cutoff: cutoff), at: SynthControls.immediately)
+            let tone = render(engine, seconds: 1).left
+            return Spectrum.amplitude(tone[24_000...], at: 1760, sampleRate: rate)
+        }
+        // Open, it leaves the tone as it is; three octaves below the tone, it takes it down by more than 40 dB.
+        #expect(abs(level(filtered: true, cutoff: nil) - 0.5) < 0.001)
+        #expect(level(filtered: true, cutoff: 220) < 0.005)
+        // Unfiltered, there is no ladder for the cutoff to close.
+        #expect(abs(level(filtered: false, cutoff: 220) - 0.5) < 0.001)
     }
 }

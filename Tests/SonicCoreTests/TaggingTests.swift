@@ -111,17 +111,13 @@ import Testing
     }
 
     /// Intensity rises left to right: pixel column x holds 600·x; the stretch runs 0 … 59400.
-    func make(tags: TagBook = TagBook(), controls: SynthControls = SynthControls()) -> SessionController {
-        let image = GrayImage(
-            width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) })
-        let instrument = Instrument(
-            image: image, profile: .builtIn, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+    func make(tags: TagBook = TagBook()) -> (SessionController, SynthControls) {
+        let player = TestPlayer(
+            GrayImage(width: 100, height: 100, bitDepth: 16, samples: (0..<10_000).map { UInt16($0 % 100 * 600) }))
         let controller = SessionController(
-            instrument: instrument, opened: OpenedImage(fileName: "grid.png"), tags: tags, columnSpacing: Grid().spacing
-        )
+            sound: player.sound, opened: OpenedImage(fileName: "grid.png"), tags: tags, columnSpacing: Grid().spacing)
         _ = controller.handle(key: "4", at: 0)
-        return controller
+        return (controller, player.controls)
     }
 
     /// The pen's tip down and up at (x, y): what the controller asks for, snaps not yet done.
@@ -151,7 +147,7 @@ import Testing
     }
 
     @Test func tapsSnapToColumnsAndTheThirdTagGivesTheCell() {
-        let c = make()
+        let (c, _) = make()
         #expect(speech(tap(c, x: 33, y: 48, at: 1)) == ["Tag 1 at x 30.2, y 49.9, intensity 30 percent."])
         // 12 px from any column: beyond 0.6 × 20.
         let far = tap(c, x: 40, y: 60, at: 2)
@@ -175,7 +171,7 @@ import Testing
     }
 
     @Test func aTapAsksForASnapAndIsTaggedWhenTheSnapIsDone() throws {
-        let c = make()
+        let (c, _) = make()
         let requests = tapAwaitingSnap(c, x: 33, y: 48, at: 1)
         // Within 0.6 spacings of the tap; nothing tagged until the snap is done.
         #expect(requests.map(\.point) == [ImagePoint(x: 33, y: 48)] && requests.map(\.radius) == [12])
@@ -192,7 +188,7 @@ import Testing
     }
 
     @Test func tagsAskedForWhileASnapRunsWaitTheirTurnAndCanBeUndone() throws {
-        let c = make()
+        let (c, _) = make()
         _ = tap(c, x: 30, y: 50, at: 1)
         // Backspace before the snap is done undoes that tap, not tag 1.
         let undone = try #require(tapAwaitingSnap(c, x: 50, y: 50, at: 2).first)
@@ -225,7 +221,7 @@ import Testing
     }
 
     @Test func tagsBeingPlacedAreSavedWithEveryChange() throws {
-        let c = make()
+        let (c, _) = make()
         let tapped = penTap(c, x: 33, y: 48, at: 1)
         #expect(tapped.contains(.save(c.tagSnapshot)), "a tap being snapped is saved at once")
         let request = try #require(tapped.compactMap { if case .snap(let r) = $0 { r } else { nil } }.first)
@@ -246,7 +242,7 @@ import Testing
     }
 
     @Test func aFailedSaveIsAnnouncedAndCanBeHeardAgain() {
-        let c = make()
+        let (c, _) = make()
         #expect(speech(c.saveFailed()) == ["Warning: the tags could not be saved."])
         #expect(speech(c.handle(key: "R", at: 1)) == ["Warning: the tags could not be saved."])
     }
@@ -264,7 +260,7 @@ import Testing
     }
 
     @Test func listClearAndMarkOrigin() {
-        let c = make()
+        let (c, _) = make()
         #expect(speech(c.handle(key: "L", at: 0)) == ["No tags."])
         _ = tap(c, x: 30, y: 50, at: 1)
         _ = tap(c, x: 50, y: 50, at: 2)
@@ -288,14 +284,14 @@ import Testing
             Tag(id: 1, x: 10, y: 10, snapped: true), Tag(id: 2, x: 30, y: 10, snapped: true),
             Tag(id: 3, x: 10, y: 30, snapped: true)
         ])
-        let c = make(tags: book)
+        let (c, _) = make(tags: book)
         #expect(
             speech(c.start()).first?.hasSuffix(
                 "3 saved tags loaded. Unit cell: a 20.0 pixels, b 20.0 pixels, gamma 90.0 degrees.") == true)
     }
 
     @Test func arrowsStepFromColumnToColumnAndEnterTags() {
-        let c = make()
+        let (c, _) = make()
         #expect(speech(c.handle(key: "Right", at: 0)) == ["Still finding the atom columns."])
         _ = c.setColumns(
             (0..<5).flatMap { i in (0..<5).map { j in ImagePoint(x: 10.2 + Double(i) * 20, y: 9.9 + Double(j) * 20) } })
@@ -325,8 +321,7 @@ import Testing
     }
 
     @Test func theTouchingPenTicksOnceAtEachCellBoundaryItCrosses() throws {
-        let controls = SynthControls()
-        let c = make(controls: controls)
+        let (c, controls) = make()
         _ = tap(c, x: 30, y: 50, at: 1)
         _ = tap(c, x: 50, y: 50, at: 2)
         let third = tap(c, x: 30, y: 70, at: 3)
@@ -364,8 +359,7 @@ import Testing
     }
 
     @Test func keyTTurnsTheTicksOffAndOn() throws {
-        let controls = SynthControls()
-        let c = make(controls: controls)
+        let (c, controls) = make()
         #expect(speech(c.handle(key: "T", at: 0.5)) == ["Cell boundary ticks off."])
         #expect(speech(c.handle(key: "T", at: 0.6)) == ["Cell boundary ticks on, once the unit cell is tagged."])
         for (k, point) in [(30.0, 50.0), (50, 50), (30, 70)].enumerated() {

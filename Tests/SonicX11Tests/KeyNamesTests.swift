@@ -12,10 +12,14 @@ import Testing
     @Test func everyBoundKeyCanBeTyped() {
         for name in Bindings.table.compactMap(\.keyName) {
             let control = name.hasPrefix("Ctrl+") && name.count > 5
-            let key = control ? String(name.dropFirst(5)) : name
+            // Shift with a letter (Shift+Tab is a key of its own to X).
+            let shift = name.hasPrefix("Shift+") && name.count == 7
+            let key = control ? String(name.dropFirst(5)) : shift ? String(name.dropFirst(6)) : name
             let keysyms = KeyNames.renamed.filter { $0.value == key }.map(\.key) + [key, key.lowercased()]
             #expect(
-                keysyms.contains { isKeysym($0) && KeyNames.name(ofKeysym: $0, control: control) == name },
+                keysyms.contains {
+                    isKeysym($0) && KeyNames.name(ofKeysym: $0, control: control, shift: shift) == name
+                },
                 "no key gives \(name)")
         }
     }
@@ -26,6 +30,25 @@ import Testing
         #expect(KeyNames.name(ofKeysym: "plus", control: false) == "+")
         // Control with a key the table binds only alone does what the key does.
         #expect(KeyNames.name(ofKeysym: "q", control: true) == "Q")
+    }
+
+    @Test func shiftNamesTheKeyOnlyWhereTheTableBindsIt() {
+        #expect(KeyNames.name(ofKeysym: "X", control: false, shift: true) == "Shift+X")
+        #expect(KeyNames.name(ofKeysym: "x", control: false, shift: false) == "X")
+        #expect(KeyNames.name(ofKeysym: "ISO_Left_Tab", control: false, shift: true) == "Shift+Tab")
+        #expect(KeyNames.name(ofKeysym: "Q", control: false, shift: true) == "Q")
+        #expect(KeyNames.name(ofKeysym: "plus", control: false, shift: true) == "+")
+    }
+
+    /// Shift, Control, Alt and the locks pressed alone are no keys: a sweep goes on while Shift is pressed for
+    /// Shift+X.
+    @Test func modifiersAloneAreNoKeys() {
+        for name in ["Shift_L", "Shift_R", "Control_L", "Alt_R", "Caps_Lock", "Num_Lock", "ISO_Level3_Shift"] {
+            #expect(KeyNames.isModifier(UInt(XStringToKeysym(name))), "\(name)")
+        }
+        for name in ["x", "X", "Escape", "space", "F1", "plus", "Left"] {
+            #expect(!KeyNames.isModifier(UInt(XStringToKeysym(name))), "\(name)")
+        }
     }
 
     @Test func everyRenamedKeysymIsRealAndBound() {

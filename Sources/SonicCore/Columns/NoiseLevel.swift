@@ -13,11 +13,19 @@ enum NoiseLevel {
 
     /// Estimated from a central crop of at most `crop`×`crop` pixels, every other pixel in each direction.
     static func estimate(_ image: GrayImage, crop: Int = 512) -> Double {
+        var responses = Self.responses(image, crop: crop).map(\.response)
+        guard !responses.isEmpty else { return floor }
+        return max(floor, standardDeviation(medianResponse: Double(select(&responses, rank: responses.count / 2))))
+    }
+
+    /// The mask's absolute response and the 3×3 mean around it, at every other pixel in each direction of a
+    /// central crop of at most `crop`×`crop` pixels.
+    static func responses(_ image: GrayImage, crop: Int) -> [(mean: Float, response: Float)] {
         let w = image.width, h = image.height
-        guard w >= 3 && h >= 3 else { return floor }
+        guard w >= 3 && h >= 3 else { return [] }
         let cw = min(crop, w), ch = min(crop, h)
         let x0 = (w - cw) / 2, y0 = (h - ch) / 2
-        var responses: [Float] = []
+        var responses: [(mean: Float, response: Float)] = []
         responses.reserveCapacity(((cw - 2) / 2 + 1) * ((ch - 2) / 2 + 1))
         image.samples.withUnsafeBufferPointer { s in
             var y = y0 + 1
@@ -28,17 +36,18 @@ enum NoiseLevel {
                     // Exact for 8- and 16-bit values: the sums stay far below Float's 2^24.
                     let corners = s[up - 1] + s[up + 1] + s[down - 1] + s[down + 1]
                     let edges = s[up] + s[down] + s[mid - 1] + s[mid + 1]
-                    responses.append(abs(corners - 2 * edges + 4 * s[mid]))
+                    responses.append(((corners + edges + s[mid]) / 9, abs(corners - 2 * edges + 4 * s[mid])))
                     x += 2
                 }
                 y += 2
             }
         }
-        guard !responses.isEmpty else { return floor }
-        let median = Double(select(&responses, rank: responses.count / 2))
-        // The mask's weights have a root sum of squares of 6; median |N(0, 1)| = 0.6745.
-        return max(floor, median / (6 * 0.674_489_75))
+        return responses
     }
+
+    /// The noise's standard deviation from the median absolute response: the mask's weights have a root sum of
+    /// squares of 6, and the median of |N(0, 1)| is 0.6745.
+    static func standardDeviation(medianResponse median: Double) -> Double { median / (6 * 0.674_489_75) }
 
     /// The element of the given rank (0-based) in sorted order; reorders `values`.
     static func select(_ values: inout [Float], rank: Int) -> Float {

@@ -27,26 +27,7 @@ struct NoiseModel: Sendable, Equatable {
     /// growth of the variance with the level, a line that does not describe the bins): then every pixel is taken
     /// to be as noisy as any other.
     static func estimate(_ image: GrayImage, crop: Int = 512) -> NoiseModel? {
-        let w = image.width, h = image.height
-        guard w >= 3 && h >= 3 else { return nil }
-        let cw = min(crop, w), ch = min(crop, h)
-        let x0 = (w - cw) / 2, y0 = (h - ch) / 2
-        var pairs: [(mean: Float, response: Float)] = []
-        pairs.reserveCapacity(((cw - 2) / 2 + 1) * ((ch - 2) / 2 + 1))
-        image.samples.withUnsafeBufferPointer { s in
-            var y = y0 + 1
-            while y < y0 + ch - 1 {
-                var x = x0 + 1
-                while x < x0 + cw - 1 {
-                    let up = (y - 1) * w + x, mid = y * w + x, down = (y + 1) * w + x
-                    let corners = s[up - 1] + s[up + 1] + s[down - 1] + s[down + 1]
-                    let edges = s[up] + s[down] + s[mid - 1] + s[mid + 1]
-                    pairs.append(((corners + edges + s[mid]) / 9, abs(corners - 2 * edges + 4 * s[mid])))
-                    x += 2
-                }
-                y += 2
-            }
-        }
+        var pairs = NoiseLevel.responses(image, crop: crop)
         guard pairs.count >= binCount * minimumPerBin else { return nil }
         pairs.sort { $0.mean < $1.mean }
         var means: [Double] = [], variances: [Double] = []
@@ -54,9 +35,8 @@ struct NoiseModel: Sendable, Equatable {
         for b in 0..<binCount {
             let bin = pairs[(b * pairs.count / binCount)..<((b + 1) * pairs.count / binCount)]
             responses = bin.map(\.response)
-            let median = Double(NoiseLevel.select(&responses, rank: responses.count / 2))
-            // The mask's weights have a root sum of squares of 6; median |N(0, 1)| = 0.6745.
-            let sd = median / (6 * 0.674_489_75)
+            let sd = NoiseLevel.standardDeviation(
+                medianResponse: Double(NoiseLevel.select(&responses, rank: responses.count / 2)))
             means.append(Double(bin[bin.startIndex + bin.count / 2].mean))
             variances.append(sd * sd)
         }

@@ -46,7 +46,8 @@ extension Bindings {
 
     /// Keys whose written names a voice would misread or skip.
     static let spokenNames = [
-        "Shift+Tab": "Shift Tab", "BackSpace": "Backspace", "+": "Plus", "=": "equals", "-": "Minus",
+        "Shift+Tab": "Shift Tab", "Shift+X": "Shift X", "Shift+N": "Shift N", "BackSpace": "Backspace", "+": "Plus",
+        "=": "equals", "-": "Minus",
         "Ctrl++": "Control plus", "Ctrl+=": "Control equals", "Ctrl+-": "Control minus"
     ]
 }

@@ -3,8 +3,13 @@ public enum PenGesture: Sendable, Hashable, CaseIterable {
     case lowerBarrelDoubleClick
     /// Known once the double-click time has passed without a second press.
     case lowerBarrelClick
-    /// Pressed and released without moving.
+    /// Held still for `PenGestures.holdTime`.
+    case lowerBarrelHold
+    case upperBarrelDoubleClick
+    /// Pressed and released without moving; known once the double-click time has passed without a second press.
     case upperBarrelPress
+    /// Held still for `PenGestures.holdTime`.
+    case upperBarrelHold
     /// Held and moved more than a few screen pixels.
     case upperBarrelDrag
 
@@ -13,7 +18,10 @@ public enum PenGesture: Sendable, Hashable, CaseIterable {
         switch self {
         case .lowerBarrelDoubleClick: "double click the lower barrel button"
         case .lowerBarrelClick: "click the lower barrel button"
+        case .lowerBarrelHold: "hold the lower barrel button still"
+        case .upperBarrelDoubleClick: "double click the upper barrel button"
         case .upperBarrelPress: "the upper barrel button"
+        case .upperBarrelHold: "hold the upper barrel button still"
         case .upperBarrelDrag: "hold the upper barrel button and drag"
         }
     }
@@ -75,7 +83,14 @@ public enum Bindings {
         + keys(["Space"], .whereAmI, "where am I")
         + keys(["R"], .repeatLast, "repeat the last announcement")
         + keys(["F1"], .keyHelp, "speak the keys")
-        + keys(["Escape", "Q"], .quit, "quit")
+        + keys(["D"], .describe, "describe the image: the summary, then each detail in turn")
+        + keys(["S"], .sweepImage, "sweep the whole image from left to right; any key stops a sweep")
+        + keys(["X"], .sweepRow, "sweep the row under the pen")
+        + keys(["Shift+X"], .sweepColumn, "sweep the column under the pen")
+        + keys(["N"], .nextFeature, "go to the next feature that stands out, guided by beeps")
+        + keys(["Shift+N"], .previousFeature, "go to the previous feature")
+        + keys(["Escape"], .endGuidanceOrQuit, "end the guidance to a feature, or else quit")
+        + keys(["Q"], .quit, "quit")
         + keys(["+", "="], .zoomIn, "zoom in around the pen")
         + keys(["-"], .zoomOut, "zoom out")
         + keys(["0"], .zoomWhole, "show the whole image")
@@ -93,8 +108,11 @@ public enum Bindings {
         + [
             pen(.lowerBarrelDoubleClick, .nextMode, "next mode"),
             pen(.lowerBarrelClick, .whereAmI, "where am I"),
+            pen(.lowerBarrelHold, .sweepRow, "sweep the row under the pen"),
             pen(.upperBarrelPress, .removeLastTag, "remove the last tag", in: .tagging),
             pen(.upperBarrelPress, .repeatLast, "repeat the last announcement", in: .others),
+            pen(.upperBarrelDoubleClick, .nextFeature, "go to the next feature that stands out, guided by beeps"),
+            pen(.upperBarrelHold, .sweepImage, "sweep the whole image from left to right; any key stops a sweep"),
             pen(.upperBarrelDrag, .dragView, "move the view")
         ]
 

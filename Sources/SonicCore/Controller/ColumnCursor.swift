@@ -43,6 +43,12 @@ struct ColumnCursor: Sendable {
         return .moved(to: next)
     }
 
+    /// Goes to `point` (a feature of the overview) at `time`: the tone sounds it, and the next step starts there.
+    mutating func move(to point: ImagePoint, at time: Double) {
+        position = point
+        toneEnd = time + Self.toneTime
+    }
+
     /// Whether the tone's time is up by `time`; it is then over.
     mutating func toneEnds(by time: Double) -> Bool {
         guard let end = toneEnd, time >= end else { return false }

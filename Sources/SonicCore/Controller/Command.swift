@@ -31,6 +31,19 @@ public enum Command: Sendable, Hashable {
     /// Moves the column cursor to the nearest atom column that way.
     case stepCursor(Direction)
     case tagCursorColumn
+    /// The overview's summary; asked again, its details one by one.
+    case describe
+    /// Steps through the overview's features: the column cursor goes to the next (or previous) one, and the pen is
+    /// guided to it.
+    case nextFeature
+    case previousFeature
+    /// Ends the guidance to a feature; with none, quits.
+    case endGuidanceOrQuit
+    /// Plays the whole image from left to right.
+    case sweepImage
+    /// Plays the row, or the column, under the pen from one end to the other.
+    case sweepRow
+    case sweepColumn
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

@@ -6,6 +6,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case mode(Mode)
     /// Say this (it interrupts whatever is being said).
     case speak(String)
+    /// Say this once what is being said has been (the overview's first sentence after the greeting).
+    case speakAfter(String)
     case tagAdded(Tag)
     case tagRemoved(Tag)
     /// The tags (placed or still being placed) or the cell's corners changed: save them as they are
@@ -19,6 +21,10 @@ public enum ControllerOutput: Sendable, Equatable {
     case viewport(Viewport)
     /// The unit cell changed (nil: none), or its boundary ticks were turned on or off.
     case cell(UnitCell?, ticks: Bool)
+    /// A sweep starts; nil: the one playing stops.
+    case sweep(Sweep?)
+    /// The pen is guided to a place from now on; nil: the guidance ended.
+    case guidance(Guidance?)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

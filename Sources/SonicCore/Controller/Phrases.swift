@@ -192,6 +192,27 @@ public enum Phrases {
             : "This mode needs atom columns on a lattice, and this image shows none."
     }
 
+    // MARK: - The overview, the sweeps and the guidance
+
+    /// Asked for before the overview is read, with the atom columns.
+    public static let overviewNotReady = "The overview comes once the atom columns are found."
+
+    public static let noMoreDetails = "No more details. Press D again for the summary."
+    public static let nothingStandsOut = "Nothing stands out to go to."
+    public static let lastFeature = "That was the last feature."
+    public static let firstFeature = "That was the first feature."
+
+    /// "Vacancy 2 of 3, upper left.", and "Here." when the nib is at it already.
+    public static func feature(_ label: String, here isHere: Bool) -> String {
+        "\(label)." + (isHere ? " " + here : "")
+    }
+
+    /// The nib has reached the place it is guided to.
+    public static let here = "Here."
+    public static let guidanceEnded = "Guidance ended."
+    /// A key pressed while a sweep plays stops it, and does nothing else.
+    public static let sweepStopped = "Sweep stopped."
+
     // MARK: - Notices after the greeting
 
     /// The pen's device went away mid-session (unplugged), or came (back).
@@ -206,8 +227,17 @@ public enum Phrases {
     /// Why eSpeak-NG speaks when speech-dispatcher was asked for (the details go to stderr).
     public static let dispatcherUnreachable = "speech-dispatcher cannot be reached; speaking with eSpeak-NG"
 
-    /// Said by eSpeak-NG when speech-dispatcher goes away mid-session and cannot be reached again.
+    /// Said by eSpeak-NG when speech-dispatcher goes away mid-session and does not come back within seconds.
     public static let dispatcherLost = "speech-dispatcher has stopped; speaking with eSpeak-NG."
+
+    /// Said when speech-dispatcher answers again after going away.
+    public static let dispatcherBack = "speech-dispatcher is back."
+
+    /// Said when the sound server plays again after going away (what was asked for meanwhile follows).
+    public static let soundBack = "Sound is back."
+
+    /// The status panel's line while the sound server is away.
+    public static let noSoundServer = "No sound: the sound server has gone; trying again"
 
     /// How many pixels hold no number (NaN or infinity in a float file), and how they sound; nil for none.
     public static func nonFinitePixels(_ count: Int) -> String? {

@@ -3,57 +3,72 @@
 /// what is to be done comes back as `ControllerOutput`s, in the words of `Phrases`. Knows nothing
 /// of X, sound servers or voices.
 public final class SessionController {
-    public let instrument: Instrument
+    /// The one way to the sound: every change that touches it is made there.
+    public let sound: SessionSound
+    /// What the session is now; changed only as the controller settles what its parts return.
+    public private(set) var state: SessionState
     private let opened: OpenedImage
-    private let tagging: Tagging
+    private var tagging: Tagging
     private var columnCursor = ColumnCursor()
-    private let navigation: Navigation
+    private var navigation: Navigation
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
+    private var tour = OverviewTour()
     private var lastAnnouncement = ""
+    /// The last announcement made while the sound server was away, said again when it is back.
+    private var unheard: String?
     /// The time of the latest event or command.
     private var now = 0.0
 
     public init(
-        instrument: Instrument, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
+        sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
         columnSpacing: Double? = nil
     ) {
-        self.instrument = instrument
+        self.sound = sound
         self.opened = opened
-        tagging = Tagging(instrument: instrument, book: tags, pixelSize: pixelSize, columnSpacing: columnSpacing)
-        navigation = Navigation(instrument: instrument)
+        let instrument = sound.instrument
+        state = instrument.initialState
+        state.tags = TagQueue(book: tags)
+        tagging = Tagging(
+            level: instrument.level(at:), snapRadius: instrument.profile.gestures.snapRadius, pixelSize: pixelSize,
+            columnSpacing: columnSpacing)
+        navigation = Navigation(imageWidth: instrument.image.width, imageHeight: instrument.image.height)
         penGestures = PenGestures(instrument.profile.gestures)
         statusPanel = StatusPanel(textSize: TextSize(scale: instrument.profile.display.textSize))
+        sound.apply(.cell(tagging.cell(state), ticks: state.cellTicks), to: &state, at: 0)
     }
 
-    public var book: TagBook { tagging.queue.book }
+    public var instrument: Instrument { sound.instrument }
+    public var book: TagBook { state.tags.book }
     /// The tags asked for and not yet placed, oldest first: saved with the tags.
-    public var unplacedTags: [UnplacedTag] { tagging.queue.unplaced }
+    public var unplacedTags: [UnplacedTag] { state.tags.unplaced }
     /// The tags as they are to be saved.
-    public var tagSnapshot: TagSnapshot { tagging.snapshot }
+    public var tagSnapshot: TagSnapshot { tagging.snapshot(state) }
     public var pixelSize: PixelSize? { tagging.pixelSize }
     /// Every atom column found in the image, once the search is done (nil until then).
-    public var columns: [ImagePoint]? { columnCursor.columns }
+    public var columns: [ImagePoint]? { state.columns }
     /// The column the arrow keys last moved to.
     public var cursor: ImagePoint? { columnCursor.position }
     /// The unit cell from the tags, refined by every column on its lattice when they are known.
-    public var unitCell: UnitCell? { instrument.cell }
+    public var unitCell: UnitCell? { state.cell }
+    /// Whether the sound plays: false while the sound server is away.
+    public var soundPlays: Bool { state.soundPlays }
 
     /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
     /// and the status panel when shown.
     public var overlay: Overlay {
         var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
         overlay.status = statusPanel.lines(
-            modeNumber: modes.number, mode: instrument.mode, pen: instrument.lastRecord,
-            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count)
+            modeNumber: modes.number, mode: state.mode, pen: instrument.lastRecord,
+            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays)
         overlay.textSize = statusPanel.textSize
         return overlay
     }
 
-    /// The profile's modes, at the instrument's.
+    /// The profile's modes, at the session's.
     private var modes: ModeCycle {
         var cycle = ModeCycle(order: instrument.profile.modes)
-        cycle.select(instrument.mode)
+        cycle.select(state.mode)
         return cycle
     }
 
@@ -62,35 +77,37 @@ public final class SessionController {
     /// The greeting: what is open and how it sounds, any saved tags, then anything the user must
     /// know (`notices`).
     public func start(notices: [String] = []) -> [ControllerOutput] {
-        completing {
-            var parts = [
-                Phrases.greeting(
-                    opened, instrument.image, pixelSize: pixelSize, modeNumber: modes.number,
-                    mode: instrument.mode)
-            ]
-            if !book.tags.isEmpty {
-                parts.append(Phrases.savedTagsLoaded(book.tags.count))
-                if let cell = tagging.cellDescription { parts.append(cell) }
-            }
-            return (unitCell == nil ? [] : [.cell(unitCell, ticks: instrument.cellTicks)])
-                + [.speak((parts + notices).joined(separator: " "))]
+        var parts = [
+            Phrases.greeting(
+                opened, instrument.image, pixelSize: pixelSize, modeNumber: modes.number, mode: state.mode)
+        ]
+        if !book.tags.isEmpty {
+            parts.append(Phrases.savedTagsLoaded(book.tags.count))
+            if let cell = tagging.cellDescription(state) { parts.append(cell) }
         }
+        return settle(
+            (unitCell == nil ? [] : [.cell(unitCell, ticks: state.cellTicks)])
+                + [.speak((parts + notices).joined(separator: " "))])
     }
 
     /// The window now covers `window` (root coordinates).
-    public func place(window: ScreenRect) -> [ControllerOutput] {
-        completing { navigation.place(window: window, at: now) }
-    }
+    public func place(window: ScreenRect) -> [ControllerOutput] { settle(navigation.place(window: window)) }
 
     /// The columns the arrow keys step through, once found; they refine the unit cell. With the lattice read from
     /// them, the column modes sound them.
     public func setColumns(_ found: [ImagePoint], lattice: LatticeColumns? = nil) -> [ControllerOutput] {
-        completing {
-            columnCursor.setColumns(found)
-            tagging.setColumns(found)
-            instrument.set(lattice: lattice)
-            return []
-        }
+        columnCursor.setColumns(found)
+        state.columns = found
+        sound.apply(.lattice(lattice), to: &state, at: now)
+        let cell = tagging.cell(state)
+        return settle(cell == state.cell ? [] : [.cell(cell, ticks: state.cellTicks)])
+    }
+
+    /// The image at a glance, read from the columns: its first sentence follows whatever is being said (the
+    /// greeting), and the features can be stepped through.
+    public func setOverview(_ overview: ImageOverview) -> [ControllerOutput] {
+        state.overview = overview
+        return settle(overview.summary.first.map { [.speakAfter($0)] } ?? [])
     }
 
     /// When `poll` next has something to do, if ever.
@@ -101,89 +118,112 @@ public final class SessionController {
     /// Acts on anything whose time has come by `time`.
     public func poll(at time: Double) -> [ControllerOutput] {
         now = max(now, time)
-        return completing {
-            var outputs: [ControllerOutput] = []
-            if let gesture = penGestures.poll(at: time) { outputs += run(gesture) }
-            if columnCursor.toneEnds(by: time) {
-                instrument.probe(at: nil)
-                outputs.append(.cursor(nil))
-            }
-            tagging.expireClearing(by: time)
-            return outputs
-        }
+        var outputs: [ControllerOutput] = []
+        for gesture in penGestures.poll(at: time) { outputs += run(gesture) }
+        if columnCursor.toneEnds(by: time) { outputs.append(.cursor(nil)) }
+        tagging.expireClearing(by: time)
+        return settle(outputs)
     }
 
     public func handle(_ event: PenEvent) -> [ControllerOutput] {
         now = max(now, event.time)
-        return completing {
-            var outputs: [ControllerOutput] = [.pen(instrument.handle(event))]
-            for recognized in penGestures.update(event) {
-                switch recognized {
-                case .gesture(let gesture): outputs += run(gesture)
-                case .drag(let dx, let dy): outputs += navigation.drag(dx: dx, dy: dy, at: now)
-                case .dragEnd: outputs += navigation.endDrag()
-                case .tap(let x, let y):
-                    guard instrument.mode == .unitCellTagging else { continue }
-                    outputs += tagging.tap(at: instrument.viewport.imagePoint(rootX: x, rootY: y))
-                }
+        let record = sound.apply(.pen(event), to: &state, at: event.time)!
+        var outputs: [ControllerOutput] = [.pen(record)]
+        // The pen touching stops a sweep: the image is the pen's again.
+        if isSweeping && record.buttons.contains(PenButtons.tip) && record.pressure > 0 { outputs.append(.sweep(nil)) }
+        outputs += tour.follow(instrument.nib(in: state), in: state)
+        for recognized in penGestures.update(event) {
+            switch recognized {
+            case .gesture(let gesture): outputs += run(gesture)
+            case .drag(let dx, let dy): outputs += navigation.drag(dx: dx, dy: dy)
+            case .dragEnd: outputs += navigation.endDrag()
+            case .tap(let x, let y):
+                guard state.mode == .unitCellTagging else { continue }
+                outputs += tagging.tap(at: state.viewport.imagePoint(rootX: x, rootY: y), in: &state)
             }
-            return outputs
         }
+        return settle(outputs)
     }
 
-    /// A key by its name as the user reads it ("Tab", "Shift+Tab", "+"), pressed at `time`.
+    /// A key by its name as the user reads it ("Tab", "Shift+Tab", "+"), pressed at `time`. While a sweep plays,
+    /// any key stops it and does nothing else.
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
-        let command = Bindings.command(for: .key(key), in: instrument.mode)
+        now = max(now, time)
+        let command = Bindings.command(for: .key(key), in: state.mode)
         // Any other key between the two presses that clear the tags cancels the clearing.
         if command != .clearTags { tagging.cancelClearing() }
-        guard let command else {
-            now = max(now, time)
-            return []
-        }
+        if isSweeping { return settle([.sweep(nil), .speak(Phrases.sweepStopped)]) }
+        guard let command else { return [] }
         return handle(command, at: time)
     }
 
     /// Carries out `command`, asked for at `time`.
     public func handle(_ command: Command, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
-        return completing { run(command) }
+        return settle(run(command))
     }
 
     /// A tap's snap, done: the tags waiting for it are placed, and announced in one sentence.
     public func snapped(_ request: SnapRequest, to column: ImagePoint?) -> [ControllerOutput] {
-        completing { tagging.snapped(request, to: column) }
+        settle(tagging.snapped(request, to: column, in: &state))
     }
 
     /// The pen's device went away (unplugged; its tone has been silenced) or appeared.
     public func penDevice(found: Bool) -> [ControllerOutput] {
-        completing { [.speak(found ? Phrases.penFound : Phrases.penLost)] }
+        settle([.speak(found ? Phrases.penFound : Phrases.penLost)])
+    }
+
+    /// The sound server went away: nothing is heard until it is back, so what is said meanwhile is
+    /// kept for then.
+    public func soundLost() -> [ControllerOutput] {
+        state.soundPlays = false
+        unheard = nil
+        return []
+    }
+
+    /// The sound plays again: said, with the last thing asked for while it was away.
+    public func soundBack() -> [ControllerOutput] {
+        state.soundPlays = true
+        let text = ([Phrases.soundBack] + [unheard].compactMap { $0 }).joined(separator: " ")
+        unheard = nil
+        return settle([.speak(text)])
     }
 
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
-    public func saveFailed() -> [ControllerOutput] {
-        completing { [.speak(Phrases.tagsNotSaved)] }
-    }
+    public func saveFailed() -> [ControllerOutput] { settle([.speak(Phrases.tagsNotSaved)]) }
 
-    /// Every way in ends here: the unit cell follows the tags, a change to the tags or the cell is
-    /// passed on, and the last thing said is kept for repeating.
-    private func completing(_ body: () -> [ControllerOutput]) -> [ControllerOutput] {
-        let before = (revision: tagging.queue.revision, book: book, cell: instrument.cell, ticks: instrument.cellTicks)
-        var outputs = body()
-        if tagging.queue.revision != before.revision {
-            if book != before.book { tagging.refreshCell() }
-            outputs.append(.save(tagging.snapshot))
+    /// Silence from `time` on, as the session ends.
+    public func silence(at time: Double) { sound.apply(.silence, to: &state, at: time) }
+
+    /// Every way in ends here: the changes the parts returned are made — through the one way to the
+    /// sound for those that touch it, the still pen sounding afresh when the image moved under it —
+    /// and passed on; the last thing said is kept for repeating.
+    private func settle(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
+        var settled: [ControllerOutput] = []
+        for output in outputs {
+            settled.append(output)
+            switch output {
+            case .mode(let mode): sound.apply(.mode(mode), to: &state, at: now)
+            case .cell(let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: now)
+            case .cursor(let point): sound.apply(.cursor(point), to: &state, at: now)
+            case .viewport(let viewport):
+                sound.apply(.viewport(viewport), to: &state, at: now)
+                if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
+            case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
+            case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
+            case .speak(let text), .speakAfter(let text):
+                lastAnnouncement = text
+                if !state.soundPlays { unheard = text }
+            case .pen, .tagAdded, .tagRemoved, .save, .snap, .quit: break
+            }
         }
-        if instrument.cell != before.cell || instrument.cellTicks != before.ticks {
-            outputs.append(.cell(instrument.cell, ticks: instrument.cellTicks))
-        }
-        for case .speak(let text) in outputs { lastAnnouncement = text }
-        return outputs
+        return settled
     }
 
     // MARK: - Commands
 
     private func run(_ gesture: PenGesture) -> [ControllerOutput] {
-        Bindings.command(for: .pen(gesture), in: instrument.mode).map(run) ?? []
+        Bindings.command(for: .pen(gesture), in: state.mode).map(run) ?? []
     }
 
     private func run(_ command: Command) -> [ControllerOutput] {
@@ -205,48 +245,77 @@ public final class SessionController {
                 return [.speak(Phrases.textSizeLimit(larger: larger))]
             }
             return [.speak(Phrases.textSize(statusPanel.textSize.scale))]
-        case .zoomIn: return navigation.zoom(inward: true, cursor: cursor, at: now)
-        case .zoomOut: return navigation.zoom(inward: false, cursor: cursor, at: now)
-        case .zoomWhole: return navigation.zoom(to: 1, cursor: cursor, at: now)
-        case .pan(let direction): return navigation.pan(direction, at: now)
+        case .zoomIn: return navigation.zoom(inward: true, pen: instrument.lastRecord, cursor: cursor)
+        case .zoomOut: return navigation.zoom(inward: false, pen: instrument.lastRecord, cursor: cursor)
+        case .zoomWhole: return navigation.zoom(to: 1, pen: instrument.lastRecord, cursor: cursor)
+        case .pan(let direction): return navigation.pan(direction)
         case .dragView:
             navigation.startDrag()
             return []
-        case .removeLastTag: return tagging.removeLast()
-        case .listTags: return [.speak(tagging.list)]
-        case .clearTags: return tagging.clear(at: now)
-        case .markOrigin: return tagging.markOrigin()
+        case .removeLastTag: return tagging.removeLast(in: &state)
+        case .listTags: return [.speak(tagging.list(state))]
+        case .clearTags: return tagging.clear(at: now, in: &state)
+        case .markOrigin: return tagging.markOrigin(in: &state)
         case .toggleCellTicks:
-            instrument.set(cell: instrument.cell, ticks: !instrument.cellTicks)
-            return [.speak(Phrases.cellTicks(on: instrument.cellTicks, hasCell: instrument.cell != nil))]
+            let ticks = !state.cellTicks
+            return [
+                .cell(state.cell, ticks: ticks), .speak(Phrases.cellTicks(on: ticks, hasCell: state.cell != nil))
+            ]
         case .stepCursor(let direction): return stepCursor(direction)
         case .tagCursorColumn:
             guard let cursor else { return [.speak(Phrases.moveToAColumnFirst)] }
-            return tagging.tagColumn(at: cursor)
+            return tagging.tagColumn(at: cursor, in: &state)
+        case .describe: return tour.describe(state)
+        case .nextFeature, .previousFeature:
+            let outputs = tour.step(forward: command == .nextFeature, in: state, nib: instrument.nib(in: state))
+            for case .cursor(let point?) in outputs { columnCursor.move(to: point, at: now) }
+            return outputs
+        case .endGuidanceOrQuit:
+            return state.guidance == nil ? [.speak(Phrases.goodbye), .quit] : tour.endGuidance()
+        case .sweepImage: return [.sweep(.image)]
+        case .sweepRow, .sweepColumn:
+            guard let point = penOrCursor else {
+                return [.speak(instrument.lastRecord == nil ? Phrases.penNotOnTablet : Phrases.outsideImage)]
+            }
+            let pixel = point.nearestPixel
+            return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }
 
+    /// Whether a sweep plays now.
+    private var isSweeping: Bool { state.sweep.map { now < $0.end } ?? false }
+
+    /// Where the pen is over the image, or else the column cursor's column.
+    private var penOrCursor: ImagePoint? {
+        if let record = instrument.lastRecord, record.inImage { return ImagePoint(x: record.imageX, y: record.imageY) }
+        return cursor
+    }
+
+    /// A mode chosen: said, and the guidance to a feature, if any, ends.
     private func changeMode(_ change: (inout ModeCycle) -> Void) -> [ControllerOutput] {
         var cycle = modes
         change(&cycle)
-        instrument.set(mode: cycle.current)
-        let needs = latticeNeeded.map { " " + $0 } ?? ""
-        return [.mode(cycle.current), .speak(Phrases.mode(cycle.number, cycle.current) + needs)]
+        let needs = latticeNeeded(in: cycle.current).map { " " + $0 } ?? ""
+        let said = Phrases.mode(cycle.number, cycle.current) + needs
+        guard state.guidance != nil else { return [.mode(cycle.current), .speak(said)] }
+        return [.mode(cycle.current)] + tour.endGuidance(after: [said])
     }
 
     /// In a column mode without a lattice: what it needs.
-    private var latticeNeeded: String? {
-        guard instrument.mode.soundsColumns, instrument.lattice?.hasLattice != true else { return nil }
+    private func latticeNeeded(in mode: Mode) -> String? {
+        guard mode.soundsColumns, state.lattice?.hasLattice != true else { return nil }
         return Phrases.latticeNeeded(searching: columns == nil)
     }
 
     /// In a column mode, what the lattice says of the column at `point`: ", column intensity 1.31 times its
     /// sublattice's median", ", displaced 14 picometres, towards the upper left"; empty in the other modes.
     private func columnPhysics(at point: ImagePoint) -> String {
-        guard instrument.mode.soundsColumns, let lattice = instrument.lattice, lattice.hasLattice else { return "" }
-        guard let (_, column) = instrument.column(near: point) else { return ", " + Phrases.betweenColumns }
-        switch instrument.mode {
+        guard state.mode.soundsColumns, let lattice = state.lattice, lattice.hasLattice else { return "" }
+        guard let (_, column) = instrument.column(near: point, in: lattice) else {
+            return ", " + Phrases.betweenColumns
+        }
+        switch state.mode {
         case .columnIntensity:
             return ", " + (column.relativeIntensity.map(Phrases.columnIntensity) ?? Phrases.offTheLattice)
         default:
@@ -265,7 +334,7 @@ public final class SessionController {
             let (n, m) = cell.cellIndex(of: point)
             return ", " + Phrases.cellPosition(n, m)
         }
-        let needs = latticeNeeded.map { ". " + $0 } ?? ""
+        let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
         return describe(point, precise: false) + columnPhysics(at: point) + (cell ?? "") + needs
     }
 
@@ -283,7 +352,6 @@ public final class SessionController {
         case .noColumns: return [.speak(Phrases.noColumnsFound)]
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]
         case .moved(let point):
-            instrument.probe(at: point)
             return [
                 .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnPhysics(at: point)))
             ]

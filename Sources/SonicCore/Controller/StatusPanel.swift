@@ -5,10 +5,14 @@ struct StatusPanel: Sendable {
     var textSize = TextSize()
 
     /// When shown: "Mode 1: intensity pitch", the pitch and note, the level and position, pressure
-    /// and tilt (once the pen has reported), the zoom and the number of tags.
-    func lines(modeNumber: Int, mode: Mode, pen: PenRecord?, zoom: Double, tagCount: Int) -> [String] {
+    /// and tilt (once the pen has reported), the zoom and the number of tags; first of all, while the
+    /// sound server is away, that nothing is heard.
+    func lines(modeNumber: Int, mode: Mode, pen: PenRecord?, zoom: Double, tagCount: Int, soundPlays: Bool)
+        -> [String]
+    {
         guard shown else { return [] }
-        var lines = ["Mode \(modeNumber): \(mode.spokenName)"]
+        var lines = soundPlays ? [] : [Phrases.noSoundServer]
+        lines.append("Mode \(modeNumber): \(mode.spokenName)")
         if let r = pen {
             lines.append(
                 r.frequency > 0

@@ -18,10 +18,16 @@ public final class CostelloReverb: SoundUnit {
     private static let fractionBits = 28
     private static let fractionScale = 1 << 28
 
+    /// How much each pass around a line keeps: the decay time.
+    public static let feedbackDef = ParameterDef("feedback", default: 0.6, range: 0...0.999)
+    /// The low-pass cutoff inside the loop: lower is darker. At most 0.45 of the sample rate: a one-pole cannot put
+    /// its −3 dB point beyond the Nyquist frequency.
+    public static let cutoffDef = ParameterDef(
+        "cutoff", default: 4000, range: 20...20_000, unit: .hertz, sampleRateShare: 0.45)
+
     public let sampleRate: Double
-    /// How much each pass around a line keeps (0...0.999): the decay time.
     public var feedback: LinearRamp
-    /// Low-pass cutoff inside the loop (Hz): lower is darker. Glides in octaves.
+    /// Glides in octaves.
     public var cutoff: ExponentialRamp
 
     private struct Line {
@@ -41,10 +47,14 @@ public final class CostelloReverb: SoundUnit {
     /// The cutoff `damping` was computed for.
     private var dampingCutoff = 0.0
 
-    public init(sampleRate: Double, rampSamples: Int, feedback: Double = 0.6, cutoff: Double = 4000) {
+    public init(
+        sampleRate: Double, rampSamples: Int, feedback: Double = CostelloReverb.feedbackDef.defaultValue,
+        cutoff: Double = CostelloReverb.cutoffDef.defaultValue
+    ) {
         self.sampleRate = sampleRate
-        self.feedback = LinearRamp(value: feedback, duration: rampSamples, range: 0...0.999)
-        self.cutoff = ExponentialRamp(value: cutoff, duration: rampSamples, range: 10...(0.45 * sampleRate))
+        self.feedback = LinearRamp(value: feedback, duration: rampSamples, range: Self.feedbackDef.range)
+        self.cutoff = ExponentialRamp(
+            value: cutoff, duration: rampSamples, range: Self.cutoffDef.range(sampleRate: sampleRate))
         lines = Self.lineParameters.map { p in
             let size = Int((p.delay + p.drift * 1.125) * sampleRate + 16.5)
             let buffer = UnsafeMutablePointer<Float>.allocate(capacity: size)

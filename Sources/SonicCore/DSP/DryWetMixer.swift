@@ -2,15 +2,19 @@
 /// wet what the unit made of it. Holds its own copy of the input for blocks of up to `capacity` frames, and works
 /// through longer ones in pieces.
 public final class DryWetMixer: SoundUnit {
+    public static let balanceDef = ParameterDef("balance", default: 0.5, range: 0...1)
+
     public let wet: any SoundUnit
     public var balance: LinearRamp
     private let capacity: Int
     /// The dry left channel, then the right.
     private let dry: UnsafeMutablePointer<Float>
 
-    public init(_ wet: any SoundUnit, rampSamples: Int, balance: Double = 0.5, capacity: Int) {
+    public init(
+        _ wet: any SoundUnit, rampSamples: Int, balance: Double = DryWetMixer.balanceDef.defaultValue, capacity: Int
+    ) {
         self.wet = wet
-        self.balance = LinearRamp(value: balance, duration: rampSamples, range: 0...1)
+        self.balance = LinearRamp(value: balance, duration: rampSamples, range: Self.balanceDef.range)
         self.capacity = capacity
         dry = .allocate(capacity: 2 * capacity)
         dry.initialize(repeating: 0, count: 2 * capacity)

@@ -1,28 +1,34 @@
 /// A two-operator FM (phase-modulation) oscillator: `level · sin(2π·fc·t + index · sin(2π·fc·ratio·t))`, added to
 /// both channels. With index 0 it is a pure sine. Every parameter glides per sample.
 public final class FMOscillator: Oscillator {
+    /// The modulator's frequency as a multiple of the carrier's.
+    public static let modulatorRatioDef = ParameterDef("modulator ratio", default: 1, range: 0...16)
+    /// The peak phase deviation in radians (0: a pure sine).
+    public static let indexDef = ParameterDef("index", default: 0, range: 0...20)
+
     public let sampleRate: Double
-    /// Carrier frequency in Hz; glides in octaves.
+    /// `OscillatorParameters.frequencyDef`; glides in octaves.
     public var carrierFrequency: ExponentialRamp
-    /// Modulator frequency as a multiple of the carrier's.
     public var modulatorRatio: LinearRamp
-    /// Peak phase deviation in radians.
     public var index: LinearRamp
-    /// Its level in the mix, 0...4.
+    /// `OscillatorParameters.levelDef`.
     public var level: LinearRamp
     private var carrierPhase = 0.0
     private var modulatorPhase = 0.0
 
     public init(
-        sampleRate: Double, rampSamples: Int, carrierFrequency: Double = 440, modulatorRatio: Double = 1,
-        index: Double = 0, level: Double = 1
+        sampleRate: Double, rampSamples: Int, carrierFrequency: Double = OscillatorParameters.frequencyDef.defaultValue,
+        modulatorRatio: Double = FMOscillator.modulatorRatioDef.defaultValue,
+        index: Double = FMOscillator.indexDef.defaultValue, level: Double = OscillatorParameters.levelDef.defaultValue
     ) {
         self.sampleRate = sampleRate
-        let nyquist = sampleRate / 2
-        self.carrierFrequency = ExponentialRamp(value: carrierFrequency, duration: rampSamples, range: 1...nyquist)
-        self.modulatorRatio = LinearRamp(value: modulatorRatio, duration: rampSamples, range: 0...64)
-        self.index = LinearRamp(value: index, duration: rampSamples, range: 0...64)
-        self.level = LinearRamp(value: level, duration: rampSamples, range: 0...4)
+        self.carrierFrequency = ExponentialRamp(
+            value: carrierFrequency, duration: rampSamples,
+            range: OscillatorParameters.frequencyDef.range(sampleRate: sampleRate))
+        self.modulatorRatio = LinearRamp(
+            value: modulatorRatio, duration: rampSamples, range: Self.modulatorRatioDef.range)
+        self.index = LinearRamp(value: index, duration: rampSamples, range: Self.indexDef.range)
+        self.level = LinearRamp(value: level, duration: rampSamples, range: OscillatorParameters.levelDef.range)
     }
 
     public func setFrequency(_ frequency: Double, glide: Bool) {

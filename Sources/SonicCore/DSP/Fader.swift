@@ -1,9 +1,12 @@
 /// A gain on both channels that glides per sample: the loudness the controller sets, and the duck under the voice.
 public final class Fader: SoundUnit {
+    /// From silence to full level.
+    public static let gainDef = ParameterDef("gain", default: 1, range: 0...1)
+
     public var gain: LinearRamp
 
-    public init(rampSamples: Int, gain: Double = 1, range: ClosedRange<Double>) {
-        self.gain = LinearRamp(value: gain, duration: rampSamples, range: range)
+    public init(rampSamples: Int, gain: Double = Fader.gainDef.defaultValue) {
+        self.gain = LinearRamp(value: gain, duration: rampSamples, range: Self.gainDef.range)
     }
 
     public func process(_ audio: StereoBuffer, frames: Int) {

@@ -2,10 +2,14 @@
 /// `mix` blends dry (0) to echoes only (1). The delay time glides per sample and is read between
 /// samples, so changing it bends the pitch of the echoes instead of clicking. One line per channel.
 public final class FeedbackDelay: SoundUnit {
-    public static let maximumTime = 2.0
+    /// The line holds the longest.
+    public static let timeDef = ParameterDef("time", default: 0.1, range: 0.001...2, unit: .seconds)
+    /// Below ±1, so the loop always decays.
+    public static let feedbackDef = ParameterDef("feedback", default: 0.3, range: -0.99...0.99)
+    public static let mixDef = ParameterDef("mix", default: 0.5, range: 0...1)
+
     public let sampleRate: Double
     public var time: LinearRamp
-    /// Clamped below ±1 so the loop always decays.
     public var feedback: LinearRamp
     public var mix: LinearRamp
     private let length: Int
@@ -13,12 +17,15 @@ public final class FeedbackDelay: SoundUnit {
     private let lines: UnsafeMutablePointer<Float>
     private var writeIndex = 0
 
-    public init(sampleRate: Double, rampSamples: Int, time: Double = 0.1, feedback: Double = 0.3, mix: Double = 1) {
+    public init(
+        sampleRate: Double, rampSamples: Int, time: Double = FeedbackDelay.timeDef.defaultValue,
+        feedback: Double = FeedbackDelay.feedbackDef.defaultValue, mix: Double = FeedbackDelay.mixDef.defaultValue
+    ) {
         self.sampleRate = sampleRate
-        self.time = LinearRamp(value: time, duration: rampSamples, range: (1 / sampleRate)...Self.maximumTime)
-        self.feedback = LinearRamp(value: feedback, duration: rampSamples, range: -0.99...0.99)
-        self.mix = LinearRamp(value: mix, duration: rampSamples, range: 0...1)
-        length = Int(Self.maximumTime * sampleRate) + 4
+        self.time = LinearRamp(value: time, duration: rampSamples, range: Self.timeDef.range)
+        self.feedback = LinearRamp(value: feedback, duration: rampSamples, range: Self.feedbackDef.range)
+        self.mix = LinearRamp(value: mix, duration: rampSamples, range: Self.mixDef.range)
+        length = Int(Self.timeDef.range.upperBound * sampleRate) + 4
         lines = .allocate(capacity: length * 2)
         lines.initialize(repeating: 0, count: length * 2)
     }

@@ -14,29 +14,37 @@ public final class MoogLadder: SoundUnit {
     /// Feedback gain at resonance 1: just past the 4 where the loop starts to oscillate by itself.
     static let maximumFeedback: Float = 4.1
 
-    /// The output is raised by 1 + k/2 (k = 4·resonance): resonance thins the passband by 1/(1 + k),
-    /// and this keeps a resonant ladder about as loud as an open one without boosting the peak too far.
+    /// The output is raised by 1 + k/2 (k = `maximumFeedback`·resonance): resonance thins the passband by
+    /// 1/(1 + k), and this keeps a resonant ladder about as loud as an open one without boosting the peak too far.
     static let compensation: Float = 0.5
 
     /// How fast the cutoff may sweep, in octaves per second: a resonant ladder swept faster "zaps",
     /// ringing up through the octaves; a jump of seven octaves then takes about 140 ms.
     public static let maximumSweepRate = 50.0
 
-    public let sampleRate: Double
-    /// −3 dB point in Hz; glides in octaves.
-    public var cutoff: ExponentialRamp
+    /// The −3 dB point. Near the Nyquist frequency the prewarping runs away, so it stays below 0.45 of the sample rate.
+    public static let cutoffDef = ParameterDef(
+        "cutoff", default: 2000, range: 20...20_000, unit: .hertz, sampleRateShare: 0.45)
     /// 0 (none) … 1 (self-oscillation).
+    public static let resonanceDef = ParameterDef("resonance", default: 0, range: 0...1)
+
+    public let sampleRate: Double
+    /// Glides in octaves.
+    public var cutoff: ExponentialRamp
     public var resonance: LinearRamp
     /// The four stages' states of each channel.
     private var leftStages = (Float(0), Float(0), Float(0), Float(0))
     private var rightStages = (Float(0), Float(0), Float(0), Float(0))
 
-    public init(sampleRate: Double, rampSamples: Int, cutoff: Double = 1000, resonance: Double = 0) {
+    public init(
+        sampleRate: Double, rampSamples: Int, cutoff: Double = MoogLadder.cutoffDef.defaultValue,
+        resonance: Double = MoogLadder.resonanceDef.defaultValue
+    ) {
         self.sampleRate = sampleRate
         self.cutoff = ExponentialRamp(
-            value: cutoff, duration: rampSamples, range: 10...(0.45 * sampleRate),
+            value: cutoff, duration: rampSamples, range: Self.cutoffDef.range(sampleRate: sampleRate),
             maximumRate: Self.maximumSweepRate / sampleRate)
-        self.resonance = LinearRamp(value: resonance, duration: rampSamples, range: 0...1)
+        self.resonance = LinearRamp(value: resonance, duration: rampSamples, range: Self.resonanceDef.range)
     }
 
     /// The one-pole integrator gain g = tan(π·fp/fs) for the poles that put −3 dB at `cutoff`.

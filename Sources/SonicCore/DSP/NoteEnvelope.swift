@@ -1,6 +1,11 @@
-/// Shapes short, distinct notes: each trigger rises over `attack`, holds, and falls over `release`,
+/// Shapes short, distinct notes: each trigger rises over `attack` seconds, holds, and falls over `release`,
 /// `length` seconds in all. Re-triggering rises from wherever the level is, so notes never click.
 public final class NoteEnvelope: SoundUnit {
+    /// How long a note lasts, rise and fall included.
+    public static let lengthDef = ParameterDef("length", default: 0.12, range: 0.02...2, unit: .seconds)
+    private static let attack = 0.005
+    private static let release = 0.01
+
     private let attackStep: Double
     private let releaseStep: Double
     private let holdSamples: Int
@@ -10,10 +15,10 @@ public final class NoteEnvelope: SoundUnit {
 
     private enum Stage { case silent, attack, hold, release }
 
-    public init(sampleRate: Double, length: Double, attack: Double = 0.005, release: Double = 0.01) {
-        attackStep = 1 / max(1, attack * sampleRate)
-        releaseStep = 1 / max(1, release * sampleRate)
-        holdSamples = max(0, Int((length - attack - release) * sampleRate))
+    public init(sampleRate: Double, length: Double = NoteEnvelope.lengthDef.defaultValue) {
+        attackStep = 1 / max(1, Self.attack * sampleRate)
+        releaseStep = 1 / max(1, Self.release * sampleRate)
+        holdSamples = max(0, Int((Self.lengthDef.clamped(length) - Self.attack - Self.release) * sampleRate))
     }
 
     public func trigger() {

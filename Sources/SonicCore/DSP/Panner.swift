@@ -2,10 +2,12 @@
 /// gains are cos θ and sin θ with θ = (p + 1)·π/4, so L² + R² stays 1 and the centre is −3 dB.
 /// The mono signal is the left channel; the right is overwritten.
 public final class Panner: SoundUnit {
+    public static let panDef = ParameterDef("pan", default: 0, range: -1...1)
+
     public var pan: LinearRamp
 
-    public init(rampSamples: Int, pan: Double = 0) {
-        self.pan = LinearRamp(value: pan, duration: rampSamples, range: -1...1)
+    public init(rampSamples: Int, pan: Double = Panner.panDef.defaultValue) {
+        self.pan = LinearRamp(value: pan, duration: rampSamples, range: Self.panDef.range)
     }
 
     public func process(_ audio: StereoBuffer, frames: Int) {

@@ -1,10 +1,13 @@
 /// Keeps the master within ±1 without a hard edge: linear up to `threshold`, then a smooth
 /// saturating curve that approaches 1. Anything non-finite becomes silence.
 public final class SoftLimiter: SoundUnit {
+    /// Where the curve starts.
+    public static let thresholdDef = ParameterDef("threshold", default: 0.9, range: 0.1...0.99)
+
     public let threshold: Float
 
-    public init(threshold: Float = 0.9) {
-        self.threshold = min(max(threshold, 0.1), 0.99)
+    public init(threshold: Double = SoftLimiter.thresholdDef.defaultValue) {
+        self.threshold = Float(Self.thresholdDef.clamped(threshold))
     }
 
     public func process(_ audio: StereoBuffer, frames: Int) {

@@ -26,3 +26,12 @@ public protocol Oscillator: SoundUnit {
     /// Glides to a new frequency in Hz, or goes there at once (where a note starts: no glide from the last one).
     func setFrequency(_ frequency: Double, glide: Bool)
 }
+
+/// The parameters every oscillator has.
+public enum OscillatorParameters {
+    /// Up to the Nyquist frequency: above it, a tone would fold back down as another.
+    public static let frequencyDef = ParameterDef(
+        "frequency", default: 440, range: 1...Double.infinity, unit: .hertz, sampleRateShare: 0.5)
+    /// Its level in the mix.
+    public static let levelDef = ParameterDef("level", default: 1, range: 0...1)
+}

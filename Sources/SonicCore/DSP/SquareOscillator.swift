@@ -2,16 +2,21 @@
 /// channels: the hard, distinct tone that screen-reader users prefer for stepped data.
 public final class SquareOscillator: Oscillator {
     public let sampleRate: Double
-    /// Hz; glides in octaves.
+    /// `OscillatorParameters.frequencyDef`; glides in octaves.
     public var frequency: ExponentialRamp
-    /// Its level in the mix, 0...4.
+    /// `OscillatorParameters.levelDef`.
     public var level: LinearRamp
     private var phase = 0.0
 
-    public init(sampleRate: Double, rampSamples: Int, frequency: Double = 440, level: Double = 1) {
+    public init(
+        sampleRate: Double, rampSamples: Int, frequency: Double = OscillatorParameters.frequencyDef.defaultValue,
+        level: Double = OscillatorParameters.levelDef.defaultValue
+    ) {
         self.sampleRate = sampleRate
-        self.frequency = ExponentialRamp(value: frequency, duration: rampSamples, range: 1...(sampleRate / 2))
-        self.level = LinearRamp(value: level, duration: rampSamples, range: 0...4)
+        self.frequency = ExponentialRamp(
+            value: frequency, duration: rampSamples,
+            range: OscillatorParameters.frequencyDef.range(sampleRate: sampleRate))
+        self.level = LinearRamp(value: level, duration: rampSamples, range: OscillatorParameters.levelDef.range)
     }
 
     public func setFrequency(_ frequency: Double, glide: Bool) {

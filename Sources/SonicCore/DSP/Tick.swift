@@ -5,6 +5,13 @@ import RealModule
 /// so it is heard over the tone rather than mistaken for it. A trigger while one rings restarts
 /// from the current level, never jumping.
 public final class Tick: SoundUnit {
+    /// Its peak.
+    public static let levelDef = ParameterDef("level", default: 0.25, range: 0...1)
+    /// In Hz.
+    private static let frequency = 3200.0
+    private static let attack = 0.0005
+    private static let decay = 0.004
+
     private let level: Double
     private let phaseStep: Double
     private let attackStep: Double
@@ -13,14 +20,11 @@ public final class Tick: SoundUnit {
     private var envelope = 0.0
     private var rising = false
 
-    public init(
-        sampleRate: Double, frequency: Double = 3200, level: Double, attack: Double = 0.0005,
-        decay: Double = 0.004
-    ) {
-        self.level = min(max(level, 0), 1)
-        phaseStep = frequency / sampleRate
-        attackStep = 1 / max(1, attack * sampleRate)
-        decayFactor = Double.exp(-1 / max(1, decay * sampleRate))
+    public init(sampleRate: Double, level: Double = Tick.levelDef.defaultValue) {
+        self.level = Self.levelDef.clamped(level)
+        phaseStep = Self.frequency / sampleRate
+        attackStep = 1 / max(1, Self.attack * sampleRate)
+        decayFactor = Double.exp(-1 / max(1, Self.decay * sampleRate))
     }
 
     public func trigger() { rising = true }

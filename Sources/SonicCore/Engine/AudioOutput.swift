@@ -1,7 +1,12 @@
+import Synchronization
+
 /// Something the audio thread can call to fill interleaved float frames. It must not allocate,
 /// lock or do I/O.
 public protocol AudioRenderer: AnyObject {
-    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int)
+    /// Fills `frames` interleaved frames. `time` is the moment (CLOCK_MONOTONIC seconds) whose changes
+    /// are due at the first frame: a change asked for `k / sampleRate` later is made `k` frames in.
+    /// Nil makes every change waiting at once.
+    func render(into buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double?)
 }
 
 extension SynthEngine: AudioRenderer {}
@@ -17,6 +22,21 @@ public protocol AudioOutput: AnyObject {
     /// When the sound last ran dry (CLOCK_MONOTONIC seconds), as the audio side noticed it: the
     /// session log's record of it comes a little later. Nil before the first time.
     var lastDropoutTime: Double? { get }
+    /// Why the sound server can no longer be played to (it went away, or ended the stream); nil
+    /// while it plays. Once set, the output plays nothing more: a new one must be opened.
+    var lossReason: String? { get }
+}
+
+/// Whether a live output's server has gone, set from the sound library's own threads (the server's
+/// connection or the stream failing), read by the main loop. Lock-free.
+public final class ServerLoss: Sendable {
+    private let lost = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func note() { lost.store(true, ordering: .releasing) }
+
+    public var happened: Bool { lost.load(ordering: .acquiring) }
 }
 
 public struct AudioError: Error, Sendable, CustomStringConvertible {
@@ -30,4 +50,16 @@ public struct AudioError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+/// How a live output times the changes the pen asks for. A change made at the start of whichever
+/// block is rendered next would sound anywhere from no time to a whole period after it was asked
+/// for; the hand learns a constant delay, not a wandering one. So each output gives the renderer the
+/// moment whose changes are due at the first frame (`AudioRenderer.render`'s `time`): a change is
+/// made at the frame where its time plus a fixed delay falls, the delay being what the output
+/// needs to have every change in hand before it renders that frame — one period plus this margin.
+public enum ChangeTiming {
+    /// Covers the main loop's way from reading an event to queueing its change, and the audio
+    /// thread waking a little late for its cycle.
+    public static let margin = 0.001
 }

@@ -3,20 +3,25 @@
 public struct SoundChain: Sendable, Equatable {
     public struct Oscillator: Sendable, Equatable {
         public enum Waveform: String, Sendable, CaseIterable { case sine, square }
+        /// The carrier's frequency as a multiple of the pitch the controller asks for.
+        public static let ratioDef = ParameterDef("ratio", default: 1, range: 0.01...16)
+
         public var waveform: Waveform
-        /// Carrier frequency as a multiple of the pitch the controller asks for.
+        /// `ratioDef`.
         public var ratio: Double
-        /// Modulator frequency as a multiple of the carrier's.
+        /// `FMOscillator.modulatorRatioDef`.
         public var modulatorRatio: Double
-        /// FM index: peak phase deviation in radians (0 = pure sine).
+        /// `FMOscillator.indexDef`.
         public var index: Double
-        /// Level in the mix.
+        /// `OscillatorParameters.levelDef`.
         public var level: Double
 
         /// `modulatorRatio` and `index` are for the sine (FM) waveform.
         public init(
-            waveform: Waveform = .sine, ratio: Double = 1, modulatorRatio: Double = 1, index: Double = 0,
-            level: Double = 1
+            waveform: Waveform = .sine, ratio: Double = SoundChain.Oscillator.ratioDef.defaultValue,
+            modulatorRatio: Double = FMOscillator.modulatorRatioDef.defaultValue,
+            index: Double = FMOscillator.indexDef.defaultValue,
+            level: Double = OscillatorParameters.levelDef.defaultValue
         ) {
             self.waveform = waveform
             self.ratio = ratio; self.modulatorRatio = modulatorRatio; self.index = index; self.level = level
@@ -44,30 +49,26 @@ public struct SoundChain: Sendable, Equatable {
     public var effects: [Effect]
     /// Whether the voice goes through an equal-power panner (centred unless the controller pans it).
     public var panned = false
+    /// Whether the controller's cutoff and resonance drive a ladder: the last of the effects, or, with none among
+    /// them, one after them.
+    public var filtered = false
     /// Seconds each note lasts when the controller plays notes rather than a continuous tone.
     public var noteLength: Double?
     public var limiterThreshold: Double
     /// Peak level of the soft tick heard where the pen crosses a unit cell's boundary (0: none).
-    public var tickLevel = 0.25
+    public var tickLevel = Tick.levelDef.defaultValue
     /// Seconds every parameter change glides over.
     public var glideTime: Double
+    /// Seconds a sweep of the image, or of a row or column of it, takes.
+    public var sweepLength = ImageSweep.lengthDef.defaultValue
 
     public init(
-        oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [], limiterThreshold: Double = 0.9,
-        glideTime: Double = 0.005
+        oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [],
+        limiterThreshold: Double = SoftLimiter.thresholdDef.defaultValue, glideTime: Double = 0.005
     ) {
         self.oscillators = oscillators; self.effects = effects
         self.limiterThreshold = limiterThreshold; self.glideTime = glideTime
     }
 
     public static let plainTone = SoundChain()
-
-    /// The chain with a ladder at the end, wide open, for the tilt-filter mode to drive — unless it
-    /// has one already (tilt then drives its last ladder).
-    public func withTiltLadder() -> SoundChain {
-        guard !effects.contains(where: { if case .ladder = $0 { true } else { false } }) else { return self }
-        var chain = self
-        chain.effects.append(.ladder(cutoff: 20_000, resonance: 0))
-        return chain
-    }
 }

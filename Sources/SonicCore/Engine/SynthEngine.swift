@@ -1,8 +1,11 @@
 /// The instrument's sound engine: the profile's chain as an array of sound units, driven by the controller's targets.
 ///
 /// ```
-/// oscillators → loudness → [note envelope] → [panner] → effects, in order → tick → duck → limiter
+/// oscillators → loudness → [note envelope] → [panner] → effects, in order → tick → image sweep → guide
+///   → duck → limiter
 /// ```
+///
+/// A line sweep plays through the oscillators as the pen does, from a table; meanwhile the pen's targets wait.
 ///
 /// Rendering allocates nothing, takes no locks and makes no system calls, so it runs on the audio thread; every
 /// buffer and delay line is allocated here, up front. Targets arrive through `SynthControls` (lock-free) and are
@@ -29,6 +32,14 @@ public final class SynthEngine {
     /// The cell-boundary tick, and how many ticks the controller had asked for at the last block.
     private let tick: Tick
     private var ticksSounded: Int
+    /// The whole image, swept; a row or a column, swept; and the guide to a chosen place.
+    private let imageSweep: ImageSweep
+    private let lineSweep: LineSweep
+    private let guide: GuideBeeps
+    /// The latest targets asked for: played unless a line sweep plays, and once it ends.
+    private var penTargets = SynthTargets.silent
+    /// How many sweeps the controls had been asked for at the last block.
+    private var sweepsMade: Int
     /// Lowers everything before the limiter while the voice speaks.
     private let duck: Fader
 
@@ -60,9 +71,8 @@ public final class SynthEngine {
             switch settings.waveform {
             case .sine:
                 let oscillator = FMOscillator(
-                    sampleRate: sampleRate, rampSamples: ramp, carrierFrequency: 440,
-                    modulatorRatio: settings.modulatorRatio, index: settings.index,
-                    level: settings.level)
+                    sampleRate: sampleRate, rampSamples: ramp, modulatorRatio: settings.modulatorRatio,
+                    index: settings.index, level: settings.level)
                 timbres.append(TimbreControl(oscillator: oscillator, ownIndex: settings.index))
                 return oscillator
             case .square:
@@ -70,12 +80,17 @@ public final class SynthEngine {
             }
         }
         self.timbres = timbres
-        loudness = Fader(rampSamples: ramp, gain: 0, range: 0...4)
+        loudness = Fader(rampSamples: ramp, gain: 0)
         envelope = chain.noteLength.map { NoteEnvelope(sampleRate: sampleRate, length: $0) }
         panner = chain.panned ? Panner(rampSamples: ramp) : nil
         var effects: [any SoundUnit] = []
         var lastLadder: DrivenLadder?
-        for effect in chain.effects {
+        // A filtered chain with no ladder of its own gets one after its effects, wide open and without resonance: it
+        // leaves the tone as it is until the controller closes it.
+        let hasLadder = chain.effects.contains { if case .ladder = $0 { true } else { false } }
+        let openLadder = SoundChain.Effect.ladder(
+            cutoff: MoogLadder.cutoffDef.range.upperBound, resonance: MoogLadder.resonanceDef.range.lowerBound)
+        for effect in chain.effects + (chain.filtered && !hasLadder ? [openLadder] : []) {
             switch effect {
             case .delay(let time, let feedback, let mix):
                 effects.append(
@@ -98,17 +113,21 @@ public final class SynthEngine {
         drivenLadder = lastLadder
         tick = Tick(sampleRate: sampleRate, level: chain.tickLevel)
         ticksSounded = controls.tickCount
+        imageSweep = ImageSweep(sampleRate: sampleRate, length: chain.sweepLength)
+        lineSweep = LineSweep(sampleRate: sampleRate, length: chain.sweepLength)
+        guide = GuideBeeps(sampleRate: sampleRate, rampSamples: ramp)
+        sweepsMade = controls.sweepCount
         // Speech comes in over 10 ms: quick, but no click.
-        duck = Fader(rampSamples: Int(0.01 * sampleRate), gain: 1, range: 0...1)
-        let limiter = SoftLimiter(threshold: Float(chain.limiterThreshold))
+        duck = Fader(rampSamples: Int(0.01 * sampleRate))
+        let limiter = SoftLimiter(threshold: chain.limiterThreshold)
 
         var units: [any SoundUnit] = oscillators
         units.append(loudness)
         if let envelope { units.append(envelope) }
         if let panner { units.append(panner) }
         units += effects
-        // After the effects, so no filter or echo blurs it; ducked with the rest under the voice.
-        units += [tick, duck, limiter] as [any SoundUnit]
+        // After the effects, so no filter or echo blurs them; ducked with the rest under the voice.
+        units += [tick, imageSweep, guide, duck, limiter] as [any SoundUnit]
         self.units = units
 
         left = .allocate(capacity: 2 * Self.blockSize)
@@ -121,13 +140,34 @@ public final class SynthEngine {
 
     deinit { left.deallocate() }
 
+    /// The image the sweeps play; given before the audio thread runs, and never while it does.
+    public func load(_ tables: SweepTables) {
+        imageSweep.load(tables.image)
+        lineSweep.load(tables.lines)
+    }
+
     /// Fills `frames` interleaved frames of `channels` samples (1: mono, 2: stereo, more: stereo then copies).
-    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+    ///
+    /// `time` places the changes asked for: a change stamped `time + k / sampleRate` is made at frame k
+    /// (the first frame at or after its time), one stamped earlier at once. Nil makes every change
+    /// waiting at once, as offline rendering does, which queues each change at its frame.
+    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         var done = 0
         while done < frames {
-            let n = min(Self.blockSize, frames - done)
-            applyTargets()
+            makeChanges(dueBy: done, from: time)
+            switch lineSweep.event() {
+            case .step(let targets): applyTone(targets)
+            case .ended: applyTone(penTargets)
+            case nil: break
+            }
+            var n = min(Self.blockSize, frames - done)
+            // The block ends where the next change is due, or the line sweep's next step.
+            if let next = controls.nextChangeTime(), let due = frame(of: next, from: time), due < done + n {
+                n = max(1, due - done)
+            }
+            if let step = lineSweep.framesToNextEvent { n = min(n, step) }
             renderBlock(frames: n)
+            lineSweep.advance(n)
             let out = output + done * channels
             for i in 0..<n {
                 let l = left[i], r = right[i]
@@ -146,14 +186,74 @@ public final class SynthEngine {
     /// Ducks (or restores) the whole sound: 1 is full level. Called from the audio thread.
     public func duck(to gain: Double) { duck.gain.glide(to: gain) }
 
-    private func applyTargets() {
-        let targets = controls.targets
-        // Ticks asked for within one block sound as one.
-        let ticksAsked = controls.tickCount
-        if ticksAsked != ticksSounded {
-            ticksSounded = ticksAsked
-            tick.trigger()
+    /// The frame of a render starting at `time` on which a change stamped `changeTime` is made; nil when
+    /// the render places no changes (all are made at once), and at most 0 for a change already due.
+    private func frame(of changeTime: Double, from time: Double?) -> Int? {
+        guard let time else { return nil }
+        return Int(max(-1, min(Double(Int.max / 2), ((changeTime - time) * sampleRate).rounded(.up))))
+    }
+
+    /// Makes every change due by frame `done`. Changes due at one frame count as one: the latest
+    /// targets, and one tick for however many; sweeps in the order asked for.
+    private func makeChanges(dueBy done: Int, from time: Double?) {
+        var latest: SynthTargets?
+        var ticked = false
+        var lineEnded = false
+        while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
+            let change = controls.takeChange()
+        {
+            switch change.kind {
+            case .targets: latest = change.targets
+            case .tick:
+                ticksSounded += 1
+                ticked = true
+            case .sweep:
+                sweepsMade += 1
+                lineEnded = play(change.sweep) || lineEnded
+            case .latest:
+                // What the controls could not queue: the latest targets, the ticks since dropped, and the latest
+                // sweep if one was dropped.
+                latest = change.targets
+                if controls.tickCount > ticksSounded {
+                    ticksSounded = controls.tickCount
+                    ticked = true
+                }
+                if controls.sweepCount > sweepsMade {
+                    sweepsMade = controls.sweepCount
+                    lineEnded = play(controls.lastSweep) || lineEnded
+                }
+            }
         }
+        if ticked { tick.trigger() }
+        if let latest {
+            penTargets = latest
+            applyGuide(latest.guide)
+        }
+        // While a line plays, the pen's targets wait for its end.
+        if !lineSweep.isPlaying && (latest != nil || lineEnded) { applyTone(penTargets) }
+    }
+
+    /// Starts `sweep`, ending the one playing, or (nil) stops it; whether a line sweep ended, giving the pen its
+    /// sound back.
+    private func play(_ sweep: Sweep?) -> Bool {
+        let lineEnded = lineSweep.stop()
+        switch sweep {
+        case .image?: imageSweep.start()
+        case let line?:
+            imageSweep.stop()
+            lineSweep.start(line)
+        case nil: imageSweep.stop()
+        }
+        return lineEnded && !lineSweep.isPlaying
+    }
+
+    private func applyGuide(_ tone: GuideTone) {
+        guide.rate.glide(to: tone.rate)
+        guide.frequency.glide(to: tone.frequency)
+        guide.pan.glide(to: tone.pan)
+    }
+
+    private func applyTone(_ targets: SynthTargets) {
         // A note that starts from silence starts at its own pitch, not with a glide from the last one.
         let fromSilence = loudness.gain.value == 0 && !loudness.gain.isGliding
         // A note starts at its own pitch too.

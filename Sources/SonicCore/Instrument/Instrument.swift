@@ -1,28 +1,21 @@
 import RealModule
 
-/// The sound side of the controller: turns pen events into synth targets, one way —
-/// pen → pixel → level → pitch, with loudness and filter as the mode says.
+/// The sound of a session: turns pen events into synth targets, one way — pen → pixel → level →
+/// pitch, with loudness and filter as the session's mode says. It reads the session's state (mode,
+/// placement, cell, lattice) and keeps only what sounding needs: the notes it has played, the cell the
+/// touching pen is in, the pen's last report. It sets no targets itself: `SessionSound` does, from
+/// what it returns.
 public final class Instrument {
     public let image: GrayImage
     public let profile: Profile
     public let stretch: LevelStretch
     public let pitch: PitchMap
-    public private(set) var viewport: Viewport
-    /// The mode the pen plays in: the one place it is kept.
-    public private(set) var mode: Mode
-    /// The lattice's unit cell, once tagged, and whether the touching pen ticks as it crosses its
-    /// boundaries: the one place they are kept.
-    public private(set) var cell: UnitCell?
-    public private(set) var cellTicks: Bool
-    /// The lattice's analysed columns, once found, for the column modes: the one place they are kept.
-    public private(set) var lattice: LatticeColumns?
     /// The column the column modes sound now, so the next one starts a new note.
     private var soundedColumn: Int?
-    /// The last event handled, for "where am I".
+    /// The last event sounded, for "where am I".
     public private(set) var lastRecord: PenRecord?
     /// The pen's last report, to sound afresh when the image moves under a still pen.
     private var lastEvent: PenEvent?
-    private let controls: SynthControls
     /// With note articulation: the band the last note played, and how many notes so far.
     private var noteBand: Int?
     private var notes = 0
@@ -32,31 +25,32 @@ public final class Instrument {
     /// resting on a boundary does not chatter.
     static let boundaryMargin = 0.02
 
-    public init(
-        image: GrayImage, profile: Profile, statistics: SampleStatistics, viewport: Viewport, controls: SynthControls
-    ) {
+    /// What a pen event sounds: the record for the log, the targets, and whether it crossed into
+    /// another cell (a tick).
+    struct Sounded {
+        var record: PenRecord
+        var targets: SynthTargets
+        var tick: Bool
+    }
+
+    public init(image: GrayImage, profile: Profile, statistics: SampleStatistics) {
         self.image = image
         self.profile = profile
         self.stretch = profile.level.stretch(statistics)
         self.pitch = profile.pitch
-        self.viewport = viewport
-        self.mode = profile.modes[0]
-        cellTicks = profile.gestures.cellTicks
-        self.controls = controls
     }
 
-    public func place(_ viewport: Viewport) { self.viewport = viewport }
-
-    /// Switches mode; the next pen event sounds the new way (the current sound follows at once).
-    public func set(mode: Mode) {
-        self.mode = mode
-        if let last = lastRecord { controls.set(targets(for: last)) }
+    /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,
+    /// one screen pixel an image pixel until the window is placed.
+    public var initialState: SessionState {
+        SessionState(
+            mode: profile.modes[0], viewport: Viewport(originX: 0, originY: 0, scale: 1),
+            cellTicks: profile.gestures.cellTicks)
     }
 
-    /// Handles one pen event: sets the synth's targets and returns what happened, for the session log.
-    @discardableResult
-    public func handle(_ event: PenEvent) -> PenRecord {
-        let point = viewport.imagePoint(rootX: event.rootX, rootY: event.rootY)
+    /// One pen event, in `state`.
+    func sound(_ event: PenEvent, in state: SessionState) -> Sounded {
+        let point = state.viewport.imagePoint(rootX: event.rootX, rootY: event.rootY)
         let pixel = point.nearestPixel
         let inImage = event.inWindow && image.contains(pixelX: pixel.x, y: pixel.y)
         let sample = inImage ? image[pixel.x, pixel.y] : 0
@@ -65,84 +59,79 @@ public final class Instrument {
             t: event.time, rootX: event.rootX, rootY: event.rootY, imageX: point.x, imageY: point.y,
             inImage: inImage, sample: Double(sample), level: inImage ? stretch.level(value: value) : 0,
             pressure: event.pressure,
-            tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: mode.rawValue, frequency: 0,
+            tiltX: event.tiltX, tiltY: event.tiltY, buttons: event.buttons, mode: state.mode.rawValue, frequency: 0,
             amplitude: 0)
-        let targets = targets(for: record, value: value)
-        followCell(to: touching(record) ? point : nil)
+        let targets = targets(for: record, in: state, value: value)
+        let tick = followCell(to: touching(record) ? point : nil, in: state)
         record.frequency = targets.frequency
         record.amplitude = targets.amplitude
-        controls.set(targets)
         lastRecord = record
         lastEvent = event
-        return record
+        return Sounded(record: record, targets: targets, tick: tick)
     }
 
-    /// After the view changed: what the still pen is over now (nil before any pen event).
-    public func refresh(at time: Double) -> PenRecord? {
+    /// What the still pen is over after the image moved under it, at `time` (nil before any pen event).
+    func soundAgain(at time: Double, in state: SessionState) -> Sounded? {
         guard var event = lastEvent else { return nil }
         event.time = time
-        return handle(event)
+        return sound(event, in: state)
     }
 
-    /// Sets the unit cell and whether its boundaries tick under the pen; the pen starts afresh in
-    /// whichever cell it is in.
-    public func set(cell: UnitCell?, ticks: Bool) {
-        self.cell = cell
-        cellTicks = ticks
-        cellUnderPen = nil
+    /// Where the nib is over the image (beyond its edges too), while the pen is over the window.
+    func nib(in state: SessionState) -> ImagePoint? {
+        guard let event = lastEvent, event.inWindow else { return nil }
+        return state.viewport.imagePoint(rootX: event.rootX, rootY: event.rootY)
     }
 
-    /// The lattice's columns, once found: the column modes sound them.
-    public func set(lattice: LatticeColumns?) {
-        self.lattice = lattice
-        soundedColumn = nil
-    }
+    /// The last event's sound in `state` (after the mode changed); nil before any pen event.
+    func lastTargets(in state: SessionState) -> SynthTargets? { lastRecord.map { targets(for: $0, in: state) } }
+
+    /// The cell changed, or its ticks were turned on or off: the pen starts afresh in whichever cell it is in.
+    func cellChanged() { cellUnderPen = nil }
+
+    /// The lattice changed: the next column sounded is a new note.
+    func latticeChanged() { soundedColumn = nil }
 
     /// The analysed column within the profile's reach of `point`, if any.
-    public func column(near point: ImagePoint) -> (index: Int, column: AnalysedColumn)? {
+    public func column(near point: ImagePoint, in lattice: LatticeColumns?) -> (index: Int, column: AnalysedColumn)? {
         lattice.flatMap { $0.nearest(to: point, within: profile.lattice.reach * $0.spacing) }
     }
 
-    /// Ticks when the pen, touching, moves into another cell of the unit cell's lattice.
-    private func followCell(to point: ImagePoint?) {
-        guard cellTicks, let cell, let point else {
+    /// Whether the touching pen moved into another cell of the unit cell's lattice: a tick.
+    private func followCell(to point: ImagePoint?, in state: SessionState) -> Bool {
+        guard state.cellTicks, let cell = state.cell, let point else {
             cellUnderPen = nil
-            return
+            return false
         }
         guard let (n, m) = cellUnderPen else {
             cellUnderPen = cell.cellIndex(of: point)
-            return
+            return false
         }
         let f = cell.fractional(point)
         let margin = Self.boundaryMargin
         let outside =
             f.u < Double(n) - margin || f.u > Double(n + 1) + margin
             || f.v < Double(m) - margin || f.v > Double(m + 1) + margin
-        guard outside else { return }
+        guard outside else { return false }
         cellUnderPen = cell.cellIndex(of: point)
-        controls.tick()
+        return true
     }
 
-    /// Silence, e.g. when the program quits.
-    public func silence() { controls.set(silent) }
-
     /// Silence that keeps the last note's number: a new number would start a note as the sound fades.
-    private var silent: SynthTargets { SynthTargets(note: notes) }
+    var silent: SynthTargets { SynthTargets(note: notes) }
 
-    /// Sounds the pixel at `point` as a touch there would (the column cursor); nil returns the sound
-    /// to the pen.
-    public func probe(at point: ImagePoint?) {
-        guard let point else { return controls.set(lastRecord.map { targets(for: $0) } ?? silent) }
+    /// What a touch at `point` would sound (the column cursor), nil outside the image.
+    func probe(at point: ImagePoint, in state: SessionState) -> SynthTargets? {
         let pixel = point.nearestPixel
-        guard image.contains(pixelX: pixel.x, y: pixel.y) else { return }
-        if mode.soundsColumns { return controls.set(columnTargets(at: point) ?? silent) }
+        guard image.contains(pixelX: pixel.x, y: pixel.y) else { return nil }
+        if state.mode.soundsColumns { return columnTargets(at: point, in: state) ?? silent }
         let value = sampledValue(at: point)
         var tone = SynthTargets(
             frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
             amplitude: profile.amplitude)
         notes += 1
         tone.note = notes
-        controls.set(tone)
+        return tone
     }
 
     /// The level (0...1) of the pixel under an image point, nil outside the image.
@@ -170,29 +159,28 @@ public final class Instrument {
         record.inImage && record.buttons.contains(PenButtons.tip) && record.pressure > 0
     }
 
-    private func targets(for record: PenRecord, value: Double? = nil) -> SynthTargets {
+    private func targets(for record: PenRecord, in state: SessionState, value: Double? = nil) -> SynthTargets {
         guard touching(record) else {
             noteBand = nil
             soundedColumn = nil
             return silent
         }
-        if mode.soundsColumns {
-            return columnTargets(at: ImagePoint(x: record.imageX, y: record.imageY)) ?? silent
+        if state.mode.soundsColumns {
+            return columnTargets(at: ImagePoint(x: record.imageX, y: record.imageY), in: state) ?? silent
         }
         let sample = value ?? Double(record.sample)
         var targets = SynthTargets(
-            frequency: pitch.frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
+            frequency: frequency(level: record.level, sample: sample), amplitude: profile.amplitude)
         if case .notes(let bands, _) = profile.articulation {
-            // One note per band: its pitch is the band's middle level; a new band plays a new note.
-            let band = min(bands - 1, Int(record.level * Double(bands)))
-            targets.frequency = pitch.frequency(level: (Double(band) + 0.5) / Double(bands), sample: sample)
+            // A new band plays a new note.
+            let band = Self.band(of: record.level, bands)
             if band != noteBand {
                 noteBand = band
                 notes += 1
             }
             targets.note = notes
         }
-        switch mode {
+        switch state.mode {
         case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement:
             break
         case .pressureAmplitude:
@@ -204,16 +192,27 @@ public final class Instrument {
         return targets
     }
 
+    /// The pitch the pen sounds at a level (and sample): with notes, one per band, the band's middle level's.
+    func frequency(level: Double, sample: Double) -> Double {
+        guard case .notes(let bands, _) = profile.articulation else {
+            return pitch.frequency(level: level, sample: sample)
+        }
+        return pitch.frequency(level: (Double(Self.band(of: level, bands)) + 0.5) / Double(bands), sample: sample)
+    }
+
+    /// Which of `bands` equal bands a level falls in.
+    private static func band(of level: Double, _ bands: Int) -> Int { min(bands - 1, Int(level * Double(bands))) }
+
     /// The column modes: the column near `point` as a note of its own, nil (silence) between columns, before the
     /// lattice is known, and for a column on no sublattice.
-    private func columnTargets(at point: ImagePoint) -> SynthTargets? {
-        guard let lattice, let (index, column) = column(near: point) else {
+    private func columnTargets(at point: ImagePoint, in state: SessionState) -> SynthTargets? {
+        guard let lattice = state.lattice, let (index, column) = column(near: point, in: lattice) else {
             soundedColumn = nil
             return nil
         }
         let settings = profile.lattice
         var targets = SynthTargets(amplitude: profile.amplitude)
-        switch mode {
+        switch state.mode {
         case .columnIntensity:
             guard let ratio = column.relativeIntensity else { return nil }
             let t = min(max((ratio - 1) / settings.intensityRange, -1), 1)
@@ -260,7 +259,7 @@ public final class Instrument {
         let settings = profile.tilt
         let lean = min(tilt.altitude / settings.leanRange, 1)
         let multiple = settings.cutoffUpright * Double.pow(settings.cutoffFlat / settings.cutoffUpright, lean)
-        targets.cutoff = min(max(multiple * targets.frequency, 20), 20_000)
+        targets.cutoff = multiple * targets.frequency
         targets.timbre = settings.timbre
         let direction = tilt.azimuth * Double.pi / 180
         switch settings.azimuth {

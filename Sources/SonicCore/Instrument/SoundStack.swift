@@ -20,11 +20,11 @@ public struct SoundStack {
             volume: profile.speech.volume)
     }
 
-    /// An instrument that plays `image` through this stack, one screen pixel a pixel until the
-    /// window is placed.
-    public func instrument(playing image: GrayImage) -> Instrument {
-        Instrument(
-            image: image, profile: profile, statistics: SampleStatistics(image),
-            viewport: Viewport(originX: 0, originY: 0, scale: 1), controls: controls)
+    /// The way to this stack's sound for a session playing `image`; the engine is given the image's sweeps. Made
+    /// once, before the audio thread runs.
+    public func sound(playing image: GrayImage) -> SessionSound {
+        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image))
+        renderer.engine.load(instrument.sweepTables)
+        return SessionSound(instrument: instrument, controls: controls)
     }
 }

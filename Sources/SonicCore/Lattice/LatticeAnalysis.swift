@@ -37,13 +37,16 @@ public struct AnalysedColumn: Sendable, Equatable {
     }
 }
 
-/// The atom columns of an image read as a crystal: the lattice they repeat on, the sublattices (columns at the same
-/// place in every cell), each column's site, how bright it is for its sublattice, and how far it sits from its ideal
-/// site.
+/// The atom columns of an image read as a crystal: where in the image the crystal is, the lattice its columns repeat
+/// on, the sublattices (columns at the same place in every cell), each column's site, how bright it is for its
+/// sublattice, and how far it sits from its ideal site.
 ///
 /// - Lattice: the two shortest steps between columns that most columns take to a column of about the same integrated
 ///   intensity (a step to a column of another kind, or one only half the columns take, is no translation of the
 ///   crystal).
+/// - Crystal: the lattice's cells that hold columns on the lattice — columns with a column one lattice step away
+///   along at least three of ±a, ±b (`CrystalRegion`). Columns outside it (amorphous material) are left out: they are
+///   no columns of the crystal.
 /// - Sublattices: the columns' positions within the cell, grouped; numbered brightest first (by median integrated
 ///   intensity).
 /// - Ideal sites: a lattice (origin and both vectors) fitted to the brightest sublattice by iteratively reweighted
@@ -52,11 +55,28 @@ public struct AnalysedColumn: Sendable, Equatable {
 ///   way. So a displaced sublattice (a polar domain) is measured against the lattice of the undisplaced one, and a
 ///   strained region against the lattice of the whole image.
 public struct LatticeAnalysis: Sendable {
+    /// The columns of the crystal (every column found, where there is no lattice).
     public let columns: [AnalysedColumn]
     /// The fitted lattice vectors, in pixels; nil when the columns show no lattice.
     public let a: PixelVector?
     public let b: PixelVector?
-    public let sublatticeCount: Int
+    /// The brightest sublattice's site (0, 0), in pixels; nil when the columns show no lattice.
+    public let origin: PixelVector?
+    /// The sublattices, brightest first: sublattice k is `sublattices[k - 1]`.
+    public let sublattices: [Sublattice]
+    /// Where the crystal is; nil when the columns show no lattice.
+    public let crystal: CrystalRegion?
+
+    public var sublatticeCount: Int { sublattices.count }
+
+    /// The columns at the same place in every cell.
+    public struct Sublattice: Sendable, Equatable {
+        /// From a site of the lattice (origin + n·a + m·b) to this sublattice's ideal site in the same cell, pixels.
+        public var offset: PixelVector
+        public var columnCount: Int
+        /// Its columns' median integrated intensity.
+        public var medianIntensity: Double
+    }
 
     /// Columns whose integrated intensities differ by less than this factor (in the median of a step's pairs) may be
     /// the same kind: far above the noise of a fit, below the contrast of two sublattices.
@@ -71,49 +91,121 @@ public struct LatticeAnalysis: Sendable {
     /// Steps are collected from at most this many columns, those nearest the middle: enough for the lattice of any
     /// image, and fast for the largest.
     static let sampledColumns = 2000
+    /// A column is on the lattice when there are columns one lattice step from it along at least this many of ±a and
+    /// ±b: three, so a column at the crystal's edge counts, and a spot of amorphous material hardly ever does (a
+    /// column at a corner of the crystal, with two, is counted in by its neighbours: see `CrystalRegion`).
+    static let latticeNeighbours = 3
 
-    public init(columns found: [AtomColumn], spacing: Double) {
-        let plain = found.map { AnalysedColumn(column: $0) }
-        guard found.count >= 4, spacing > 0,
-            let (a, b) = Self.translations(found, spacing: spacing)
-        else {
-            self.columns = plain; self.a = nil; self.b = nil; sublatticeCount = 0
+    /// The columns found in a `width` × `height` image, whose nearest neighbours are about `spacing` pixels apart.
+    public init(columns found: [AtomColumn], spacing: Double, width: Int, height: Int) {
+        guard let (reading, crystal) = Self.read(found, spacing: spacing, width: width, height: height) else {
+            columns = found.map { AnalysedColumn(column: $0) }
+            a = nil; b = nil; origin = nil; sublattices = []; crystal = nil
             return
         }
-        let positions = found.map { PixelVector(x: $0.x, y: $0.y) }
-        let centroid = (1 / Double(found.count)) * positions.reduce(PixelVector(x: 0, y: 0), +)
-        let origin = positions.min { ($0 - centroid).length < ($1 - centroid).length }!
-        let basis = Basis(a: a, b: b)
-        let fractional = positions.map { basis.fractional($0 - origin) }
-        let groups = Self.sublattices(fractional, basis: basis, spacing: spacing, intensities: found)
-        var analysed = plain
-        guard let reference = groups.first(where: { $0.members.count >= 6 }) else {
-            self.columns = plain; self.a = nil; self.b = nil; sublatticeCount = 0
-            return
+        columns = reading.columns
+        a = reading.lattice.a
+        b = reading.lattice.b
+        origin = reading.lattice.origin
+        sublattices = reading.sublattices
+        self.crystal = crystal
+    }
+
+    /// The crystal, and its columns read on its lattice; nil when the columns show no lattice.
+    private static func read(_ found: [AtomColumn], spacing: Double, width: Int, height: Int)
+        -> (Reading, CrystalRegion)?
+    {
+        guard found.count >= 4, spacing > 0, let (a, b) = translations(found, spacing: spacing) else { return nil }
+        let onLattice = onLattice(found, a: a, b: b, spacing: spacing)
+        guard
+            let ordered = Reading(
+                found.indices.filter { onLattice[$0] }.map { found[$0] }, a: a, b: b, spacing: spacing)
+        else { return nil }
+        let basis = Basis(a: ordered.lattice.a, b: ordered.lattice.b)
+        let cells = ordered.columns.map { c -> LatticeSite in
+            let f = basis.fractional(PixelVector(x: c.column.x, y: c.column.y) - ordered.lattice.origin)
+            return LatticeSite(n: Int(f.u.rounded()), m: Int(f.v.rounded()))
         }
-        func site(_ k: Int, offset: (u: Double, v: Double)) -> LatticeSite {
-            LatticeSite(
-                n: Int((fractional[k].u - offset.u).rounded()), m: Int((fractional[k].v - offset.v).rounded()))
+        let crystal = CrystalRegion(
+            occupied: cells, lattice: ordered.lattice, width: width, height: height, spacing: spacing)
+        let kept = found.filter { crystal.contains(ImagePoint(x: $0.x, y: $0.y)) }
+        return Reading(kept, a: a, b: b, spacing: spacing).map { ($0, crystal) }
+    }
+
+    /// Every column the finder finds, read as a crystal.
+    public init(finding finder: ColumnFinder) {
+        self.init(
+            columns: finder.findAll(), spacing: finder.spacing ?? 0, width: finder.image.width,
+            height: finder.image.height)
+    }
+
+    /// The ideal site of `sublattice` (1, 2, …) in cell `site`, in pixels; nil without a lattice.
+    public func idealSite(_ site: LatticeSite, sublattice: Int) -> PixelVector? {
+        guard let origin, let a, let b, sublattices.indices.contains(sublattice - 1) else { return nil }
+        return origin + Double(site.n) * a + Double(site.m) * b + sublattices[sublattice - 1].offset
+    }
+
+    /// The columns read on given lattice translations: their sublattices, sites and displacements, and the lattice
+    /// fitted to the brightest sublattice; nil when no sublattice holds enough columns to fit one.
+    private struct Reading {
+        var columns: [AnalysedColumn]
+        var lattice: RobustLattice
+        var sublattices: [Sublattice]
+
+        init?(_ found: [AtomColumn], a: PixelVector, b: PixelVector, spacing: Double) {
+            guard !found.isEmpty else { return nil }
+            let positions = found.map { PixelVector(x: $0.x, y: $0.y) }
+            let centroid = (1 / Double(found.count)) * positions.reduce(PixelVector(x: 0, y: 0), +)
+            let origin = positions.min { ($0 - centroid).length < ($1 - centroid).length }!
+            let basis = Basis(a: a, b: b)
+            let fractional = positions.map { basis.fractional($0 - origin) }
+            let groups = LatticeAnalysis.sublattices(fractional, basis: basis, spacing: spacing, intensities: found)
+            guard let reference = groups.first(where: { $0.members.count >= 6 }) else { return nil }
+            func site(_ k: Int, offset: (u: Double, v: Double)) -> LatticeSite {
+                LatticeSite(
+                    n: Int((fractional[k].u - offset.u).rounded()), m: Int((fractional[k].v - offset.v).rounded()))
+            }
+            let referenceSites = reference.members.map { site($0, offset: reference.offset) }
+            let lattice = RobustLattice.fit(
+                positions: reference.members.map { positions[$0] }, sites: referenceSites, spacing: spacing)
+            var analysed = found.map { AnalysedColumn(column: $0) }
+            var sublattices: [Sublattice] = []
+            for (number, group) in groups.enumerated() {
+                let sites = group.members.map { site($0, offset: group.offset) }
+                let ideal = sites.map { lattice.position($0) }
+                let shift = RobustLattice.offset(
+                    zip(group.members, ideal).map { positions[$0] - $1 }, spacing: spacing)
+                let median = LatticeAnalysis.median(group.members.map { found[$0].integratedIntensity })
+                for (k, member) in group.members.enumerated() {
+                    analysed[member].sublattice = number + 1
+                    analysed[member].site = sites[k]
+                    analysed[member].relativeIntensity = median > 0 ? found[member].integratedIntensity / median : nil
+                    analysed[member].displacement = positions[member] - ideal[k] - shift
+                }
+                sublattices.append(Sublattice(offset: shift, columnCount: group.members.count, medianIntensity: median))
+            }
+            columns = analysed
+            self.lattice = lattice
+            self.sublattices = sublattices
         }
-        let referenceSites = reference.members.map { site($0, offset: reference.offset) }
-        let lattice = RobustLattice.fit(
-            positions: reference.members.map { positions[$0] }, sites: referenceSites, spacing: spacing)
-        for (number, group) in groups.enumerated() {
-            let sites = group.members.map { site($0, offset: group.offset) }
-            let ideal = sites.map { lattice.position($0) }
-            let shift = RobustLattice.offset(
-                zip(group.members, ideal).map { positions[$0] - $1 }, spacing: spacing)
-            let median = Self.median(group.members.map { found[$0].integratedIntensity })
-            for (k, member) in group.members.enumerated() {
-                analysed[member].sublattice = number + 1
-                analysed[member].site = sites[k]
-                analysed[member].relativeIntensity = median > 0 ? found[member].integratedIntensity / median : nil
-                analysed[member].displacement = positions[member] - ideal[k] - shift
+    }
+
+    /// Whether each column is on the lattice: it has columns one lattice step away along at least `latticeNeighbours`
+    /// of ±a and ±b, or along two of them columns that have (at the crystal's corners and edges, where steps lead out
+    /// of it).
+    static func onLattice(_ columns: [AtomColumn], a: PixelVector, b: PixelVector, spacing: Double) -> [Bool] {
+        let tolerance = sameStep * spacing
+        var grid = SiteGrid(cellSize: tolerance)
+        let points = columns.map { ColumnGaussian(x: $0.x, y: $0.y, amplitude: $0.peak, sigma: $0.sigma) }
+        for k in points.indices { grid.insert(k, x: points[k].x, y: points[k].y) }
+        let neighbours = columns.map { c in
+            [a, -1 * a, b, -1 * b].compactMap { step -> Int? in
+                let q = PixelVector(x: c.x, y: c.y) + step
+                return grid.indices(nearX: q.x, y: q.y, within: tolerance, in: points).first
             }
         }
-        self.columns = analysed
-        self.a = lattice.a; self.b = lattice.b
-        sublatticeCount = groups.count
+        let ordered = neighbours.map { $0.count >= latticeNeighbours }
+        return columns.indices.map { ordered[$0] || neighbours[$0].filter { ordered[$0] }.count >= 2 }
     }
 
     // MARK: - The lattice
@@ -190,8 +282,8 @@ public struct LatticeAnalysis: Sendable {
 
     // MARK: - Sublattices
 
-    /// A sublattice: its columns and their position in the cell (fractions of a and b, each within ±½).
-    struct Sublattice {
+    /// A sublattice as grouped: its columns and their position in the cell (fractions of a and b, each within ±½).
+    struct ColumnGroup {
         var members: [Int]
         var offset: (u: Double, v: Double)
     }
@@ -200,7 +292,7 @@ public struct LatticeAnalysis: Sendable {
     /// are left out.
     static func sublattices(
         _ fractional: [(u: Double, v: Double)], basis: Basis, spacing: Double, intensities: [AtomColumn]
-    ) -> [Sublattice] {
+    ) -> [ColumnGroup] {
         func wrapped(_ u: Double) -> Double { u - u.rounded() }
         func apart(_ p: (u: Double, v: Double), _ q: (u: Double, v: Double)) -> (u: Double, v: Double) {
             (wrapped(p.u - q.u), wrapped(p.v - q.v))
@@ -212,7 +304,7 @@ public struct LatticeAnalysis: Sendable {
         for f in fractional where !seeds.contains(where: { basis.length(apart(f, $0)) < tolerance }) {
             seeds.append((wrapped(f.u), wrapped(f.v)))
         }
-        var groups = seeds.map { Sublattice(members: [], offset: $0) }
+        var groups = seeds.map { ColumnGroup(members: [], offset: $0) }
         var sums = [(u: Double, v: Double)](repeating: (0, 0), count: seeds.count)
         for (k, f) in fractional.enumerated() {
             let nearest = seeds.indices.min { basis.length(apart(f, seeds[$0])) < basis.length(apart(f, seeds[$1])) }!

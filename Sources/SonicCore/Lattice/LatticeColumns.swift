@@ -21,8 +21,7 @@ public struct LatticeColumns: Sendable {
     /// Finds every column and reads the lattice: what the column search hands a session, and `render` redoes from
     /// the image.
     public init(finding finder: ColumnFinder, pixelSize: PixelSize?) {
-        let spacing = finder.spacing ?? 0
-        self.init(LatticeAnalysis(columns: finder.findAll(), spacing: spacing), spacing: spacing, pixelSize: pixelSize)
+        self.init(LatticeAnalysis(finding: finder), spacing: finder.spacing ?? 0, pixelSize: pixelSize)
     }
 
     /// Whether the columns lie on a lattice (else no column has a sublattice, site or displacement).
@@ -32,9 +31,10 @@ public struct LatticeColumns: Sendable {
         Cell(i: Int((x / size).rounded(.down)), j: Int((y / size).rounded(.down)))
     }
 
-    /// The index and column nearest `point` within `radius` pixels (at most a spacing), if any.
+    /// The index and column nearest `point` within `radius` pixels (at most a spacing), if any; none outside the
+    /// crystal.
     public func nearest(to point: ImagePoint, within radius: Double) -> (index: Int, column: AnalysedColumn)? {
-        guard point.x.isFinite && point.y.isFinite else { return nil }
+        guard point.x.isFinite && point.y.isFinite, analysis.crystal?.contains(point) ?? true else { return nil }
         let centre = Self.cell(point.x, point.y, size: spacing)
         var best: (index: Int, distance: Double)?
         for dj in -1...1 {

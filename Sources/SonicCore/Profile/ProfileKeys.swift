@@ -1,6 +1,7 @@
 /// One key a profile may set: its default, the values it allows and what it means. `ProfileKeys.all` is the one
 /// source of these: the reader takes its defaults and checks from it, `Profile.builtIn` is every key at its default,
-/// and the tests hold profiles/default.toml and the table in docs/profiles.md to it.
+/// and the tests hold profiles/default.toml and the table in docs/profiles.md to it. A key that sets a sound unit's
+/// parameter takes its default, range and unit from the unit's declaration (`ParameterDef`).
 struct ProfileKey: Sendable {
     enum Allowed: Sendable, Equatable {
         /// A number in a range, in a unit (or none).
@@ -54,7 +55,7 @@ struct ProfileKey: Sendable {
 /// Every key a profile may set, in the order docs/profiles.md lists them.
 enum ProfileKeys {
     static let all: [ProfileKey] =
-        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + speech + display
+        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + sweep + speech + display
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -73,6 +74,15 @@ enum ProfileKeys {
     private static func word(_ value: String) -> ProfileValue { .string(value) }
     private static func range(_ range: ClosedRange<Double>, _ unit: String? = nil) -> ProfileKey.Allowed {
         .number(range, unit: unit)
+    }
+
+    /// A key that sets a sound unit's parameter: its default, range and unit are the parameter's.
+    private static func parameter(
+        _ name: String, _ parameter: ParameterDef, when condition: ProfileKey.Condition? = nil, _ meaning: String
+    ) -> ProfileKey {
+        ProfileKey(
+            name, number(parameter.defaultValue), range(parameter.range, parameter.unit.symbol), when: condition,
+            meaning)
     }
 
     private static let description = ProfileKey(
@@ -135,8 +145,8 @@ enum ProfileKeys {
         ProfileKey(
             "tone.bands", number(8), range(2...64), when: .when(key: "tone.articulation", is: "notes"),
             "how many equal level bands"),
-        ProfileKey(
-            "tone.note_length", number(0.12), range(0.02...2, "s"), when: .when(key: "tone.articulation", is: "notes"),
+        parameter(
+            "tone.note_length", NoteEnvelope.lengthDef, when: .when(key: "tone.articulation", is: "notes"),
             "how long a note lasts"),
         ProfileKey(
             "tone.glide", number(SoundChain.plainTone.glideTime), range(0.0005...0.1, "s"),
@@ -144,53 +154,39 @@ enum ProfileKeys {
     ]
 
     /// The keys of each of the sections `[oscillator1]` … `[oscillator4]`.
-    private static let oscillator: [ProfileKey] = {
-        let plain = SoundChain.Oscillator()
-        return [
-            ProfileKey(
-                "oscillatorN.waveform", word(plain.waveform.rawValue),
-                .choice(SoundChain.Oscillator.Waveform.allCases.map(\.rawValue)), when: .inSection,
-                "a sine (with FM) or a band-limited square"),
-            ProfileKey(
-                "oscillatorN.ratio", number(plain.ratio), range(0.01...16), when: .inSection,
-                "the carrier's frequency as a multiple of the pitch"),
-            ProfileKey(
-                "oscillatorN.modulator_ratio", number(plain.modulatorRatio), range(0...16), when: .inSection,
-                "the modulator's frequency as a multiple of the carrier's"),
-            ProfileKey(
-                "oscillatorN.index", number(plain.index), range(0...20), when: .inSection,
-                "FM index (0: a pure sine)"),
-            ProfileKey("oscillatorN.level", number(plain.level), range(0...1), when: .inSection, "its level in the mix")
-        ]
-    }()
+    private static let oscillator: [ProfileKey] = [
+        ProfileKey(
+            "oscillatorN.waveform", word(SoundChain.Oscillator().waveform.rawValue),
+            .choice(SoundChain.Oscillator.Waveform.allCases.map(\.rawValue)), when: .inSection,
+            "a sine (with FM) or a band-limited square"),
+        parameter(
+            "oscillatorN.ratio", SoundChain.Oscillator.ratioDef, when: .inSection,
+            "the carrier's frequency as a multiple of the pitch"),
+        parameter(
+            "oscillatorN.modulator_ratio", FMOscillator.modulatorRatioDef, when: .inSection,
+            "the modulator's frequency as a multiple of the carrier's"),
+        parameter("oscillatorN.index", FMOscillator.indexDef, when: .inSection, "FM index (0: a pure sine)"),
+        parameter("oscillatorN.level", OscillatorParameters.levelDef, when: .inSection, "its level in the mix")
+    ]
 
     private static let effects: [ProfileKey] = [
         ProfileKey(
             "effects.order", .array([]), .words(effectNames, required: false),
             "the effects after the oscillators, in order"),
-        ProfileKey(
-            "delay.time", number(0.1), range(0.001...FeedbackDelay.maximumTime, "s"), when: .inSection,
-            "the time between echoes"),
-        ProfileKey(
-            "delay.feedback", number(0.3), range(-0.99...0.99), when: .inSection,
-            "each echo's level as a share of the last's"),
-        ProfileKey(
-            "delay.mix", number(0.5), range(0...1), when: .inSection, "from the dry sound (0) to the echoes only (1)"),
-        ProfileKey(
-            "reverb.feedback", number(0.6), range(0...0.999), when: .inSection, "how long the reverberation lasts"),
-        ProfileKey(
-            "reverb.cutoff", number(4000), range(20...20_000, "Hz"), when: .inSection,
-            "the damping: lower is darker"),
-        ProfileKey(
-            "reverb.mix", number(0.5), range(0...1), when: .inSection,
+        parameter("delay.time", FeedbackDelay.timeDef, when: .inSection, "the time between echoes"),
+        parameter(
+            "delay.feedback", FeedbackDelay.feedbackDef, when: .inSection, "each echo's level as a share of the last's"),
+        parameter(
+            "delay.mix", FeedbackDelay.mixDef, when: .inSection, "from the dry sound (0) to the echoes only (1)"),
+        parameter(
+            "reverb.feedback", CostelloReverb.feedbackDef, when: .inSection, "how long the reverberation lasts"),
+        parameter("reverb.cutoff", CostelloReverb.cutoffDef, when: .inSection, "the damping: lower is darker"),
+        parameter(
+            "reverb.mix", DryWetMixer.balanceDef, when: .inSection,
             "from the reverb's input (0) to the reverberation only (1)"),
-        ProfileKey(
-            "ladder.cutoff", number(2000), range(20...20_000, "Hz"), when: .inSection,
-            "the Moog ladder's −3 dB point"),
-        ProfileKey("ladder.resonance", number(0), range(0...1), when: .inSection, "the Moog ladder's resonance"),
-        ProfileKey(
-            "limiter.threshold", number(SoundChain.plainTone.limiterThreshold), range(0.1...0.99),
-            "where the soft limiter starts")
+        parameter("ladder.cutoff", MoogLadder.cutoffDef, when: .inSection, "the Moog ladder's −3 dB point"),
+        parameter("ladder.resonance", MoogLadder.resonanceDef, when: .inSection, "the Moog ladder's resonance"),
+        parameter("limiter.threshold", SoftLimiter.thresholdDef, "where the soft limiter starts")
     ]
 
     private static let pen: [ProfileKey] = [
@@ -217,10 +213,12 @@ enum ProfileKeys {
             "tilt.azimuth", word(Profile.TiltSettings.Azimuth.resonance.rawValue),
             .choice(Profile.TiltSettings.Azimuth.allCases.map(\.rawValue)), "what the lean's direction does"),
         ProfileKey(
-            "tilt.resonance", .array([0, 0.8].map(ProfileValue.number)), .numbers(count: 2, 0...1),
+            "tilt.resonance", .array([0, 0.8].map(ProfileValue.number)),
+            .numbers(count: 2, MoogLadder.resonanceDef.range),
             "resonance without leaning towards you, and leaning fully towards you"),
         ProfileKey(
-            "tilt.timbre", number(6), range(0...20), "FM index of the tone in tilt-filter mode (0: the profile's own)"),
+            "tilt.timbre", number(6), range(FMOscillator.indexDef.range),
+            "FM index of the tone in tilt-filter mode (0: the profile's own)"),
         ProfileKey(
             "buttons.double_click_time", number(0.4), range(0.1...2, "s"),
             "the longest time between the two presses of a double click")
@@ -237,8 +235,7 @@ enum ProfileKeys {
         ProfileKey(
             "tagging.cell_ticks", .bool(true), .flag,
             "whether a session starts with ticks at the unit cell's boundaries (`T` toggles)"),
-        ProfileKey(
-            "tagging.cell_tick_level", number(SoundChain.plainTone.tickLevel), range(0...1), "the ticks' peak level")
+        parameter("tagging.cell_tick_level", Tick.levelDef, "the ticks' peak level")
     ]
 
     private static let lattice: [ProfileKey] = [
@@ -266,6 +263,12 @@ enum ProfileKeys {
         ProfileKey(
             "lattice.displacement_full_scale_pixels", number(2), range(0.05...20, "pixels"),
             "lattice-displacement: the displacement at the top pitch, without a pixel size")
+    ]
+
+    private static let sweep: [ProfileKey] = [
+        parameter(
+            "sweep.length", ImageSweep.lengthDef,
+            "how long a sweep takes: of the whole image (`S`), or of a row or column under the pen (`X`, `Shift+X`)")
     ]
 
     private static let speech: [ProfileKey] = [

@@ -38,8 +38,10 @@ extension Profile {
         display = DisplaySettings(textSize: try reader.number("display.text_size"))
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
+        chain.sweepLength = try reader.number("sweep.length")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
-        if modes.contains(.tiltFilter) { chain = chain.withTiltLadder() }
+        // tilt-filter drives a ladder's cutoff and resonance.
+        chain.filtered = modes.contains(.tiltFilter)
         // lattice-displacement pans the sound the way a column is displaced.
         chain.panned = (modes.contains(.tiltFilter) && tilt.azimuth == .pan) || modes.contains(.latticeDisplacement)
         try reader.rejectUnknownKeys()

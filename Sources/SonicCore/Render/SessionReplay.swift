@@ -28,7 +28,9 @@ public final class SessionReplay {
     private let speech: SpeechSynthesis?
     private let voice: SpeechBuffer
     private let renderer: VoicedRenderer
-    private let instrument: Instrument
+    private let sound: SessionSound
+    /// The session as the log has it so far.
+    private var state: SessionState
     private let chunk: UnsafeMutableBufferPointer<Float>
 
     /// - Parameter speech: the voice; nil renders without speech.
@@ -37,10 +39,11 @@ public final class SessionReplay {
         self.sampleRate = sampleRate
         self.speech = speech
         startTime = start.t
-        let sound = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
-        voice = sound.speech
-        renderer = sound.renderer
-        instrument = sound.instrument(playing: image)
+        let stack = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
+        voice = stack.speech
+        renderer = stack.renderer
+        sound = stack.sound(playing: image)
+        state = sound.instrument.initialState
         chunk = .allocate(capacity: Self.chunkFrames * 2)
         chunk.initialize(repeating: 0)
     }
@@ -59,19 +62,28 @@ public final class SessionReplay {
         // Events logged slightly out of order (stamped on different paths) apply at once.
         _ = try render(until: frame(at: time), into: output)
         switch record {
-        case .viewport(_, let viewport): instrument.place(viewport)
-        case .pen(let pen): instrument.handle(penEvent(replaying: pen))
-        case .mode(_, let mode): instrument.set(mode: mode)
-        case .cursor(_, let point): instrument.probe(at: point)
-        case .cell(_, let cell, let ticks): instrument.set(cell: cell, ticks: ticks)
-        case .speech(_, let text):
-            guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
-            // A new announcement interrupts the last, as live.
-            voice.discardQueued()
+        case .viewport(let t, let viewport): sound.apply(.viewport(viewport), to: &state, at: t)
+        case .pen(let pen): sound.apply(.pen(penEvent(replaying: pen)), to: &state, at: pen.t)
+        case .mode(let t, let mode): sound.apply(.mode(mode), to: &state, at: t)
+        case .cursor(let t, let point): sound.apply(.cursor(point), to: &state, at: t)
+        case .cell(let t, let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: t)
+        case .speech(_, let text, let after):
+            guard state.soundPlays, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate))
+            else { break }
+            // A new announcement interrupts the last, as live, unless it was to follow it.
+            if !after { voice.discardQueued() }
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
-        case .lattice(_, let pixelSize):
+        case .sweep(let t, let sweep): sound.apply(.sweep(sweep), to: &state, at: t)
+        case .guide(let t, let guidance): sound.apply(.guidance(guidance), to: &state, at: t)
+        case .lattice(let t, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
-            instrument.set(lattice: LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize))
+            let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
+            sound.apply(.lattice(lattice), to: &state, at: t)
+        case .sound(_, .lost):
+            state.soundPlays = false
+            // Live, the voice was cut off as the server went.
+            voice.discardQueued()
+        case .sound(_, .back): state.soundPlays = true
         case .start, .tag, .untag, .dropout: break
         }
     }
@@ -97,7 +109,11 @@ public final class SessionReplay {
         var silent = true
         while frames < frame {
             let n = min(Self.chunkFrames, frame - frames)
-            renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
+            if !state.soundPlays {
+                chunk.update(repeating: 0)
+            } else {
+                renderer.render(into: chunk.baseAddress!, frames: n, channels: 2)
+            }
             let sound = UnsafeBufferPointer(rebasing: chunk[0..<(2 * n)])
             if silent { silent = !sound.contains { abs($0) >= Self.silenceLevel } }
             try output(sound)
@@ -109,7 +125,7 @@ public final class SessionReplay {
     /// The event the log describes. The log has no "in window" flag, but it is implied: a position
     /// over the image that was logged as not in the image was out of the window (or of proximity).
     private func penEvent(replaying pen: PenRecord) -> PenEvent {
-        let pixel = instrument.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
+        let pixel = state.viewport.imagePoint(rootX: pen.rootX, rootY: pen.rootY).nearestPixel
         let overImage = image.contains(pixelX: pixel.x, y: pixel.y)
         return PenEvent(
             time: pen.t, rootX: pen.rootX, rootY: pen.rootY, pressure: pen.pressure, tiltX: pen.tiltX,
@@ -122,9 +138,10 @@ extension SessionRecord {
     public var time: Double? {
         switch self {
         case .start: nil
-        case .viewport(let t, _), .mode(let t, _), .speech(let t, _), .tag(let t, _), .untag(let t, _),
+        case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _):
+            .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
+            .guide(let t, _):
             t
         case .pen(let pen): pen.t
         }

@@ -66,7 +66,8 @@ public struct SessionLogDecoder {
         case "mode":
             return .mode(t: try fields.time(), try fields.mode())
         case "speech":
-            return .speech(t: try fields.time(), text: try fields.string("text"))
+            return .speech(
+                t: try fields.time(), text: try fields.string("text"), after: try fields.optionalBool("after") ?? false)
         case "tag":
             return .tag(
                 t: try fields.time(),
@@ -100,6 +101,26 @@ public struct SessionLogDecoder {
                 throw fields.error("pixelSize must be a positive size in picometres")
             }
             return .lattice(t: try fields.time(), pixelSize: size)
+        case "sound":
+            let t = try fields.time()
+            guard try fields.bool("playing") else {
+                return .sound(t: t, .lost(reason: try fields.optionalString("reason") ?? ""))
+            }
+            return .sound(t: t, .back(server: try fields.optionalString("server") ?? ""))
+        case "sweep":
+            guard fields.has("kind") else { return .sweep(t: try fields.time(), nil) }
+            let kind = try fields.string("kind")
+            let index = fields.has("index") ? try fields.integer("index", 0...65535) : nil
+            guard let sweep = Sweep(kind: kind, index: index) else {
+                throw fields.error("a sweep is \"image\", or a \"row\" or \"column\" with its \"index\"")
+            }
+            return .sweep(t: try fields.time(), sweep)
+        case "guide":
+            guard fields.has("ix") else { return .guide(t: try fields.time(), nil) }
+            let target = ImagePoint(x: try fields.coordinate("ix"), y: try fields.coordinate("iy"))
+            let radius = try fields.number("radius", 0...Self.coordinateLimit)
+            guard radius > 0 else { throw fields.error("\"radius\" must be above 0") }
+            return .guide(t: try fields.time(), Guidance(target: target, radius: radius))
         default:
             return nil
         }
@@ -218,6 +239,18 @@ public struct SessionLogCheck: Sendable {
         }
         lastTime = max(lastTime, time)
         if case .speech = record { speaks = true }
+        if case .sweep(_, let sweep?) = record, let start, !Self.fits(sweep, start) {
+            throw SessionLogError(message: "\(place): the \(sweep.kind) to sweep is outside the image")
+        }
+    }
+
+    /// Whether a line to sweep is one of the image's rows or columns.
+    private static func fits(_ sweep: Sweep, _ start: StartRecord) -> Bool {
+        switch sweep {
+        case .image: true
+        case .row(let r): r < start.height
+        case .column(let c): c < start.width
+        }
     }
 
     private static func seconds(_ value: Double) -> String {

@@ -5,7 +5,8 @@ public enum SessionRecord: Sendable, Equatable {
     case viewport(t: Double, Viewport)
     case pen(PenRecord)
     case mode(t: Double, Mode)
-    case speech(t: Double, text: String)
+    /// The voice was asked to say `text`, cutting off what it was saying, or (`after`) once that was said.
+    case speech(t: Double, text: String, after: Bool = false)
     case tag(t: Double, Tag)
     case untag(t: Double, id: Int)
     /// The column cursor sounds this image point; nil: it fell silent.
@@ -18,6 +19,12 @@ public enum SessionRecord: Sendable, Equatable {
     /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
     /// pixel size its displacements are heard in (nil: pixels).
     case lattice(t: Double, pixelSize: PixelSize?)
+    /// The sound server went away (nothing was heard from then on), or a server plays again.
+    case sound(t: Double, SoundState)
+    /// A sweep started; nil: the one playing was stopped before its end.
+    case sweep(t: Double, Sweep?)
+    /// The pen is guided to a place from now on; nil: the guidance ended.
+    case guide(t: Double, Guidance?)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -58,9 +65,10 @@ public enum SessionRecord: Sendable, Equatable {
         case .mode(let t, let mode):
             line = JSONLine(type: "mode", t: t)
             line.add("mode", mode.rawValue)
-        case .speech(let t, let text):
+        case .speech(let t, let text, let after):
             line = JSONLine(type: "speech", t: t)
             line.add("text", text)
+            if after { line.add("after", true) }
         case .tag(let t, let tag):
             line = JSONLine(type: "tag", t: t)
             line.add("id", tag.id)
@@ -94,9 +102,40 @@ public enum SessionRecord: Sendable, Equatable {
         case .lattice(let t, let pixelSize):
             line = JSONLine(type: "lattice", t: t)
             if let pixelSize { line.add("pixelSize", pixelSize.picometres) }
+        case .sound(let t, let state):
+            line = JSONLine(type: "sound", t: t)
+            switch state {
+            case .lost(let reason):
+                line.add("playing", false)
+                line.add("reason", reason)
+            case .back(let server):
+                line.add("playing", true)
+                line.add("server", server)
+            }
+        case .sweep(let t, let sweep):
+            line = JSONLine(type: "sweep", t: t)
+            if let sweep {
+                line.add("kind", sweep.kind)
+                if let index = sweep.index { line.add("index", index) }
+            }
+        case .guide(let t, let guidance):
+            line = JSONLine(type: "guide", t: t)
+            if let guidance {
+                line.add("ix", guidance.target.x)
+                line.add("iy", guidance.target.y)
+                line.add("radius", guidance.radius)
+            }
         }
         return line.result
     }
+}
+
+/// Whether the session's sound plays.
+public enum SoundState: Sendable, Equatable {
+    /// The sound server went away, for this reason.
+    case lost(reason: String)
+    /// This server ("PipeWire", "PulseAudio") plays again.
+    case back(server: String)
 }
 
 public struct StartRecord: Sendable, Equatable {

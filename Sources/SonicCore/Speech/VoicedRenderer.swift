@@ -30,7 +30,8 @@ public final class VoicedRenderer {
         framesSinceSpeech = holdFrames
     }
 
-    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
+    /// Fills `frames` interleaved frames; `time` places the engine's changes (see `SynthEngine.render`).
+    public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         var done = 0
         while done < frames {
             // Block by block, so the duck follows the voice closely.
@@ -39,7 +40,8 @@ public final class VoicedRenderer {
             let outsideVoice = activity.isSpeaking
             let speaking = outsideVoice || framesSinceSpeech < holdFrames || speech.hasQueuedSamples
             engine.duck(to: speaking ? duckGain : 1)
-            engine.render(into: out, frames: n, channels: channels)
+            engine.render(
+                into: out, frames: n, channels: channels, at: time.map { $0 + Double(done) / engine.sampleRate })
             let spoken = speech.mix(into: out, frames: n, channels: channels, gain: speechGain)
             framesSinceSpeech = spoken > 0 || outsideVoice ? 0 : framesSinceSpeech + n
             // Voice and instrument together stay within ±1.

@@ -44,6 +44,22 @@ public struct LatticeImage: Sendable {
     public var heightFactors: [SiteIndex: Double]
     /// Columns off their ideal site (a polar displacement, strain): how far, in pixels.
     public var shifts: [SiteIndex: (x: Double, y: Double)]
+    /// The part of the image the crystal fills; nil for all of it. Sites whose ideal position lies outside hold no
+    /// column, as where the specimen is amorphous or there is none.
+    public var crystal: ImagePolygon?
+    /// Gaussians off the lattice, each of its own height and width: interstitial atoms, amorphous material.
+    public var blobs: [Blob] = []
+    /// How the columns' heights change per pixel from the image centre, as a share of their site's height: a
+    /// specimen that grows thicker across the image.
+    public var thicknessSlope: (x: Double, y: Double) = (0, 0)
+
+    /// A Gaussian spot off the lattice.
+    public struct Blob: Sendable {
+        public var x: Double, y: Double, height: Double, sigma: Double
+        public init(x: Double, y: Double, height: Double, sigma: Double) {
+            self.x = x; self.y = y; self.height = height; self.sigma = sigma
+        }
+    }
 
     public init(
         width: Int, height: Int, a: (x: Double, y: Double), b: (x: Double, y: Double),
@@ -78,21 +94,25 @@ public struct LatticeImage: Sendable {
             Int(
                 (Double(width + height + 2 * Int(margin.rounded(.up)) + abs(Int(origin.x)) + abs(Int(origin.y)))
                     / min(Self.length(a), Self.length(b))).rounded(.up)) + 2
+        let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
         var result: [SitePosition] = []
         for i in -reach...reach {
             for j in -reach...reach {
                 for (s, site) in sites.enumerated() {
                     let index = SiteIndex(i: i, j: j, site: s)
                     let p = (Double(i) + site.u, Double(j) + site.v)
+                    let ideal = ImagePoint(x: origin.x + p.0 * a.x + p.1 * b.x, y: origin.y + p.0 * a.y + p.1 * b.y)
                     let shift = shifts[index] ?? (0, 0)
-                    let x = origin.x + p.0 * a.x + p.1 * b.x + shift.x
-                    let y = origin.y + p.0 * a.y + p.1 * b.y + shift.y
+                    let x = ideal.x + shift.x, y = ideal.y + shift.y
                     if x >= -0.5 - margin && x < Double(width) - 0.5 + margin
                         && y >= -0.5 - margin && y < Double(height) - 0.5 + margin
+                        && crystal?.contains(ideal) ?? true
                     {
+                        let thickness = 1 + thicknessSlope.x * (x - cx) + thicknessSlope.y * (y - cy)
                         result.append(
                             SitePosition(
-                                index: index, x: x, y: y, height: site.height * (heightFactors[index] ?? 1),
+                                index: index, x: x, y: y,
+                                height: site.height * (heightFactors[index] ?? 1) * thickness,
                                 isVacant: vacancies.contains(index)))
                     }
                 }
@@ -112,17 +132,20 @@ public struct LatticeImage: Sendable {
                     + backgroundSlope.y * (Double(y) - cy)
             }
         }
-        let radius = Int((4 * sigma).rounded(.up))
-        let twoSigmaSquared = 2 * sigma * sigma
         // Columns just outside the image still light its edge.
-        for column in columns(margin: Double(radius)) {
-            let x0 = max(0, Int(column.x.rounded()) - radius), x1 = min(width - 1, Int(column.x.rounded()) + radius)
-            let y0 = max(0, Int(column.y.rounded()) - radius), y1 = min(height - 1, Int(column.y.rounded()) + radius)
+        let spots =
+            columns(margin: (4 * sigma).rounded(.up)).map { Blob(x: $0.x, y: $0.y, height: $0.height, sigma: sigma) }
+            + blobs
+        for spot in spots {
+            let radius = Int((4 * spot.sigma).rounded(.up))
+            let twoSigmaSquared = 2 * spot.sigma * spot.sigma
+            let x0 = max(0, Int(spot.x.rounded()) - radius), x1 = min(width - 1, Int(spot.x.rounded()) + radius)
+            let y0 = max(0, Int(spot.y.rounded()) - radius), y1 = min(height - 1, Int(spot.y.rounded()) + radius)
             guard x0 <= x1 && y0 <= y1 else { continue }
             for y in y0...y1 {
                 for x in x0...x1 {
-                    let dx = Double(x) - column.x, dy = Double(y) - column.y
-                    intensity[y * width + x] += column.height * Double.exp(-(dx * dx + dy * dy) / twoSigmaSquared)
+                    let dx = Double(x) - spot.x, dy = Double(y) - spot.y
+                    intensity[y * width + x] += spot.height * Double.exp(-(dx * dx + dy * dy) / twoSigmaSquared)
                 }
             }
         }

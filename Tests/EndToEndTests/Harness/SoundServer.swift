@@ -35,8 +35,11 @@ final class SoundServer {
     let kind: Kind
     private let daemons: SoundDaemons
     private var recorder: Subprocess?
-    let recordingPath: String
+    private let folder: String
+    private(set) var recordingPath: String
     private var heard = RecordingReader()
+    /// How many times the daemons were started again (`revive`).
+    private var revivals = 0
     /// The machine's own pauses during this test, which break up any sound.
     let machinePauses: MachinePauseWatch
 
@@ -47,16 +50,39 @@ final class SoundServer {
     init(folder: String, kind: Kind = .pulseaudio) throws {
         try Self.requireTestable(kind)
         self.kind = kind
+        self.folder = folder
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
         machinePauses = try MachinePauseWatch(folder: folder)
-        // Stereo, so that both servers' monitors give the same samples (their stereo-to-mono downmixes differ).
-        recorder = try Subprocess(
+        recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)")
+        try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
+    }
+
+    /// A recording of `sink`'s monitor into `path`: stereo, so that both servers' monitors give the
+    /// same samples (their stereo-to-mono downmixes differ).
+    func record(_ sink: String, into path: String, label: String) throws -> Subprocess {
+        try Subprocess(
             daemons.parec,
             [
-                "--device=test.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw",
+                "--device=\(sink).monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw",
                 "--latency-msec=5"
-            ], environment: clientEnvironment, stdout: recordingPath, folder: folder, label: "parec-\(kind.rawValue)")
+            ], environment: clientEnvironment, stdout: path, folder: folder, label: label)
+    }
+
+    /// Kills the server's daemons at once, as a crash does (the recording ends with them).
+    func crash() throws {
+        try daemons.run("crash")
+        recorder?.stop()
+    }
+
+    /// Starts the daemons again on the same sockets with the same settings, as a desktop restarting its
+    /// sound server does, and records afresh: from now on `recording()` and its marks start from nothing.
+    func revive() throws {
+        try daemons.run("revive")
+        revivals += 1
+        recordingPath = folder + "/monitor-\(kind.rawValue)-\(revivals + 1).f32"
+        heard = RecordingReader()
+        recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)-\(revivals + 1)")
         try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
     }
 
@@ -80,6 +106,22 @@ final class SoundServer {
 
     /// Samples recorded so far: the mean of the two channels.
     func recording() throws -> [Float] { try heard.read(recordingPath) }
+
+    /// Both channels recorded so far, read afresh: for the tests that hear where a sound is.
+    func stereoRecording() throws -> (left: [Float], right: [Float]) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: recordingPath))
+        let frames = data.count / 8
+        var left = [Float](repeating: 0, count: frames), right = left
+        data.withUnsafeBytes { raw in
+            for i in 0..<frames {
+                left[i] = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt32.self)))
+                right[i] = Float(
+                    bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8 + 4, as: UInt32.self)))
+            }
+        }
+        return (left, right)
+    }
 
     /// Index of the next sample to be recorded: a marker for "from now on".
     func recordedSampleCount() -> Int {
@@ -179,11 +221,17 @@ private final class SoundDaemons: @unchecked Sendable {
     }
 
     private func stop() { _ = try? Subprocess.run(Self.script, ["stop", runFolder], timeout: 30) }
+
+    /// `scripts/sound-server crash` or `revive` on these daemons.
+    func run(_ command: String) throws {
+        let result = try Subprocess.run(Self.script, [command, runFolder], timeout: 60)
+        guard result.status == 0 else { throw HarnessError("sound-server \(command): \(result.output)") }
+    }
 }
 
 /// Reads a growing stereo float recording, only the part added since the last read: the tests poll it
 /// often, and reading it whole each time would load the machine the program under test runs on.
-private struct RecordingReader {
+struct RecordingReader {
     private var samples: [Float] = []
     private var bytesRead = 0
 

@@ -44,7 +44,8 @@ final class SpeechDispatcher {
         try start()
     }
 
-    private func start() throws {
+    /// Starts the daemon (again) at this address.
+    func start() throws {
         starts += 1
         daemon = try Subprocess(
             Fixtures.speechDispatcherProgram,
@@ -70,11 +71,10 @@ final class SpeechDispatcher {
         }
     }
 
-    /// Stops the daemon and starts another at the same address, as a user restarting it does.
-    func restart() throws {
+    /// Stops the daemon, as it does when it crashes or is restarted; `start` starts another at the same address.
+    func kill() {
         daemon.stop()
         try? FileManager.default.removeItem(atPath: socket)
-        try start()
     }
 
     /// Stops the daemon (it ends its module) and removes its folder.

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SonicCore
+import SonicImageFiles
+
+struct Describe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Say what an image shows as a whole: its lattice, where the crystal is, and what stands out and where.",
+        discussion: """
+            First a summary of at most 60 words, most important first, whose first line stands alone; then the \
+            details, one a line: the lattice, the crystal's extent and outline, and each feature (bright and dim \
+            columns, vacancies, interstitials, domain walls) with its place and coordinates, most important first, \
+            and how the columns' brightness changes across the image. Only what stands out from the image's own \
+            noise is reported. Coordinates are image pixels: (0, 0) is the centre of the top-left pixel, y down. \
+            Lengths are in picometres with a pixel size (--pixel-size, or the file's calibration), else in pixels.
+            """)
+
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
+    var image: String
+
+    @Option(
+        name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
+    var imageNumber: Int?
+
+    @Option(
+        name: .customLong("pixel-size"),
+        help: "The size of a pixel (e.g. 18pm, 0.018nm), for lengths in picometres; overrides the file's.")
+    var pixelSize: String?
+
+    @Flag(help: "Print one JSON object instead of sentences.")
+    var json = false
+
+    func validate() throws {
+        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
+        if let pixelSize, PixelSize(pixelSize) == nil {
+            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
+        }
+    }
+
+    func run() throws {
+        let opened: ImageFiles.Opened
+        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
+            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
+        }
+        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.entry.calibration.pixelSize
+        let overview = ImageOverview(image: opened.image, pixelSize: scale)
+        print(json ? Self.json(overview) : Self.text(overview), terminator: "")
+    }
+
+    /// The summary, a sentence a line, then the details.
+    static func text(_ overview: ImageOverview) -> String {
+        (overview.summary + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
+    }
+
+    /// The documented JSON, built by hand: keys in the documented order, numbers to full precision.
+    static func json(_ overview: ImageOverview) -> String {
+        func number(_ value: Double) -> String { JSONLine.number(value) }
+        func points(_ points: [ImagePoint]) -> String {
+            "[" + points.map { "[\(number($0.x)),\(number($0.y))]" }.joined(separator: ",") + "]"
+        }
+        let lattice = overview.lattice.map { l in
+            let sublattices = l.sublattices.map {
+                "{\"columns\":\($0.columns),\"relativeIntensity\":\(number($0.relativeIntensity))}"
+            }
+            return "{\"type\":\(JSONLine.quoted(l.kind.rawValue)),\"aPx\":\(number(l.a)),\"bPx\":\(number(l.b)),"
+                + "\"gammaDeg\":\(number(l.gamma)),\"rotationDeg\":\(number(l.rotation)),\"columns\":\(l.columns),"
+                + "\"sublattices\":[\(sublattices.joined(separator: ","))]}"
+        }
+        let crystal = overview.crystal.map { c in
+            "{\"fraction\":\(number(c.fraction)),\"side\":\(JSONLine.quoted(overview.extent ?? "")),"
+                + "\"outline\":\(points(c.outline.points))}"
+        }
+        let features = overview.features.map { f in
+            var fields = [
+                "\"kind\":\(JSONLine.quoted(f.kind.rawValue))", "\"x\":\(number(f.position.x))",
+                "\"y\":\(number(f.position.y))"
+            ]
+            if f.kind == .brightColumn || f.kind == .dimColumn, let relative = f.relativeIntensity {
+                fields.append("\"relativeIntensity\":\(number(relative))")
+            }
+            if f.kind == .domainWall { fields.append("\"points\":\(points(f.points))") }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        return "{\"summary\":\(JSONLine.quoted(overview.summary.joined(separator: " "))),"
+            + "\"details\":[\(overview.details.map(JSONLine.quoted).joined(separator: ","))],"
+            + "\"lattice\":\(lattice ?? "null"),\"crystal\":\(crystal ?? "null"),"
+            + "\"features\":[\(features.joined(separator: ","))]}\n"
+    }
+}

@@ -1,0 +1,44 @@
+/// What the controller asks of the sound engine at one moment.
+public struct SynthTargets: Sendable, Equatable {
+    /// Pitch in Hz; 0 keeps the last pitch (e.g. while fading out).
+    public var frequency: Double
+    /// Loudness 0...1.
+    public var amplitude: Double
+    /// The (last) ladder's cutoff in Hz and resonance, each held to the ladder's range; nil leaves the profile's.
+    public var cutoff: Double?
+    public var resonance: Double?
+    /// Stereo position −1...1 (for chains with a panner).
+    public var pan: Double
+    /// FM index for every oscillator; nil leaves each its own.
+    public var timbre: Double?
+    /// For chains that play notes: a new number starts a new note.
+    public var note: Int
+    /// The guide to a chosen place, whatever the pen sounds.
+    public var guide: GuideTone
+
+    public init(
+        frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
+        pan: Double = 0, timbre: Double? = nil, note: Int = 0, guide: GuideTone = .silent
+    ) {
+        self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
+        self.resonance = resonance; self.pan = pan; self.timbre = timbre; self.note = note; self.guide = guide
+    }
+
+    public static let silent = SynthTargets()
+}
+
+/// What the guide's beeps say (`GuideBeeps`): how often (how near), how high (above or below) and where (left or
+/// right).
+public struct GuideTone: Sendable, Equatable {
+    /// Beeps a second; 0: none.
+    public var rate: Double
+    public var frequency: Double
+    /// −1 left … 1 right.
+    public var pan: Double
+
+    public init(rate: Double, frequency: Double, pan: Double) {
+        self.rate = rate; self.frequency = frequency; self.pan = pan
+    }
+
+    public static let silent = GuideTone(rate: 0, frequency: GuideBeeps.frequencyDef.defaultValue, pan: 0)
+}

@@ -1,0 +1,187 @@
+/// The whole image at a glance, for someone who cannot glance: what lattice it shows, where the crystal is, what stands
+/// out and where — in a spoken summary, details on request, and features to step through.
+///
+/// Built from the columns the finder found and the lattice read from them (`LatticeColumns`), so it costs little more
+/// than finding the columns. Everything reported stands out from the image's own noise (`Significance`): the
+/// counting noise the column fits see, not fixed ratios, so a noisy image does not sound full of false features.
+public struct ImageOverview: Sendable {
+    public let width: Int, height: Int
+    /// Sentences, most important first, at most `summaryWords` words in all; the first stands alone.
+    public let summary: [String]
+    /// Sentences in order of importance: the lattice, the crystal, the domains, each feature, the large-scale
+    /// intensity.
+    public let details: [String]
+    /// Nil where the image shows no lattice.
+    public let lattice: LatticeDescription?
+    /// Where the crystal is; nil where the image shows no lattice.
+    public let crystal: CrystalRegion?
+    /// Where the crystal lies, in words: "the whole image", "the left three fifths"; nil without a crystal.
+    public let extent: String?
+    /// The notable features, in order of importance: each kind in the order of `OverviewFeature.Kind`, and within a
+    /// kind, the one that stands out most first.
+    public let features: [OverviewFeature]
+    /// How the columns' brightness changes over the image.
+    public let largeScale: LargeScaleIntensity
+
+    public static let summaryWords = 60
+
+    /// The overview of `image`, its columns found afresh; lengths in picometres with a pixel size.
+    public init(image: GrayImage, pixelSize: PixelSize?) {
+        let finder = ColumnFinder(image: image)
+        self.init(finder: finder, columns: LatticeColumns(finding: finder, pixelSize: pixelSize))
+    }
+
+    /// The overview of the image `finder` searched, whose columns and lattice are `columns`.
+    public init(finder: ColumnFinder, columns: LatticeColumns) {
+        let analysis = columns.analysis
+        let width = finder.image.width, height = finder.image.height
+        self.width = width
+        self.height = height
+        guard let spacing = finder.spacing, let lattice = LatticeDescription(analysis), let crystal = analysis.crystal
+        else {
+            summary = [Phrases.noLattice(spacing: finder.spacing)]
+            details = summary
+            lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
+            return
+        }
+        self.lattice = lattice
+        self.crystal = crystal
+        let extent = Places.extent(of: crystal)
+        self.extent = extent
+        let noise = CountingNoise(finder, spacing: spacing)
+        let brightness = ColumnBrightness(analysis, noise: noise, width: width, height: height, spacing: spacing)
+        largeScale = brightness.largeScale
+        let domains = PolarDomains.find(in: analysis, width: width, height: height, spacing: spacing)
+        let findings = Self.findings(
+            analysis, brightness: brightness, domains: domains, noise: noise, width: width, height: height,
+            spacing: spacing)
+        var counts: [OverviewFeature.Kind: Int] = [:]
+        for f in findings { counts[f.kind, default: 0] += 1 }
+        var numbers: [OverviewFeature.Kind: Int] = [:]
+        var features: [OverviewFeature] = []
+        var featureDetails: [String] = []
+        for f in findings {
+            numbers[f.kind, default: 0] += 1
+            let feature = OverviewFeature(
+                kind: f.kind, position: f.position, place: f.place,
+                label: Phrases.featureLabel(f.kind, number: numbers[f.kind]!, of: counts[f.kind]!, place: f.place),
+                relativeIntensity: f.relative, points: f.points, significance: f.significance)
+            features.append(feature)
+            featureDetails.append(Phrases.featureDetail(feature, sublattice: f.sublattice))
+        }
+        self.features = features
+
+        let pixelSize = columns.pixelSize
+        var sentences = [
+            Phrases.latticeSummary(lattice, extent: extent, pixelSize: pixelSize),
+            Phrases.featureCounts(
+                OverviewFeature.Kind.allCases.filter { $0 != .domainWall }.map { ($0, counts[$0] ?? 0) })
+        ]
+        if let domains {
+            sentences.append(Phrases.domains(domains.walls.map { Places.course(of: $0, width: width, height: height) }))
+        }
+        let intensity = [largeScale.gradient.map(Phrases.gradient), largeScale.region.map(Phrases.region)].compactMap {
+            $0
+        }
+        sentences += intensity
+        summary = Self.fitted(sentences, words: Self.summaryWords)
+        var details = [Phrases.latticeDetail(lattice, pixelSize: pixelSize)]
+        if lattice.sublattices.count > 1 { details.append(Phrases.sublatticeDetail(lattice.sublattices)) }
+        details.append(
+            Phrases.crystalDetail(
+                fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
+        if let domains {
+            details.append(
+                Phrases.domainDisplacements(
+                    sublattice: domains.sublattice, Self.aboutTheirMiddle(domains.displacements), pixelSize: pixelSize))
+        }
+        self.details = details + featureDetails + intensity
+    }
+
+    /// A feature as found, before it is numbered within its kind.
+    private struct Finding {
+        var kind: OverviewFeature.Kind
+        var position: ImagePoint
+        var place: String
+        var relative: Double?
+        var points: [ImagePoint]
+        var significance: Double
+        var sublattice: Int?
+    }
+
+    /// Every feature, in order of importance: the domains' walls, the columns that stand out, the empty sites and
+    /// the interstitials.
+    private static func findings(
+        _ analysis: LatticeAnalysis, brightness: ColumnBrightness, domains: PolarDomains?, noise: CountingNoise,
+        width: Int, height: Int, spacing: Double
+    ) -> [Finding] {
+        func region(_ p: ImagePoint) -> String { Places.region(of: p, width: width, height: height) }
+        var found: [Finding] = []
+        if let domains {
+            found += domains.walls.map { wall in
+                Finding(
+                    kind: .domainWall, position: middle(of: wall),
+                    place: Places.course(of: wall, width: width, height: height).words, relative: nil, points: wall,
+                    significance: domains.significance, sublattice: domains.sublattice)
+            }
+        }
+        found += brightness.outliers.map { outlier in
+            let c = analysis.columns[outlier.index]
+            let p = ImagePoint(x: c.column.x, y: c.column.y)
+            return Finding(
+                kind: outlier.significance > 0 ? .brightColumn : .dimColumn, position: p, place: region(p),
+                relative: outlier.relative, points: [], significance: abs(outlier.significance),
+                sublattice: c.sublattice)
+        }
+        let empty = SiteFeatures.emptySites(
+            analysis, brightness: brightness, noise: noise, width: width, height: height, spacing: spacing)
+        for (kind, sites) in [(OverviewFeature.Kind.dimColumn, empty.dimColumns), (.vacancy, empty.vacancies)] {
+            found += sites.map {
+                Finding(
+                    kind: kind, position: $0.position, place: region($0.position), relative: $0.relative, points: [],
+                    significance: abs($0.significance), sublattice: $0.sublattice)
+            }
+        }
+        found += SiteFeatures.interstitials(analysis, noise: noise, width: width, height: height, spacing: spacing)
+            .map {
+                Finding(
+                    kind: .interstitial, position: $0.position, place: region($0.position), relative: nil,
+                    points: [], significance: $0.significance, sublattice: nil)
+            }
+        return found.sorted { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
+    }
+
+    /// The sentences from the first, as many as fit in `words` words (the first always).
+    static func fitted(_ sentences: [String], words: Int) -> [String] {
+        var kept: [String] = [], total = 0
+        for sentence in sentences {
+            let count = sentence.split(whereSeparator: \.isWhitespace).count
+            guard kept.isEmpty || total + count <= words else { break }
+            kept.append(sentence)
+            total += count
+        }
+        return kept
+    }
+
+    /// The point halfway along a course.
+    static func middle(of course: [ImagePoint]) -> ImagePoint {
+        let lengths = zip(course, course.dropFirst()).map { PixelVector(x: $1.x - $0.x, y: $1.y - $0.y).length }
+        var left = lengths.reduce(0, +) / 2
+        for (k, length) in lengths.enumerated() {
+            if left <= length && length > 0 {
+                let t = left / length
+                return ImagePoint(
+                    x: course[k].x + t * (course[k + 1].x - course[k].x),
+                    y: course[k].y + t * (course[k + 1].y - course[k].y))
+            }
+            left -= length
+        }
+        return course.first ?? ImagePoint(x: 0, y: 0)
+    }
+
+    /// Two domains' displacements from the point halfway between them: how each differs from the other.
+    static func aboutTheirMiddle(_ displacements: [PixelVector]) -> [PixelVector] {
+        let middle = 0.5 * (displacements[0] + displacements[1])
+        return displacements.map { $0 - middle }
+    }
+}

@@ -1,0 +1,183 @@
+/// Two polar domains: where a sublattice sits displaced one way and where it sits displaced another, and the walls
+/// between them.
+///
+/// Each column's displacement is averaged with its four neighbours' on the sublattice (along ±a and ±b), and the
+/// averages are split in two (2-means, started from the two ends of their widest spread); a column most of whose
+/// neighbours fell in the other domain joins them. The split is taken for domains when both hold at least
+/// `minimumShare` of the columns and half the gap between the two domains' displacements stands out from the
+/// scatter within each, by as many standard deviations as `Significance` asks of that many columns: then hardly a
+/// column is put in the wrong domain by noise. A wall runs through the midpoints between neighbouring columns in
+/// different domains.
+struct PolarDomains {
+    /// The sublattice whose displacements differ (2, 3, …).
+    var sublattice: Int
+    /// Each domain's mean displacement of that sublattice, in pixels.
+    var displacements: [PixelVector]
+    /// Each wall's course, end to end (left to right, or top to bottom where it runs down the image).
+    var walls: [[ImagePoint]]
+    /// Half the gap between the domains' displacements, in standard deviations of the scatter within them.
+    var significance: Double
+
+    /// A domain holds at least this share of its sublattice's columns (and at least 10).
+    static let minimumShare = 0.05
+
+    /// The split of the sublattice that stands out most, if any does; nil for an image of one sublattice.
+    static func find(in analysis: LatticeAnalysis, width: Int, height: Int, spacing: Double) -> PolarDomains? {
+        guard analysis.sublatticeCount >= 2, let a = analysis.a, let b = analysis.b else { return nil }
+        let candidates = (2...analysis.sublatticeCount).compactMap { number -> PolarDomains? in
+            let members = analysis.columns.indices.filter {
+                analysis.columns[$0].sublattice == number && analysis.columns[$0].displacement != nil
+                    && ColumnBrightness.isTestable(
+                        analysis.columns[$0], in: analysis, width: width, height: height, spacing: spacing)
+            }
+            return split(members.map { analysis.columns[$0] }, sublattice: number, cell: max(a.length, b.length)) {
+                p in
+                p.x >= 0 && p.y >= 0 && p.x <= Double(width - 1) && p.y <= Double(height - 1)
+                    && analysis.crystal?.contains(ImagePoint(x: p.x, y: p.y)) ?? false
+            }
+        }
+        return candidates.max { $0.significance < $1.significance }
+    }
+
+    /// The split of one sublattice's columns; `inCrystal` says how far the walls run.
+    private static func split(
+        _ columns: [AnalysedColumn], sublattice: Int, cell: Double, inCrystal: (PixelVector) -> Bool
+    ) -> PolarDomains? {
+        guard columns.count >= 20 else { return nil }
+        var bySite: [LatticeSite: Int] = [:]
+        for (k, c) in columns.enumerated() { bySite[c.site!] = k }
+        let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+        let neighbours = columns.map { c in
+            steps.compactMap { bySite[LatticeSite(n: c.site!.n + $0.0, m: c.site!.m + $0.1)] }
+        }
+        let raw = columns.map { $0.displacement! }
+        let smoothed = columns.indices.map { k in
+            (1 / Double(neighbours[k].count + 1)) * neighbours[k].reduce(raw[k]) { $0 + raw[$1] }
+        }
+        guard var labels = twoMeans(smoothed) else { return nil }
+        // A column most of whose neighbours are in the other domain joins them.
+        labels = columns.indices.map { k in
+            let others = neighbours[k].filter { labels[$0] != labels[k] }.count
+            return neighbours[k].count >= 2 && 2 * others > neighbours[k].count ? !labels[k] : labels[k]
+        }
+        let groups = [columns.indices.filter { !labels[$0] }, columns.indices.filter { labels[$0] }]
+        let smallest = max(10, Int((minimumShare * Double(columns.count)).rounded(.up)))
+        guard groups.allSatisfy({ $0.count >= smallest }) else { return nil }
+        let means = groups.map { g in (1 / Double(g.count)) * g.reduce(PixelVector.zero) { $0 + smoothed[$1] } }
+        let gap = means[1] - means[0]
+        guard gap.length > 0 else { return nil }
+        let along = (1 / gap.length) * gap
+        let spreads = groups.map { g in Significance.robustScale(g.map { LatticeAnalysis.dot(smoothed[$0], along) }) }
+        let scatter = ((spreads[0] * spreads[0] + spreads[1] * spreads[1]) / 2).squareRoot()
+        let significance = scatter > 0 ? gap.length / (2 * scatter) : .infinity
+        guard significance > Significance.threshold(tests: columns.count) else { return nil }
+        // Wall points: halfway between neighbours (along +a and +b) in different domains.
+        var points: [ImagePoint] = []
+        for (k, c) in columns.enumerated() {
+            for step in [(1, 0), (0, 1)] {
+                guard let q = bySite[LatticeSite(n: c.site!.n + step.0, m: c.site!.m + step.1)], labels[q] != labels[k]
+                else { continue }
+                points.append(
+                    ImagePoint(x: (c.column.x + columns[q].column.x) / 2, y: (c.column.y + columns[q].column.y) / 2))
+            }
+        }
+        // Walls in order down and across the image.
+        let walls = connected(points, within: 1.5 * cell).filter { $0.count >= 3 }.map {
+            course($0, bin: 2 * cell, inCrystal: inCrystal)
+        }.sorted { order(of: $0) < order(of: $1) }
+        guard !walls.isEmpty else { return nil }
+        let displacements = groups.map { g in (1 / Double(g.count)) * g.reduce(PixelVector.zero) { $0 + raw[$1] } }
+        return PolarDomains(
+            sublattice: sublattice, displacements: displacements, walls: walls, significance: significance)
+    }
+
+    /// Where a wall comes in reading down and across the image: by its middle.
+    private static func order(of wall: [ImagePoint]) -> Double {
+        let middle = ImageOverview.middle(of: wall)
+        return middle.x + middle.y
+    }
+
+    /// The points split in two groups by 2-means, started from the points at the tenth and ninetieth percentiles
+    /// along the direction they spread most; nil when one group comes out empty.
+    private static func twoMeans(_ points: [PixelVector]) -> [Bool]? {
+        let axis = principalAxis(points)
+        let order = points.indices.sorted {
+            LatticeAnalysis.dot(points[$0], axis) < LatticeAnalysis.dot(points[$1], axis)
+        }
+        var centres = [points[order[order.count / 10]], points[order[order.count - 1 - order.count / 10]]]
+        var labels = [Bool](repeating: false, count: points.count)
+        for _ in 0..<20 {
+            labels = points.map { ($0 - centres[1]).length < ($0 - centres[0]).length }
+            let groups = [points.indices.filter { !labels[$0] }, points.indices.filter { labels[$0] }]
+            guard groups.allSatisfy({ !$0.isEmpty }) else { return nil }
+            let next = groups.map { g in (1 / Double(g.count)) * g.reduce(PixelVector.zero) { $0 + points[$1] } }
+            if next == centres { break }
+            centres = next
+        }
+        return labels
+    }
+
+    /// The unit direction in which the points spread most (the covariance's leading eigenvector).
+    static func principalAxis(_ points: [PixelVector]) -> PixelVector {
+        let n = Double(max(1, points.count))
+        let mean = (1 / n) * points.reduce(PixelVector.zero, +)
+        var xx = 0.0, xy = 0.0, yy = 0.0
+        for p in points {
+            let d = p - mean
+            xx += d.x * d.x; xy += d.x * d.y; yy += d.y * d.y
+        }
+        let angle = 0.5 * Double.atan2(y: 2 * xy, x: xx - yy)
+        return PixelVector(x: Double.cos(angle), y: Double.sin(angle))
+    }
+
+    /// The points in groups, each point within `reach` of another of its group.
+    private static func connected(_ points: [ImagePoint], within reach: Double) -> [[ImagePoint]] {
+        var grid = SiteGrid(cellSize: reach / 2)
+        let spots = points.map { ColumnGaussian(x: $0.x, y: $0.y, amplitude: 1, sigma: 1) }
+        for k in spots.indices { grid.insert(k, x: spots[k].x, y: spots[k].y) }
+        var group = [Int](repeating: -1, count: points.count)
+        var groups: [[ImagePoint]] = []
+        for start in points.indices where group[start] < 0 {
+            group[start] = groups.count
+            var members = [start], k = 0
+            while k < members.count {
+                let p = points[members[k]]
+                k += 1
+                for q in grid.indices(nearX: p.x, y: p.y, within: reach, in: spots) where group[q] < 0 {
+                    group[q] = groups.count
+                    members.append(q)
+                }
+            }
+            groups.append(members.map { points[$0] })
+        }
+        return groups
+    }
+
+    /// A wall's course through its points: their means in bins of `bin` pixels along the direction they run in,
+    /// and on at either end, that way, to the edge of the crystal.
+    private static func course(_ points: [ImagePoint], bin: Double, inCrystal: (PixelVector) -> Bool) -> [ImagePoint] {
+        let vectors = points.map { PixelVector(x: $0.x, y: $0.y) }
+        var axis = principalAxis(vectors)
+        // Left to right, or top to bottom where the wall runs more down than across.
+        if abs(axis.x) >= abs(axis.y) ? axis.x < 0 : axis.y < 0 { axis = -1 * axis }
+        let positions = vectors.map { LatticeAnalysis.dot($0, axis) }
+        let start = positions.min()!, end = positions.max()!
+        let count = max(1, Int(((end - start) / bin).rounded(.up)))
+        var sums = [PixelVector](repeating: .zero, count: count), counts = [Int](repeating: 0, count: count)
+        for (p, t) in zip(vectors, positions) {
+            let k = min(count - 1, Int((t - start) / bin))
+            sums[k] = sums[k] + p
+            counts[k] += 1
+        }
+        var course = sums.indices.filter { counts[$0] > 0 }.map { (1 / Double(counts[$0])) * sums[$0] }
+        // On to the crystal's edge, each way along the axis from the mean of the end's bin.
+        func edge(from point: PixelVector, towards direction: PixelVector) -> PixelVector {
+            var reached = point
+            while inCrystal(reached + direction) { reached = reached + direction }
+            return reached
+        }
+        course.insert(edge(from: course[0], towards: -1 * axis), at: 0)
+        course.append(edge(from: course[course.count - 1], towards: axis))
+        return course.map { ImagePoint(x: $0.x, y: $0.y) }
+    }
+}
