@@ -19,6 +19,8 @@ final class PlaySession {
     private let saver: TagSaver
     private let snaps: SnapQueue
     private let columnSearch: ColumnSearch
+    /// A spectrum image's spectra, read for the spectrum mode.
+    private let spectra: SpectrumFetcher?
     /// What the greeting ends with: what the user must know before starting.
     private let notices: [String]
     private var quitAsked = false
@@ -37,7 +39,9 @@ final class PlaySession {
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
         let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
-        let sessionSound = stack.sound(playing: picture)
+        let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
+        spectra = spectrumVoice.map(SpectrumFetcher.init)
+        let sessionSound = stack.sound(playing: picture, spectra: spectrumVoice)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
             frontend = try X11Frontend(
@@ -96,8 +100,9 @@ final class PlaySession {
         perform(controller.start(notices: notices))
         while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
+            let busy = snaps.isBusy || spectra?.isBusy == true
             let untilDeadline =
-                snaps.isBusy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
+                busy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
             for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
                 switch event {
                 case .pen(let pen): perform(controller.handle(pen))
@@ -111,6 +116,9 @@ final class PlaySession {
             }
             perform(controller.poll(at: monotonicSeconds()))
             for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
+            if let levels = spectra?.takeFinished() {
+                perform(controller.spectrumFetched(levels, at: monotonicSeconds()))
+            }
             if controller.columns == nil, let found = columnSearch.result {
                 let points = found.lattice.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
                 log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.lattice.pixelSize))
@@ -169,6 +177,8 @@ final class PlaySession {
             case .cell(let cell, let ticks): log?.write(.cell(t: now, cell, ticks: ticks))
             case .sweep(let sweep): log?.write(.sweep(t: now, sweep))
             case .guidance(let guidance): log?.write(.guide(t: now, guidance))
+            case .fetchSpectrum(let request): spectra?.submit(request)
+            case .spectrum(let request, let time): log?.write(.spectrum(t: time, request))
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)

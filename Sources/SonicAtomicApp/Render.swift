@@ -45,10 +45,16 @@ struct Render: ParsableCommand {
         do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
             throw fail(error.description, status: .badInput)
         }
-        // The image of the file the session played.
-        let picture: GrayImage
-        do { picture = try ImageFiles.open(image, number: start.imageNumber).image } catch {
+        // The image of the file the session played, and its spectra for the spectra it played.
+        let opened: ImageFiles.Opened
+        do { opened = try ImageFiles.open(image, number: start.imageNumber) } catch {
             throw fail("cannot read image \(image): \(error)", status: .badInput)
+        }
+        let picture = opened.image
+        let spectra = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: chosen) }
+        if checked.playsSpectra && spectra == nil {
+            throw fail(
+                "the session played spectra, and image \(start.imageNumber) of \(image) holds none", status: .badInput)
         }
         guard picture.width == start.width, picture.height == start.height else {
             throw fail(
@@ -61,7 +67,7 @@ struct Render: ParsableCommand {
         if let rate = start.rate { spoken.rate = rate }
         let voice = checked.speaks ? speech(spoken) : nil
         let replay = SessionReplay(
-            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start)
+            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start, spectra: spectra)
         let format: WAVEncoder.Format = float ? .float32 : .pcm16
         let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
         let output: WAVStream

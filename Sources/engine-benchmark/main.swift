@@ -4,10 +4,13 @@
 // live outputs place them), and reports the real-time factor, the time of each
 // 128-frame block (median, p99), peak memory and, when the allocation counter is preloaded, how many
 // allocations rendering made. With --sweeps it also sweeps a lattice — the whole image, a row, a
-// column, each in turn every two seconds, stopped now and then — and the guide beeps all along.
+// column, each in turn every two seconds, stopped now and then — and the guide beeps all along. With --spectra the
+// spectrum bank plays too, a new spectrum every 21 ms (as the pen moves over a spectrum image), coming and going with
+// the loudness.
 //
 //   swift build -c release --product engine-benchmark
-//   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--sweeps] [--json FILE]
+//   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--sweeps] [--spectra]
+//     [--json FILE]
 //   LD_PRELOAD=.build/release/libMallocInterposerSwift.so .build/release/engine-benchmark --count-allocations
 import Foundation
 import MallocInterposerSwift
@@ -24,6 +27,7 @@ let seconds = Double(option("--seconds") ?? "60") ?? 60
 let profilePath = option("--profile") ?? "profiles/classic.toml"
 let countAllocations = arguments.contains("--count-allocations")
 let sweeping = arguments.contains("--sweeps")
+let playingSpectra = arguments.contains("--spectra")
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("engine-benchmark: \(message)\n".utf8))
@@ -61,6 +65,10 @@ let trajectory: [(frequency: Double, amplitude: Double, cutoff: Double)] = (0..<
     return (pitch, lifted ? 0 : 0.2 + 0.3 * random.unitInterval(), cutoff)
 }
 let framesPerChange = Int(sampleRate / 200)
+/// Spectra for the bank: a peak over a sloping continuum, the peak in another band each time.
+let spectra: [[Float]] = (0..<16).map { k in
+    (0..<SpectrumBank.bands).map { b in Float(0.02 / Double(1 + b)) + (b == (k * 7) % SpectrumBank.bands ? 0.3 : 0) }
+}
 
 func now() -> UInt64 {
     var t = timespec()
@@ -100,8 +108,11 @@ for block in 0..<blocks {
         ? GuideTone(rate: change.frequency / 160, frequency: change.frequency * 2, pan: change.amplitude * 2 - 1)
         : .silent
     controls.set(
-        SynthTargets(frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff, guide: guide),
+        SynthTargets(
+            frequency: change.frequency, amplitude: change.amplitude, cutoff: change.cutoff, guide: guide,
+            spectrum: playingSpectra && change.amplitude > 0 ? 1 : 0),
         at: changeTime)
+    if playingSpectra && block % 8 == 0 { controls.setSpectrum(spectra[block / 8 % spectra.count], at: changeTime) }
     if sweeping && block % (2 * Int(sampleRate) / frames) == 0 {
         controls.sweep(sweeps[block / (2 * Int(sampleRate) / frames) % sweeps.count], at: changeTime)
     }

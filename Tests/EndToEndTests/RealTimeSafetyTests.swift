@@ -4,8 +4,8 @@ import Testing
 extension EndToEnd {
     /// The audio thread must never allocate: allocation takes the allocator's locks and can stall
     /// for as long as the system likes. The engine is rendered by the benchmark program with an
-    /// allocation counter interposed on malloc and free, through each shipped chain, sweeping the image
-    /// and beeping the guide; and played live through native PipeWire, whose thread the program does not own.
+    /// allocation counter interposed on malloc and free, through each shipped chain, sweeping the image,
+    /// beeping the guide and playing spectra through the spectrum bank; and played live through native PipeWire, whose thread the program does not own.
     @Suite struct RealTimeSafetyTests {
         @Test(arguments: ["default", "classic"])
         func renderingAllocatesNothing(profile: String) throws {
@@ -13,7 +13,7 @@ extension EndToEnd {
             let result = try Subprocess.run(
                 folder + "/engine-benchmark",
                 [
-                    "--seconds", "20", "--count-allocations", "--sweeps", "--profile",
+                    "--seconds", "20", "--count-allocations", "--sweeps", "--spectra", "--profile",
                     Fixtures.repository + "/profiles/\(profile).toml"
                 ], environment: ["LD_PRELOAD": folder + "/libMallocInterposerSwift.so"], timeout: 300)
             #expect(result.output.contains("allocations while rendering: 0 (0 bytes), frees: 0"), "\(result.output)")

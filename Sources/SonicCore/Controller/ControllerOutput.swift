@@ -25,6 +25,11 @@ public enum ControllerOutput: Sendable, Equatable {
     case sweep(Sweep?)
     /// The pen is guided to a place from now on; nil: the guidance ended.
     case guidance(Guidance?)
+    /// Read this spectrum away from the event loop, and hand its levels to `spectrumFetched(_:at:)`; a newer request
+    /// makes older ones stale.
+    case fetchSpectrum(SpectrumRequest)
+    /// The spectrum bank plays this spectrum from `time` on: for the session log.
+    case spectrum(SpectrumRequest, time: Double)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

@@ -40,6 +40,33 @@ public enum Phrases {
     // MARK: - Where things are
 
     public static let penNotOnTablet = "The pen is not on the tablet."
+
+    /// "Peaks at 4.51 kilo electron volts, titanium K alpha, and 8.04, copper K alpha.": the strongest first, each
+    /// with what it likely is, where known.
+    public static func peaks(_ peaks: [SpectrumPeak], units: String) -> String {
+        guard !peaks.isEmpty else { return "No peaks." }
+        let unit = spokenUnits(units).map { " " + $0 } ?? ""
+        let parts = peaks.enumerated().map { index, peak in
+            NumberText.significant(peak.position, digits: 3) + (index == 0 ? unit : "")
+                + (peak.spokenLine.map { ", " + $0 } ?? "")
+        }
+        let listed = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + ", and " + parts.last!
+        return "\(peaks.count == 1 ? "Peak" : "Peaks") at \(listed)."
+    }
+
+    public static let spectrumUnreadable = "The spectrum here cannot be read."
+
+    /// An axis's units as the voice says them: "kilo electron volts"; nil for none.
+    public static func spokenUnits(_ units: String) -> String? {
+        switch units.trimmingCharacters(in: .whitespaces) {
+        case "": nil
+        case "eV": "electron volts"
+        case "keV": "kilo electron volts"
+        case "nm": "nanometres"
+        case "µm", "um": "micrometres"
+        case let other: other
+        }
+    }
     public static let outsideImage = "Outside the image."
 
     /// "x 512, y 300, intensity 82 percent": whole pixels, or to a tenth for refined column centres.

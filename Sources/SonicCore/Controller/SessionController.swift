@@ -19,6 +19,8 @@ public final class SessionController {
     private var unheard: String?
     /// The time of the latest event or command.
     private var now = 0.0
+    /// The spectrum last asked for in the spectrum mode, while the pen touches.
+    private var requestedSpectrum: SpectrumRequest?
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
@@ -65,9 +67,9 @@ public final class SessionController {
         return overlay
     }
 
-    /// The profile's modes, at the session's.
+    /// The session's modes, at the session's.
     private var modes: ModeCycle {
-        var cycle = ModeCycle(order: instrument.profile.modes)
+        var cycle = ModeCycle(order: instrument.modes)
         cycle.select(state.mode)
         return cycle
     }
@@ -128,7 +130,7 @@ public final class SessionController {
     public func handle(_ event: PenEvent) -> [ControllerOutput] {
         now = max(now, event.time)
         let record = sound.apply(.pen(event), to: &state, at: event.time)!
-        var outputs: [ControllerOutput] = [.pen(record)]
+        var outputs: [ControllerOutput] = [.pen(record)] + spectrumWanted()
         // The pen touching stops a sweep: the image is the pen's again.
         if isSweeping && record.buttons.contains(PenButtons.tip) && record.pressure > 0 { outputs.append(.sweep(nil)) }
         outputs += tour.follow(instrument.nib(in: state), in: state)
@@ -192,6 +194,24 @@ public final class SessionController {
     /// Saving the tags failed: the user is warned, like any announcement (and can hear it again).
     public func saveFailed() -> [ControllerOutput] { settle([.speak(Phrases.tagsNotSaved)]) }
 
+    /// The spectrum asked for has been read: the spectrum bank plays it from `time` on (logged).
+    public func spectrumFetched(_ levels: SpectrumLevels, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
+        sound.apply(.spectrum(levels), to: &state, at: now)
+        return [.spectrum(levels.request, time: now)]
+    }
+
+    /// In the spectrum mode, the spectrum under the touching pen, when it is not the one last asked for.
+    private func spectrumWanted() -> [ControllerOutput] {
+        guard let request = instrument.spectrumRequest(in: state) else {
+            requestedSpectrum = nil
+            return []
+        }
+        guard request != requestedSpectrum else { return [] }
+        requestedSpectrum = request
+        return [.fetchSpectrum(request)]
+    }
+
     /// Silence from `time` on, as the session ends.
     public func silence(at time: Double) { sound.apply(.silence, to: &state, at: time) }
 
@@ -203,7 +223,10 @@ public final class SessionController {
         for output in outputs {
             settled.append(output)
             switch output {
-            case .mode(let mode): sound.apply(.mode(mode), to: &state, at: now)
+            case .mode(let mode):
+                sound.apply(.mode(mode), to: &state, at: now)
+                requestedSpectrum = nil
+                settled += spectrumWanted()
             case .cell(let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: now)
             case .cursor(let point): sound.apply(.cursor(point), to: &state, at: now)
             case .viewport(let viewport):
@@ -214,7 +237,7 @@ public final class SessionController {
             case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
-            case .pen, .tagAdded, .tagRemoved, .save, .snap, .quit: break
+            case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .quit: break
             }
         }
         return settled
@@ -336,6 +359,18 @@ public final class SessionController {
         }
         let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
         return describe(point, precise: false) + columnPhysics(at: point) + (cell ?? "") + needs
+            + spectrumPeaks(at: point)
+    }
+
+    /// In the spectrum mode, the strongest peaks of the spectrum under the pen and what they likely are:
+    /// ". Peaks at 4.51 kilo electron volts, titanium K alpha, and 8.04, copper K alpha."; empty in the other modes.
+    private func spectrumPeaks(at point: ImagePoint) -> String {
+        guard state.mode == .spectrum, let spectra = instrument.spectra else { return "" }
+        let pixel = point.nearestPixel
+        let request = SpectrumRequest(
+            x: pixel.x, y: pixel.y, radius: SpectrumRequest.radius(pressure: instrument.lastRecord?.pressure ?? 0))
+        guard let peaks = try? spectra.peaks(request) else { return ". " + Phrases.spectrumUnreadable }
+        return ". " + Phrases.peaks(peaks, units: spectra.cube.spectralAxis.units)
     }
 
     private func describe(_ point: ImagePoint, precise: Bool) -> String {

@@ -9,6 +9,8 @@ struct SynthChange {
         case tick
         /// A sweep starts, or (nil) stops.
         case sweep
+        /// The spectrum bank's amplitudes, kept beside the ring at the change's slot.
+        case spectrum
         /// The latest targets, after changes were dropped from a full ring: made at once, with every
         /// tick asked for since, and the latest sweep if one was asked for since.
         case latest
@@ -27,7 +29,8 @@ struct SynthChange {
 /// the engine can make it at the sample that time falls on, a fixed delay later, rather than at
 /// the start of whichever block comes next: one writer, one reader, a ring of changes. Should the
 /// ring fill (the audio side has stopped reading, as while the sound server is away), the latest
-/// targets and the count of ticks, kept beside it, still reach the engine once it reads again.
+/// targets and the count of ticks, kept beside it, still reach the engine once it reads again. The spectrum bank's
+/// amplitudes travel beside the ring, in a fixed block of storage per slot, so no change allocates.
 public final class SynthControls: Sendable {
     /// A time before every other: the change is made at once.
     public static let immediately = -Double.infinity
@@ -45,6 +48,7 @@ public final class SynthControls: Sendable {
     private let guideRate = Atomic<UInt64>(0)
     private let guideFrequency = Atomic<UInt64>(GuideTone.silent.frequency.bitPattern)
     private let guidePan = Atomic<UInt64>(0)
+    private let spectrumGain = Atomic<UInt64>(0)
     private let ticks = Atomic<Int>(0)
     /// How many sweeps were asked to start or stop, and the latest of them (`code(of:)`).
     private let sweeps = Atomic<Int>(0)
@@ -52,6 +56,11 @@ public final class SynthControls: Sendable {
 
     /// Written only at slots the reader has finished with; read only at slots the writer has published.
     nonisolated(unsafe) private let ring: UnsafeMutablePointer<SynthChange>
+    /// The spectrum bank's amplitudes of each slot's spectrum change (`SpectrumBank.bands` a slot), written and read
+    /// as the slot is.
+    nonisolated(unsafe) private let spectra: UnsafeMutablePointer<Float>
+    /// The reader's copy of the last spectrum taken, kept once its slot is handed back.
+    nonisolated(unsafe) private let takenSpectrum: UnsafeMutablePointer<Float>
     /// Running totals; a slot is total % capacity.
     private let written = Atomic<Int>(0)
     private let taken = Atomic<Int>(0)
@@ -61,9 +70,17 @@ public final class SynthControls: Sendable {
     public init() {
         ring = .allocate(capacity: Self.capacity)
         ring.initialize(repeating: SynthChange(time: 0, kind: .targets, targets: .silent), count: Self.capacity)
+        spectra = .allocate(capacity: Self.capacity * SpectrumBank.bands)
+        spectra.initialize(repeating: 0, count: Self.capacity * SpectrumBank.bands)
+        takenSpectrum = .allocate(capacity: SpectrumBank.bands)
+        takenSpectrum.initialize(repeating: 0, count: SpectrumBank.bands)
     }
 
-    deinit { ring.deallocate() }
+    deinit {
+        ring.deallocate()
+        spectra.deallocate()
+        takenSpectrum.deallocate()
+    }
 
     // MARK: Writer (the controller's thread)
 
@@ -80,7 +97,19 @@ public final class SynthControls: Sendable {
         guideRate.store(targets.guide.rate.bitPattern, ordering: .relaxed)
         guideFrequency.store(targets.guide.frequency.bitPattern, ordering: .relaxed)
         guidePan.store(targets.guide.pan.bitPattern, ordering: .relaxed)
+        spectrumGain.store(targets.spectrum.bitPattern, ordering: .relaxed)
         queue(SynthChange(time: time, kind: .targets, targets: targets))
+    }
+
+    /// Asks the spectrum bank for `amplitudes` (`SpectrumBank.bands` of them, lowest band first; missing ones are
+    /// silence) from `time` on. Should the ring be full, they are dropped: the bank keeps the last it took.
+    public func setSpectrum(_ amplitudes: [Float], at time: Double) {
+        let w = written.load(ordering: .relaxed)
+        guard w - taken.load(ordering: .acquiring) < Self.capacity else { return }
+        let slot = spectra + (w % Self.capacity) * SpectrumBank.bands
+        for b in 0..<SpectrumBank.bands { slot[b] = b < amplitudes.count ? amplitudes[b] : 0 }
+        ring[w % Self.capacity] = SynthChange(time: time, kind: .spectrum, targets: .silent)
+        written.store(w + 1, ordering: .releasing)
     }
 
     /// Asks for `sweep` to start at `time`, ending any other; nil stops whichever plays.
@@ -131,7 +160,8 @@ public final class SynthControls: Sendable {
             frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
             resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
             note: note.load(ordering: .relaxed),
-            guide: GuideTone(rate: load(guideRate), frequency: load(guideFrequency), pan: load(guidePan)))
+            guide: GuideTone(rate: load(guideRate), frequency: load(guideFrequency), pan: load(guidePan)),
+            spectrum: load(spectrumGain))
     }
 
     private func queue(_ change: SynthChange) {
@@ -153,11 +183,18 @@ public final class SynthControls: Sendable {
         return overflowed.load(ordering: .acquiring) ? Self.immediately : nil
     }
 
+    /// The amplitudes of the last spectrum change taken.
+    var lastSpectrum: UnsafePointer<Float> { UnsafePointer(takenSpectrum) }
+
     /// Takes the oldest change waiting: once the ring is empty after it overflowed, the latest targets.
     func takeChange() -> SynthChange? {
         let r = taken.load(ordering: .relaxed)
         if r < written.load(ordering: .acquiring) {
             let change = ring[r % Self.capacity]
+            if change.kind == .spectrum {
+                takenSpectrum.update(
+                    from: spectra + (r % Self.capacity) * SpectrumBank.bands, count: SpectrumBank.bands)
+            }
             taken.store(r + 1, ordering: .releasing)
             return change
         }

@@ -1,8 +1,8 @@
 /// The instrument's sound engine: the profile's chain as an array of sound units, driven by the controller's targets.
 ///
 /// ```
-/// oscillators → loudness → [note envelope] → [panner] → effects, in order → tick → image sweep → guide
-///   → duck → limiter
+/// oscillators → loudness → [note envelope] → [panner] → effects, in order → tick → image sweep → spectrum bank
+///   → guide → duck → limiter
 /// ```
 ///
 /// A line sweep plays through the oscillators as the pen does, from a table; meanwhile the pen's targets wait.
@@ -36,6 +36,8 @@ public final class SynthEngine {
     private let imageSweep: ImageSweep
     private let lineSweep: LineSweep
     private let guide: GuideBeeps
+    /// The spectrum under the pen, as a timbre (the spectrum mode).
+    private let spectrumBank: SpectrumBank
     /// The latest targets asked for: played unless a line sweep plays, and once it ends.
     private var penTargets = SynthTargets.silent
     /// How many sweeps the controls had been asked for at the last block.
@@ -116,6 +118,7 @@ public final class SynthEngine {
         imageSweep = ImageSweep(sampleRate: sampleRate, length: chain.sweepLength)
         lineSweep = LineSweep(sampleRate: sampleRate, length: chain.sweepLength)
         guide = GuideBeeps(sampleRate: sampleRate, rampSamples: ramp)
+        spectrumBank = SpectrumBank(sampleRate: sampleRate, rampSamples: ramp)
         sweepsMade = controls.sweepCount
         // Speech comes in over 10 ms: quick, but no click.
         duck = Fader(rampSamples: Int(0.01 * sampleRate))
@@ -127,7 +130,7 @@ public final class SynthEngine {
         if let panner { units.append(panner) }
         units += effects
         // After the effects, so no filter or echo blurs them; ducked with the rest under the voice.
-        units += [tick, imageSweep, guide, duck, limiter] as [any SoundUnit]
+        units += [tick, imageSweep, spectrumBank, guide, duck, limiter] as [any SoundUnit]
         self.units = units
 
         left = .allocate(capacity: 2 * Self.blockSize)
@@ -207,6 +210,7 @@ public final class SynthEngine {
             case .tick:
                 ticksSounded += 1
                 ticked = true
+            case .spectrum: spectrumBank.setAmplitudes(controls.lastSpectrum)
             case .sweep:
                 sweepsMade += 1
                 lineEnded = play(change.sweep) || lineEnded
@@ -270,6 +274,7 @@ public final class SynthEngine {
         }
         for timbre in timbres { timbre.oscillator.index.glide(to: targets.timbre ?? timbre.ownIndex) }
         loudness.gain.glide(to: targets.amplitude)
+        spectrumBank.gain.glide(to: targets.spectrum)
         panner?.pan.glide(to: targets.pan)
         if let driven = drivenLadder {
             driven.ladder.cutoff.glide(to: targets.cutoff ?? driven.cutoff)

@@ -15,13 +15,17 @@ public struct SynthTargets: Sendable, Equatable {
     public var note: Int
     /// The guide to a chosen place, whatever the pen sounds.
     public var guide: GuideTone
+    /// The spectrum bank's level (0...1): 1 while the pen plays a spectrum, which the bank sounds instead of the
+    /// oscillators.
+    public var spectrum: Double
 
     public init(
         frequency: Double = 0, amplitude: Double = 0, cutoff: Double? = nil, resonance: Double? = nil,
-        pan: Double = 0, timbre: Double? = nil, note: Int = 0, guide: GuideTone = .silent
+        pan: Double = 0, timbre: Double? = nil, note: Int = 0, guide: GuideTone = .silent, spectrum: Double = 0
     ) {
         self.frequency = frequency; self.amplitude = amplitude; self.cutoff = cutoff
         self.resonance = resonance; self.pan = pan; self.timbre = timbre; self.note = note; self.guide = guide
+        self.spectrum = spectrum
     }
 
     public static let silent = SynthTargets()

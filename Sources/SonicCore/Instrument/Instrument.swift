@@ -10,6 +10,8 @@ public final class Instrument {
     public let profile: Profile
     public let stretch: LevelStretch
     public let pitch: PitchMap
+    /// A spectrum image's spectra, which the spectrum mode plays.
+    public let spectra: SpectrumVoice?
     /// The column the column modes sound now, so the next one starts a new note.
     private var soundedColumn: Int?
     /// The last event sounded, for "where am I".
@@ -33,11 +35,24 @@ public final class Instrument {
         var tick: Bool
     }
 
-    public init(image: GrayImage, profile: Profile, statistics: SampleStatistics) {
+    public init(image: GrayImage, profile: Profile, statistics: SampleStatistics, spectra: SpectrumVoice? = nil) {
         self.image = image
         self.profile = profile
         self.stretch = profile.level.stretch(statistics)
         self.pitch = profile.pitch
+        self.spectra = spectra
+    }
+
+    /// The modes the session cycles through: the profile's, and the spectrum mode for a spectrum image.
+    public var modes: [Mode] { spectra == nil ? profile.modes : profile.modes + [.spectrum] }
+
+    /// The spectrum the pen plays in the spectrum mode: under the nib, widened by its pressure; nil while it does not
+    /// touch the spectrum image.
+    public func spectrumRequest(in state: SessionState) -> SpectrumRequest? {
+        guard state.mode == .spectrum, let spectra, let record = lastRecord, touching(record) else { return nil }
+        let pixel = ImagePoint(x: record.imageX, y: record.imageY).nearestPixel
+        guard pixel.x >= 0, pixel.x < spectra.width, pixel.y >= 0, pixel.y < spectra.height else { return nil }
+        return SpectrumRequest(x: pixel.x, y: pixel.y, radius: SpectrumRequest.radius(pressure: record.pressure))
     }
 
     /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,
@@ -64,7 +79,7 @@ public final class Instrument {
         let targets = targets(for: record, in: state, value: value)
         let tick = followCell(to: touching(record) ? point : nil, in: state)
         record.frequency = targets.frequency
-        record.amplitude = targets.amplitude
+        record.amplitude = max(targets.amplitude, targets.spectrum)
         lastRecord = record
         lastEvent = event
         return Sounded(record: record, targets: targets, tick: tick)
@@ -188,6 +203,11 @@ public final class Instrument {
         case .tiltFilter:
             targets.amplitude = loudness(pressure: record.pressure)
             applyTilt(PenTilt(tiltX: record.tiltX, tiltY: record.tiltY), to: &targets)
+        case .spectrum:
+            // The spectrum bank sounds instead of the oscillators, as loud as the spectrum's counts.
+            targets.frequency = 0
+            targets.amplitude = 0
+            targets.spectrum = spectra == nil ? 0 : 1
         }
         return targets
     }

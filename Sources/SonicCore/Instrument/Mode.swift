@@ -13,6 +13,9 @@ public enum Mode: String, Sendable, CaseIterable, Equatable {
     /// Each atom column near the nib sounds its displacement from its ideal site: how far as pitch, which way as
     /// stereo position and brightness.
     case latticeDisplacement = "lattice-displacement"
+    /// The spectrum under the nib (a spectrum image's) sounds as a timbre: each band of its energy axis a sine at
+    /// its place, as loud as its counts. Added after the profile's modes for a spectrum image.
+    case spectrum
 
     /// The modes a profile that names none cycles through.
     public static let standard: [Mode] = [.intensityPitch, .pressureAmplitude, .tiltFilter, .unitCellTagging]

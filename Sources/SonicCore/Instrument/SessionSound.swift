@@ -17,6 +17,8 @@ public enum SoundChange: Sendable {
     case sweep(Sweep?)
     /// The pen is guided to a place from now on; nil: no longer.
     case guidance(Guidance?)
+    /// The spectrum the spectrum bank plays from now on.
+    case spectrum(SpectrumLevels)
     /// Silence, as the session ends.
     case silence
 }
@@ -65,6 +67,8 @@ public final class SessionSound {
         case .guidance(let guidance):
             state.guidance = guidance
             set(controls.targets, in: state, at: time)
+        case .spectrum(let levels):
+            controls.setSpectrum(levels.amplitudes, at: time)
         case .silence:
             set(instrument.silent, in: state, at: time)
         }

@@ -20,10 +20,11 @@ public struct SoundStack {
             volume: profile.speech.volume)
     }
 
-    /// The way to this stack's sound for a session playing `image`; the engine is given the image's sweeps. Made
-    /// once, before the audio thread runs.
-    public func sound(playing image: GrayImage) -> SessionSound {
-        let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image))
+    /// The way to this stack's sound for a session playing `image` (with the spectra of a spectrum image, for the
+    /// spectrum mode); the engine is given the image's sweeps. Made once, before the audio thread runs.
+    public func sound(playing image: GrayImage, spectra: SpectrumVoice? = nil) -> SessionSound {
+        let instrument = Instrument(
+            image: image, profile: profile, statistics: SampleStatistics(image), spectra: spectra)
         renderer.engine.load(instrument.sweepTables)
         return SessionSound(instrument: instrument, controls: controls)
     }

@@ -192,8 +192,8 @@ enum ProfileKeys {
     private static let pen: [ProfileKey] = [
         ProfileKey(
             "modes.order", .array(Mode.standard.map { .string($0.rawValue) }),
-            .words(Mode.allCases.map(\.rawValue), required: true),
-            "the mode cycle; the first is the mode a session starts in"),
+            .words(Mode.allCases.filter { $0 != .spectrum }.map(\.rawValue), required: true),
+            "the mode cycle; the first is the mode a session starts in (a spectrum image adds the spectrum mode)"),
         ProfileKey(
             "pressure.curve", .array([0, 0, 1, 1].map(ProfileValue.number)), .numbers(count: 4, 0...1),
             "Bézier control points x1, y1, x2, y2 (as xsetwacom's PressureCurve)"),

@@ -33,8 +33,13 @@ public final class SessionReplay {
     private var state: SessionState
     private let chunk: UnsafeMutableBufferPointer<Float>
 
-    /// - Parameter speech: the voice; nil renders without speech.
-    public init(image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord) {
+    /// - Parameters:
+    ///   - speech: the voice; nil renders without speech.
+    ///   - spectra: a spectrum image's spectra, read again for the spectra the session played.
+    public init(
+        image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord,
+        spectra: SpectrumVoice? = nil
+    ) {
         self.image = image
         self.sampleRate = sampleRate
         self.speech = speech
@@ -42,7 +47,7 @@ public final class SessionReplay {
         let stack = SoundStack(profile: profile, sampleRate: sampleRate, speechSeconds: Self.maximumTail)
         voice = stack.speech
         renderer = stack.renderer
-        sound = stack.sound(playing: image)
+        sound = stack.sound(playing: image, spectra: spectra)
         state = sound.instrument.initialState
         chunk = .allocate(capacity: Self.chunkFrames * 2)
         chunk.initialize(repeating: 0)
@@ -75,6 +80,13 @@ public final class SessionReplay {
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
         case .sweep(let t, let sweep): sound.apply(.sweep(sweep), to: &state, at: t)
         case .guide(let t, let guidance): sound.apply(.guidance(guidance), to: &state, at: t)
+        case .spectrum(let t, let request):
+            // The same spectra reduced the same way give the same amplitudes as live; one that cannot be read is
+            // silence.
+            let levels =
+                (try? sound.instrument.spectra?.levels(request))
+                ?? SpectrumLevels(request: request, amplitudes: [])
+            sound.apply(.spectrum(levels), to: &state, at: t)
         case .lattice(let t, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
             let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
@@ -141,7 +153,7 @@ extension SessionRecord {
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
             .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
-            .guide(let t, _):
+            .guide(let t, _), .spectrum(let t, _):
             t
         case .pen(let pen): pen.t
         }

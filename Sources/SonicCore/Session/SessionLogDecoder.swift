@@ -121,6 +121,12 @@ public struct SessionLogDecoder {
             let radius = try fields.number("radius", 0...Self.coordinateLimit)
             guard radius > 0 else { throw fields.error("\"radius\" must be above 0") }
             return .guide(t: try fields.time(), Guidance(target: target, radius: radius))
+        case "spectrum":
+            return .spectrum(
+                t: try fields.time(),
+                SpectrumRequest(
+                    x: try fields.integer("px", 0...65535), y: try fields.integer("py", 0...65535),
+                    radius: try fields.integer("radius", 0...SpectrumTimbre.largestRadius)))
         default:
             return nil
         }
@@ -216,6 +222,8 @@ public struct SessionLogCheck: Sendable {
     public private(set) var lastTime = 0.0
     /// Whether the log has announcements to speak.
     public private(set) var speaks = false
+    /// Whether the log plays spectra: `render` then needs the spectrum image's.
+    public private(set) var playsSpectra = false
 
     public init() {}
 
@@ -239,6 +247,12 @@ public struct SessionLogCheck: Sendable {
         }
         lastTime = max(lastTime, time)
         if case .speech = record { speaks = true }
+        if case .spectrum(_, let request) = record, let start {
+            guard request.x < start.width, request.y < start.height else {
+                throw SessionLogError(message: "\(place): the spectrum's pixel is outside the image")
+            }
+            playsSpectra = true
+        }
         if case .sweep(_, let sweep?) = record, let start, !Self.fits(sweep, start) {
             throw SessionLogError(message: "\(place): the \(sweep.kind) to sweep is outside the image")
         }

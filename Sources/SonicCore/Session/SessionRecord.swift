@@ -25,6 +25,9 @@ public enum SessionRecord: Sendable, Equatable {
     case sweep(t: Double, Sweep?)
     /// The pen is guided to a place from now on; nil: the guidance ended.
     case guide(t: Double, Guidance?)
+    /// The spectrum bank plays the spectra within `radius` of this pixel, summed, from now on (`render` reads them
+    /// again from the file).
+    case spectrum(t: Double, SpectrumRequest)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -125,6 +128,11 @@ public enum SessionRecord: Sendable, Equatable {
                 line.add("iy", guidance.target.y)
                 line.add("radius", guidance.radius)
             }
+        case .spectrum(let t, let request):
+            line = JSONLine(type: "spectrum", t: t)
+            line.add("px", request.x)
+            line.add("py", request.y)
+            line.add("radius", request.radius)
         }
         return line.result
     }

@@ -8,9 +8,10 @@ public struct SpectrumPeak: Sendable, Equatable {
     /// How far it rises above the higher of the lowest points between it and a higher peak on
     /// either side (or the spectrum's end).
     public var prominence: Double
-    /// The X-ray line nearest it, within half a line width, on an EDS spectrum: "Ti Kα".
+    /// The X-ray line nearest it, within half a line width, on an EDS spectrum: "Ti Kα"; on an EELS spectrum, the
+    /// edge whose onset is nearest it: "Ti L2,3".
     public var line: String?
-    /// "titanium K alpha".
+    /// "titanium K alpha", "titanium L edge".
     public var spokenLine: String?
 }
 
@@ -53,8 +54,30 @@ public enum SpectrumPeaks {
                     kept[index].spokenLine = "\(element.name) \(line.spoken)"
                 }
             }
+        } else if spectroscopy == .eels, let perUnit = EnergyUnit(axis.units)?.electronvolts {
+            for index in kept.indices {
+                if let (element, edge) = nearestEdge(to: kept[index].position * perUnit) {
+                    kept[index].line = "\(element.symbol) \(edge.rawValue)"
+                    kept[index].spokenLine = "\(element.name) \(edge.spoken)"
+                }
+            }
         }
         return kept
+    }
+
+    /// The EELS edge whose onset is nearest `energy` (eV), if one lies within 10 eV or 2 % of it, whichever is
+    /// wider.
+    public static func nearestEdge(to energy: Double) -> (Element, Edge)? {
+        let tolerance = max(10, 0.02 * Swift.abs(energy))
+        var best: (element: Element, edge: Edge, distance: Double)?
+        for element in Element.table {
+            for edge in Edge.allCases {
+                guard let onset = element.onset(of: edge) else { continue }
+                let distance = Swift.abs(onset - energy)
+                if distance <= tolerance, distance < best?.distance ?? .infinity { best = (element, edge, distance) }
+            }
+        }
+        return best.map { ($0.element, $0.edge) }
     }
 
     /// The X-ray line nearest `energy` (eV), if one lies within half a line width of it.
