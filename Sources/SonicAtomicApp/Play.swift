@@ -56,6 +56,24 @@ struct Play: ParsableCommand {
     )
     var pixelSize: String?
 
+    // Unconditional: a window may begin with a minus sign (-0.05:0.05keV).
+    @Option(
+        parsing: .unconditional,
+        help:
+            "For a spectrum image: play and show the map of this energy window, A:B with an optional unit (450:470eV, 4.4:4.6keV); the same as map takes."
+    )
+    var window: String?
+
+    @Option(
+        help: "For a spectrum image: play and show the map of this element's main X-ray line or edge (Ti, titanium).")
+    var element: String?
+
+    @Option(
+        help:
+            "With --window or --element: before, to take away a flat background measured in a window as wide just below."
+    )
+    var background: String?
+
     @Option(
         name: .customLong("export-tags"),
         help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
@@ -65,6 +83,16 @@ struct Play: ParsableCommand {
         if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
         guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
         if let rate, !(80...450).contains(rate) { throw ValidationError("--rate must be 80 to 450 words per minute") }
+        if window != nil && element != nil { throw ValidationError("give --window or --element, not both") }
+        if let element, Element.named(element) == nil {
+            throw ValidationError("--element takes an element's symbol or name, e.g. Ti or titanium; not \(element)")
+        }
+        if let background {
+            guard background == "before" else { throw ValidationError("--background takes before; not \(background)") }
+            guard window != nil || element != nil else {
+                throw ValidationError("--background needs --window or --element")
+            }
+        }
         if let pixelSize, PixelSize(pixelSize) == nil {
             throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
         }

@@ -19,8 +19,11 @@ final class PlaySession {
     private let saver: TagSaver
     private let snaps: SnapQueue
     private let columnSearch: ColumnSearch
-    /// A spectrum image's spectra, read for the spectrum mode.
-    private let spectra: SpectrumFetcher?
+    /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
+    private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
+    private let windowMaps: LatestWork<PlayedWindow, (PlayedWindow, Result<GrayImage, ImageFileError>)>?
+    /// The energy window `--window` or `--element` chose, and its map.
+    private let chosenWindow: (window: PlayedWindow, map: GrayImage)?
     /// What the greeting ends with: what the user must know before starting.
     private let notices: [String]
     private var quitAsked = false
@@ -40,7 +43,18 @@ final class PlaySession {
 
         let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
         let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
-        spectra = spectrumVoice.map(SpectrumFetcher.init)
+        spectra = spectrumVoice.map { voice in
+            LatestWork(label: "spectra") { request in
+                // A spectrum that cannot be read is silence.
+                (try? voice.levels(request)) ?? SpectrumLevels(request: request, amplitudes: [])
+            }
+        }
+        windowMaps = opened.entry.spectra.map { cube in
+            LatestWork(label: "window maps") { window in
+                (window, Result { () throws(ImageFileError) in try window.map(of: cube) })
+            }
+        }
+        chosenWindow = try Self.chosenWindow(options, opened)
         let sessionSound = stack.sound(playing: picture, spectra: spectrumVoice)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
@@ -88,7 +102,7 @@ final class PlaySession {
             voiceNotes
             + [
                 Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice, saved.notice,
-                Phrases.placedNow(placedNow),
+                Phrases.placedNow(placedNow), chosenWindow.flatMap { Self.said($0.window, of: opened) },
                 frontend.hasPenTablet ? nil : Phrases.noPenTablet
             ]
             .compactMap { $0 }
@@ -97,10 +111,13 @@ final class PlaySession {
     /// The event loop: until the user quits or a signal asks to.
     func run() {
         installQuitSignals()
+        if let (window, map) = chosenWindow {
+            perform(controller.windowMapMade(map, for: window, at: monotonicSeconds()))
+        }
         perform(controller.start(notices: notices))
         while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
-            let busy = snaps.isBusy || spectra?.isBusy == true
+            let busy = snaps.isBusy || spectra?.isBusy == true || windowMaps?.isBusy == true
             let untilDeadline =
                 busy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
             for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
@@ -118,6 +135,14 @@ final class PlaySession {
             for snap in snaps.takeFinished() { perform(controller.snapped(snap.request, to: snap.column)) }
             if let levels = spectra?.takeFinished() {
                 perform(controller.spectrumFetched(levels, at: monotonicSeconds()))
+            }
+            if let (window, made) = windowMaps?.takeFinished() {
+                switch made {
+                case .success(let map): perform(controller.windowMapMade(map, for: window, at: monotonicSeconds()))
+                case .failure(let error):
+                    warn("cannot map the window: \(error)")
+                    perform(controller.windowMapFailed())
+                }
             }
             if controller.columns == nil, let found = columnSearch.result {
                 let points = found.lattice.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
@@ -179,6 +204,9 @@ final class PlaySession {
             case .guidance(let guidance): log?.write(.guide(t: now, guidance))
             case .fetchSpectrum(let request): spectra?.submit(request)
             case .spectrum(let request, let time): log?.write(.spectrum(t: time, request))
+            case .makeWindowMap(let window): windowMaps?.submit(window)
+            case .window(let window, let time): log?.write(.window(t: time, window))
+            case .imageReplaced: frontend.showImage(controller.instrument.image, stretch: controller.instrument.stretch)
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
@@ -213,6 +241,43 @@ final class PlaySession {
         if let voice = options.voice { settings.speech.voice = voice }
         if let rate = options.rate { settings.speech.rate = rate }
         return settings
+    }
+
+    /// The energy window `--window` or `--element` chose for a spectrum image, with `--background`, and its map: made
+    /// before the sound starts.
+    private static func chosenWindow(_ options: Play, _ opened: ImageFiles.Opened) throws
+        -> (window: PlayedWindow, map: GrayImage)?
+    {
+        guard options.window != nil || options.element != nil else { return nil }
+        do {
+            guard let cube = opened.entry.spectra else {
+                throw ImageFileError("--window and --element need a spectrum image; image \(opened.number) is not one")
+            }
+            let axis = cube.spectralAxis
+            let chosen: EnergyWindow
+            if let text = options.window {
+                guard let parsed = try EnergyWindow(parsing: text, on: axis) else {
+                    throw ImageFileError("--window takes A:B with an optional unit (450:470eV); not \(text)")
+                }
+                chosen = parsed
+            } else {
+                chosen = try EnergyWindow.element(
+                    Element.named(options.element ?? "")!, on: axis, spectroscopy: cube.spectroscopy)
+            }
+            let window = PlayedWindow(chosen, background: options.background != nil)
+            return (window, try window.map(of: cube))
+        } catch {
+            throw fail("cannot play \(opened.fileName): \(error)", status: ExitStatus.badInput)
+        }
+    }
+
+    /// "Window 4.36 to 4.66 kilo electron volts, titanium K alpha.", for a spectrum image.
+    private static func said(_ window: PlayedWindow, of opened: ImageFiles.Opened) -> String? {
+        opened.entry.spectra.map { cube in
+            Phrases.window(
+                window, units: cube.spectralAxis.units,
+                feature: window.feature(on: cube.spectralAxis, spectroscopy: cube.spectroscopy))
+        }
     }
 
     /// The image file given, or the bundled lattice, opened at the image asked for.

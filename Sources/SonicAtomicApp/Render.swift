@@ -54,7 +54,8 @@ struct Render: ParsableCommand {
         let spectra = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: chosen) }
         if checked.playsSpectra && spectra == nil {
             throw fail(
-                "the session played spectra, and image \(start.imageNumber) of \(image) holds none", status: .badInput)
+                "the session played spectra or energy windows, and image \(start.imageNumber) of \(image) holds none",
+                status: .badInput)
         }
         guard picture.width == start.width, picture.height == start.height else {
             throw fail(

@@ -6,8 +6,8 @@ import Testing
 extension EndToEnd {
     /// The spectrum mode on the real pen and sound server: the pen on the two halves of the synthetic EDS spectrum
     /// image (titanium on the left; strontium and oxygen on the right) sounds two different spectra, each loudest
-    /// in the bands the documented mapping puts its lines in; "where am I" names the line under the pen; and
-    /// `render` gives what was heard.
+    /// in the bands the documented mapping puts its lines in; "where am I" names the line under the pen; the map
+    /// of titanium's window (`--element Ti`) plays and shows meanwhile; and `render` gives what was heard.
     @Suite struct SpectrumSessionTests {
         static let rate = SoundServer.sampleRate
 
@@ -31,10 +31,15 @@ extension EndToEnd {
         func thePenOnTwoCompositionsSoundsTwoSpectraAsHeardAndRendered() throws {
             try withServers("spectrum-play") { display, sound, folder in
                 let imagePath = SharedFormats.folder + "/spectra/synthetic_eds_si.hspy"
-                let session = try PlaySession(image: imagePath, display: display, sound: sound, folder: folder)
+                let session = try PlaySession(
+                    image: imagePath, display: display, sound: sound, folder: folder, arguments: ["--element", "Ti"])
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
                 try session.waitForGreeting()
+                let greeting = try session.spokenTexts().first ?? ""
+                #expect(greeting.contains("Window 4.4 to 4.63 kilo electron volts, titanium K alpha."), "\(greeting)")
+                let window = try #require(try session.records(ofType: "window").first)
+                #expect(window["start"] as? Double ?? 0 > 4.39 && window["end"] as? Double ?? 0 < 4.63, "\(window)")
                 func screen(_ x: Double, _ y: Double) -> (Double, Double) {
                     (view.originX + (x + 0.5) * view.scale, view.originY + (y + 0.5) * view.scale)
                 }

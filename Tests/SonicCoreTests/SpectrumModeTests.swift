@@ -321,4 +321,77 @@ private struct ComputedSpectra: SpectrumSource {
         let after = Array(first[(2 * 48000 * 2 / 10)...])
         #expect(after.contains { abs($0) > 0.05 })
     }
+
+    @Test func theWindowKeysMoveAndWidenTheWindowSayItAndAskForItsMap() throws {
+        let (controller, _) = Self.session()
+        // No window chosen: the keys start from a 48th of the axis in its middle.
+        let first = controller.handle(key: "]", at: 1)
+        let axis = controller.instrument.spectra!.cube.spectralAxis
+        let start = PlayedWindow.starting(on: axis)
+        let up = try #require(start.moved(by: 1, on: axis))
+        #expect(abs(up.start - start.end) < 1e-9 && abs((up.end - up.start) - 10.23 / 48) < 1e-9)
+        #expect(first == [.speak("Window 5.22 to 5.43 kilo electron volts."), .makeWindowMap(up)])
+        // The next key steps from the window asked for, even before its map is made.
+        let wider = try #require(up.scaled(by: 1.5, on: axis))
+        #expect(controller.handle(key: "}", at: 2).last == .makeWindowMap(wider))
+        #expect(abs((wider.end - wider.start) - 1.5 * (up.end - up.start)) < 1e-9)
+        #expect(abs((wider.start + wider.end) - (up.start + up.end)) < 1e-9)
+        // Its map made: it plays and shows, logged; the pen sounds it.
+        let map = try wider.map(of: controller.instrument.spectra!.cube)
+        let made = controller.windowMapMade(map, for: wider, at: 3)
+        #expect(made.prefix(2) == [.window(wider, time: 3), .imageReplaced])
+        #expect(controller.instrument.image == map && controller.state.window == wider)
+        // A window on titanium Kα is named; at the axis's end it goes no further.
+        var titanium = PlayedWindow(start: 4.36, end: 4.66)
+        #expect(
+            Phrases.window(titanium, units: "keV", feature: titanium.feature(on: axis, spectroscopy: .eds))
+                == "Window 4.36 to 4.66 kilo electron volts, titanium K alpha.")
+        titanium.background = true
+        #expect(
+            Phrases.window(titanium, units: "eV", feature: nil)
+                == "Window 4.36 to 4.66 electron volts, background taken away.")
+        let edge = PlayedWindow(start: 455, end: 475)
+        let eels = SignalAxis(name: "E", size: 2048, scale: 0.5, offset: 100, units: "eV", navigation: false)
+        #expect(edge.feature(on: eels, spectroscopy: .eels) == "titanium L edge")
+        #expect(PlayedWindow(start: 9.9, end: 10.2).moved(by: 1, on: axis) == nil)
+        #expect(PlayedWindow(start: 0, end: 0.01).scaled(by: 1 / 1.5, on: axis) == nil)
+        #expect(PlayedWindow(start: 0, end: 10.24).scaled(by: 1.5, on: axis) == nil)
+        // Without spectra the keys say so.
+        let (plain, _) = Self.session(spectra: false)
+        #expect(plain.handle(key: "[", at: 1) == [.speak("Only a spectrum image has an energy window.")])
+    }
+
+    @Test func aWindowsMapTakesTheBackgroundBelowItAwayWhenAsked() throws {
+        let cube = Self.edsCube()
+        let plain = try PlayedWindow(start: 4.36, end: 4.66).map(of: cube)
+        let corrected = try PlayedWindow(start: 4.36, end: 4.66, background: true).map(of: cube)
+        let expected = try cube.map(436..<466, background: 406..<436).image
+        let unchanged = try cube.map(436..<466).image
+        #expect(corrected == expected && plain == unchanged)
+        // At the axis's start there is no room below: no background.
+        let lowest = try PlayedWindow(start: 0, end: 0.3, background: true).map(of: cube)
+        let lowestWithout = try cube.map(0..<30).image
+        #expect(lowest == lowestWithout)
+    }
+
+    @Test func windowRecordsRoundTripAndBrokenOnesAreRejected() throws {
+        let record = SessionRecord.window(t: 3.25, PlayedWindow(start: 4.36, end: 4.66, background: true))
+        #expect(record.jsonLine == #"{"type":"window","t":3.25,"start":4.36,"end":4.66,"background":true}"#)
+        func decode(_ line: String) throws(SessionLogError) -> SessionRecord? {
+            var decoder = SessionLogDecoder(name: "s.jsonl")
+            return try Array(line.utf8).withUnsafeBufferPointer { buffer throws(SessionLogError) in
+                try decoder.decode(buffer, number: 2)
+            }
+        }
+        #expect(try decode(record.jsonLine) == record)
+        #expect(
+            try decode(#"{"type":"window","t":1,"start":1,"end":2}"#)
+                == .window(t: 1, PlayedWindow(start: 1, end: 2)))
+        #expect(throws: SessionLogError(message: #"s.jsonl:2: a window's "end" must be above its "start""#)) {
+            try decode(#"{"type":"window","t":1,"start":2,"end":2}"#)
+        }
+        #expect(throws: SessionLogError(message: #"s.jsonl:2: "end" must be a number"#)) {
+            try decode(#"{"type":"window","t":1,"start":2}"#)
+        }
+    }
 }

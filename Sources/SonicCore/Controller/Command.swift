@@ -44,6 +44,12 @@ public enum Command: Sendable, Hashable {
     /// Plays the row, or the column, under the pen from one end to the other.
     case sweepRow
     case sweepColumn
+    /// A spectrum image's energy window, whose map plays: moved by its width to lower or higher energies, or made
+    /// narrower or wider around its middle.
+    case windowDown
+    case windowUp
+    case windowNarrower
+    case windowWider
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

@@ -30,6 +30,13 @@ public enum ControllerOutput: Sendable, Equatable {
     case fetchSpectrum(SpectrumRequest)
     /// The spectrum bank plays this spectrum from `time` on: for the session log.
     case spectrum(SpectrumRequest, time: Double)
+    /// Make this window's map away from the event loop, and hand it to `windowMapMade(_:for:at:)`; a newer window
+    /// makes older ones stale.
+    case makeWindowMap(PlayedWindow)
+    /// The map of this window plays from `time` on: for the session log.
+    case window(PlayedWindow, time: Double)
+    /// The instrument plays another image (`instrument.image`, through `instrument.stretch`): show it.
+    case imageReplaced
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

@@ -56,6 +56,29 @@ public enum Phrases {
 
     public static let spectrumUnreadable = "The spectrum here cannot be read."
 
+    /// "Window 455 to 475 electron volts, titanium L edge.", ", background taken away" where it is.
+    public static func window(_ window: PlayedWindow, units: String, feature: String?) -> String {
+        let unit = spokenUnits(units).map { " " + $0 } ?? ""
+        let bounds =
+            "\(NumberText.significant(window.start, digits: 3)) to \(NumberText.significant(window.end, digits: 3))"
+        let background = window.background ? ", background taken away" : ""
+        return "Window \(bounds)\(unit)\(feature.map { ", " + $0 } ?? "")\(background)."
+    }
+
+    /// Why the energy window did not change.
+    public enum WindowLimit { case end, narrowest, widest }
+
+    public static func windowLimit(_ limit: WindowLimit) -> String {
+        switch limit {
+        case .end: "The window is at the end of the spectrum."
+        case .narrowest: "The window is one channel wide."
+        case .widest: "The window covers the whole spectrum."
+        }
+    }
+
+    public static let noEnergyWindow = "Only a spectrum image has an energy window."
+    public static let windowMapFailed = "The map of that window cannot be made."
+
     /// An axis's units as the voice says them: "kilo electron volts"; nil for none.
     public static func spokenUnits(_ units: String) -> String? {
         switch units.trimmingCharacters(in: .whitespaces) {

@@ -21,6 +21,8 @@ public final class SessionController {
     private var now = 0.0
     /// The spectrum last asked for in the spectrum mode, while the pen touches.
     private var requestedSpectrum: SpectrumRequest?
+    /// The energy window last asked for, whose map may still be being made.
+    private var requestedWindow: PlayedWindow?
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
@@ -201,6 +203,27 @@ public final class SessionController {
         return [.spectrum(levels.request, time: now)]
     }
 
+    /// The map of a window asked for is made: it plays and shows from `time` on.
+    public func windowMapMade(_ image: GrayImage, for window: PlayedWindow, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
+        state.window = window
+        return [.window(window, time: now)] + replaceImage(image, at: now)
+    }
+
+    /// The one way to put another image of the same size in the session's place (a window's map, a stack's frame):
+    /// it plays and shows from `time` on, and the still pen sounds what it is over in it.
+    public func replaceImage(_ image: GrayImage, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
+        sound.apply(.image(image), to: &state, at: now)
+        return [.imageReplaced] + (sound.apply(.stillPen, to: &state, at: now).map { [.pen($0)] } ?? [])
+    }
+
+    /// The map of the window asked for could not be made: said, and the window stays as it was.
+    public func windowMapFailed() -> [ControllerOutput] {
+        requestedWindow = state.window
+        return settle([.speak(Phrases.windowMapFailed)])
+    }
+
     /// In the spectrum mode, the spectrum under the touching pen, when it is not the one last asked for.
     private func spectrumWanted() -> [ControllerOutput] {
         guard let request = instrument.spectrumRequest(in: state) else {
@@ -237,7 +260,9 @@ public final class SessionController {
             case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
-            case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .quit: break
+            case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .makeWindowMap, .window,
+                .imageReplaced, .quit:
+                break
             }
         }
         return settled
@@ -302,8 +327,33 @@ public final class SessionController {
             }
             let pixel = point.nearestPixel
             return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
+        case .windowDown, .windowUp, .windowNarrower, .windowWider: return changeWindow(command)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
+    }
+
+    /// A spectrum image's energy window moved, narrower or wider: said, and its map made to play.
+    private func changeWindow(_ command: Command) -> [ControllerOutput] {
+        guard let spectra = instrument.spectra else { return [.speak(Phrases.noEnergyWindow)] }
+        let axis = spectra.cube.spectralAxis
+        let current = requestedWindow ?? state.window ?? PlayedWindow.starting(on: axis)
+        let changed: PlayedWindow?
+        switch command {
+        case .windowDown: changed = current.moved(by: -1, on: axis)
+        case .windowUp: changed = current.moved(by: 1, on: axis)
+        case .windowNarrower: changed = current.scaled(by: 1 / PlayedWindow.widthStep, on: axis)
+        default: changed = current.scaled(by: PlayedWindow.widthStep, on: axis)
+        }
+        guard let window = changed else {
+            return [
+                .speak(
+                    Phrases.windowLimit(
+                        command == .windowNarrower ? .narrowest : command == .windowWider ? .widest : .end))
+            ]
+        }
+        requestedWindow = window
+        let feature = window.feature(on: axis, spectroscopy: spectra.cube.spectroscopy)
+        return [.speak(Phrases.window(window, units: axis.units, feature: feature)), .makeWindowMap(window)]
     }
 
     /// Whether a sweep plays now.

@@ -96,7 +96,8 @@ public final class ImageSweep: SoundUnit {
         highest * Double.pow(lowest / highest, Double(band) / Double(bands - 1))
     }
 
-    /// The image to play; set before the audio thread runs, and never while it does.
+    /// The image to play; set before the audio thread runs, and after by the engine on it (another image's tables,
+    /// which the session keeps alive).
     public func load(_ table: Table) { self.table = table }
 
     /// Plays the image from its left edge, from whatever sounds now.

@@ -11,6 +11,8 @@ struct SynthChange {
         case sweep
         /// The spectrum bank's amplitudes, kept beside the ring at the change's slot.
         case spectrum
+        /// The sweeps' tables of another image, which the session now plays.
+        case tables
         /// The latest targets, after changes were dropped from a full ring: made at once, with every
         /// tick asked for since, and the latest sweep if one was asked for since.
         case latest
@@ -21,6 +23,7 @@ struct SynthChange {
     var kind: Kind
     var targets: SynthTargets
     var sweep: Sweep? = nil
+    var tables: SweepTables? = nil
 }
 
 /// The synth's targets, written by the controller and read by the audio thread without locks or waiting.
@@ -141,6 +144,12 @@ public final class SynthControls: Sendable {
         case 1: .image
         default: code % 2 == 0 ? .row(code / 2 - 1) : .column((code - 3) / 2)
         }
+    }
+
+    /// Gives the sweeps the tables of another image from `time` on. The caller keeps the tables (and every table
+    /// given before) alive, so the audio thread never frees one.
+    public func load(_ tables: SweepTables, at time: Double) {
+        queue(SynthChange(time: time, kind: .tables, targets: .silent, tables: tables))
     }
 
     /// Asks for one soft tick (a cell boundary crossed) at `time`; the engine sounds each one asked for.

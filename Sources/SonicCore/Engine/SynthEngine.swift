@@ -143,7 +143,8 @@ public final class SynthEngine {
 
     deinit { left.deallocate() }
 
-    /// The image the sweeps play; given before the audio thread runs, and never while it does.
+    /// The image the sweeps play; given before the audio thread runs, and after through the controls
+    /// (`SynthControls.load`).
     public func load(_ tables: SweepTables) {
         imageSweep.load(tables.image)
         lineSweep.load(tables.lines)
@@ -211,6 +212,7 @@ public final class SynthEngine {
                 ticksSounded += 1
                 ticked = true
             case .spectrum: spectrumBank.setAmplitudes(controls.lastSpectrum)
+            case .tables: if let tables = change.tables { load(tables) }
             case .sweep:
                 sweepsMade += 1
                 lineEnded = play(change.sweep) || lineEnded

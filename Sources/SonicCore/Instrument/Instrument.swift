@@ -6,9 +6,10 @@ import RealModule
 /// touching pen is in, the pen's last report. It sets no targets itself: `SessionSound` does, from
 /// what it returns.
 public final class Instrument {
-    public let image: GrayImage
+    /// The image played (replaced by another of the same size with `replaceImage`), and its stretch.
+    public private(set) var image: GrayImage
     public let profile: Profile
-    public let stretch: LevelStretch
+    public private(set) var stretch: LevelStretch
     public let pitch: PitchMap
     /// A spectrum image's spectra, which the spectrum mode plays.
     public let spectra: SpectrumVoice?
@@ -41,6 +42,12 @@ public final class Instrument {
         self.stretch = profile.level.stretch(statistics)
         self.pitch = profile.pitch
         self.spectra = spectra
+    }
+
+    /// Plays `image` from now on, through its own stretch.
+    func replaceImage(_ image: GrayImage) {
+        self.image = image
+        stretch = profile.level.stretch(SampleStatistics(image))
     }
 
     /// The modes the session cycles through: the profile's, and the spectrum mode for a spectrum image.

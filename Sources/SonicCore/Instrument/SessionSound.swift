@@ -19,6 +19,9 @@ public enum SoundChange: Sendable {
     case guidance(Guidance?)
     /// The spectrum the spectrum bank plays from now on.
     case spectrum(SpectrumLevels)
+    /// Another image of the same size plays and shows in place of the one before (a window's map, a stack's frame):
+    /// the pen, the sweeps and the stretch are its from now on; a sweep playing stops.
+    case image(GrayImage)
     /// Silence, as the session ends.
     case silence
 }
@@ -30,10 +33,15 @@ public enum SoundChange: Sendable {
 public final class SessionSound {
     public let instrument: Instrument
     private let controls: SynthControls
+    /// The sweeps' tables of every image played since the first: kept so that the audio thread, letting go of one,
+    /// never frees it.
+    private var tablesPlayed: [SweepTables] = []
 
-    public init(instrument: Instrument, controls: SynthControls) {
+    /// - Parameter tables: the sweeps' tables the engine was given before it ran, kept with the later ones.
+    public init(instrument: Instrument, controls: SynthControls, tables: SweepTables? = nil) {
         self.instrument = instrument
         self.controls = controls
+        tablesPlayed = tables.map { [$0] } ?? []
     }
 
     /// Makes `change` at `time` in `state` and sounds it; returns the pen's record when a pen was
@@ -69,6 +77,15 @@ public final class SessionSound {
             set(controls.targets, in: state, at: time)
         case .spectrum(let levels):
             controls.setSpectrum(levels.amplitudes, at: time)
+        case .image(let image):
+            if state.sweep != nil {
+                state.sweep = nil
+                controls.sweep(nil, at: time)
+            }
+            instrument.replaceImage(image)
+            let tables = instrument.sweepTables
+            tablesPlayed.append(tables)
+            controls.load(tables, at: time)
         case .silence:
             set(instrument.silent, in: state, at: time)
         }

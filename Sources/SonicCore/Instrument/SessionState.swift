@@ -25,6 +25,9 @@ public struct SessionState: Sendable {
     public var guidance: Guidance?
     /// The sweep playing, until it ends or is stopped.
     public var sweep: PlayingSweep?
+    /// For a spectrum image, the energy window whose map plays (nil: the image acquired with the spectra, or the
+    /// total counts).
+    public var window: PlayedWindow?
 
     public init(mode: Mode, viewport: Viewport, cell: UnitCell? = nil, cellTicks: Bool) {
         self.mode = mode

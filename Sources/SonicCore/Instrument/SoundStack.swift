@@ -25,7 +25,8 @@ public struct SoundStack {
     public func sound(playing image: GrayImage, spectra: SpectrumVoice? = nil) -> SessionSound {
         let instrument = Instrument(
             image: image, profile: profile, statistics: SampleStatistics(image), spectra: spectra)
-        renderer.engine.load(instrument.sweepTables)
-        return SessionSound(instrument: instrument, controls: controls)
+        let tables = instrument.sweepTables
+        renderer.engine.load(tables)
+        return SessionSound(instrument: instrument, controls: controls, tables: tables)
     }
 }

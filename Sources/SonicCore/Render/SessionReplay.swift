@@ -87,6 +87,11 @@ public final class SessionReplay {
                 (try? sound.instrument.spectra?.levels(request))
                 ?? SpectrumLevels(request: request, amplitudes: [])
             sound.apply(.spectrum(levels), to: &state, at: t)
+        case .window(let t, let window):
+            // The same window's map, made again from the file; the still pen's sound in it is logged after it.
+            guard let cube = sound.instrument.spectra?.cube, let map = try? window.map(of: cube) else { break }
+            state.window = window
+            sound.apply(.image(map), to: &state, at: t)
         case .lattice(let t, let pixelSize):
             // The same finder on the same image finds the same columns as the session did.
             let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
@@ -153,7 +158,7 @@ extension SessionRecord {
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
             .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
-            .guide(let t, _), .spectrum(let t, _):
+            .guide(let t, _), .spectrum(let t, _), .window(let t, _):
             t
         case .pen(let pen): pen.t
         }

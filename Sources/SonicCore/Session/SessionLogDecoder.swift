@@ -127,6 +127,12 @@ public struct SessionLogDecoder {
                 SpectrumRequest(
                     x: try fields.integer("px", 0...65535), y: try fields.integer("py", 0...65535),
                     radius: try fields.integer("radius", 0...SpectrumTimbre.largestRadius)))
+        case "window":
+            let start = try fields.number("start", -1e9...1e9), end = try fields.number("end", -1e9...1e9)
+            guard end > start else { throw fields.error("a window's \"end\" must be above its \"start\"") }
+            return .window(
+                t: try fields.time(),
+                PlayedWindow(start: start, end: end, background: try fields.optionalBool("background") ?? false))
         default:
             return nil
         }
@@ -222,7 +228,7 @@ public struct SessionLogCheck: Sendable {
     public private(set) var lastTime = 0.0
     /// Whether the log has announcements to speak.
     public private(set) var speaks = false
-    /// Whether the log plays spectra: `render` then needs the spectrum image's.
+    /// Whether the log plays spectra or energy windows' maps: `render` then needs the spectrum image's.
     public private(set) var playsSpectra = false
 
     public init() {}
@@ -253,6 +259,7 @@ public struct SessionLogCheck: Sendable {
             }
             playsSpectra = true
         }
+        if case .window = record { playsSpectra = true }
         if case .sweep(_, let sweep?) = record, let start, !Self.fits(sweep, start) {
             throw SessionLogError(message: "\(place): the \(sweep.kind) to sweep is outside the image")
         }

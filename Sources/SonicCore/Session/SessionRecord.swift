@@ -28,6 +28,9 @@ public enum SessionRecord: Sendable, Equatable {
     /// The spectrum bank plays the spectra within `radius` of this pixel, summed, from now on (`render` reads them
     /// again from the file).
     case spectrum(t: Double, SpectrumRequest)
+    /// A spectrum image's energy window, whose map plays and shows from now on (`render` makes it again from the
+    /// file).
+    case window(t: Double, PlayedWindow)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -133,6 +136,11 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("px", request.x)
             line.add("py", request.y)
             line.add("radius", request.radius)
+        case .window(let t, let window):
+            line = JSONLine(type: "window", t: t)
+            line.add("start", window.start)
+            line.add("end", window.end)
+            line.add("background", window.background)
         }
         return line.result
     }
