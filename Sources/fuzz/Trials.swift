@@ -85,19 +85,25 @@ struct ImageFileTrial: FuzzTrial {
 struct SessionLogTrial: FuzzTrial {
     let image: GrayImage
     let profile: Profile
+    /// A spectrum image's spectra, read again for the spectra and windows' maps a log plays.
+    let spectra: SpectrumVoice?
     /// Longer replays are checked but not rendered, to keep the run's pace.
     static let longestRender = 60.0
 
     init(imagePath: String, profilePath: String?) throws {
-        image = try ImageFiles.open(imagePath).image
+        let opened = try ImageFiles.open(imagePath)
+        image = opened.image
+        let chosen: Profile
         if let profilePath {
             let text = try String(contentsOfFile: profilePath, encoding: .utf8)
-            profile = try Profile(
+            chosen = try Profile(
                 name: URL(fileURLWithPath: profilePath).deletingPathExtension().lastPathComponent,
                 file: profilePath, text: text)
         } else {
-            profile = .builtIn
+            chosen = .builtIn
         }
+        profile = chosen
+        spectra = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: chosen) }
     }
 
     func run(_ path: String) throws {
@@ -116,7 +122,8 @@ struct SessionLogTrial: FuzzTrial {
             records.append(record)
         }
         guard let start = check.start, start.width == image.width, start.height == image.height else { return }
-        let replay = SessionReplay(image: image, profile: profile, sampleRate: 48000, speech: nil, start: start)
+        let replay = SessionReplay(
+            image: image, profile: profile, sampleRate: 48000, speech: nil, start: start, spectra: spectra)
         let mostFrames = replay.frame(at: check.lastTime) + replay.maximumTailFrames
         guard Double(mostFrames) <= Self.longestRender * 48000 else { return }
         var bad: String?

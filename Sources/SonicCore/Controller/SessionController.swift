@@ -337,20 +337,14 @@ public final class SessionController {
         guard let spectra = instrument.spectra else { return [.speak(Phrases.noEnergyWindow)] }
         let axis = spectra.cube.spectralAxis
         let current = requestedWindow ?? state.window ?? PlayedWindow.starting(on: axis)
-        let changed: PlayedWindow?
-        switch command {
-        case .windowDown: changed = current.moved(by: -1, on: axis)
-        case .windowUp: changed = current.moved(by: 1, on: axis)
-        case .windowNarrower: changed = current.scaled(by: 1 / PlayedWindow.widthStep, on: axis)
-        default: changed = current.scaled(by: PlayedWindow.widthStep, on: axis)
-        }
-        guard let window = changed else {
-            return [
-                .speak(
-                    Phrases.windowLimit(
-                        command == .windowNarrower ? .narrowest : command == .windowWider ? .widest : .end))
-            ]
-        }
+        let (changed, limit): (PlayedWindow?, Phrases.WindowLimit) =
+            switch command {
+            case .windowDown: (current.moved(by: -1, on: axis), .end)
+            case .windowUp: (current.moved(by: 1, on: axis), .end)
+            case .windowNarrower: (current.scaled(by: 1 / PlayedWindow.widthStep, on: axis), .narrowest)
+            default: (current.scaled(by: PlayedWindow.widthStep, on: axis), .widest)
+            }
+        guard let window = changed else { return [.speak(Phrases.windowLimit(limit))] }
         requestedWindow = window
         let feature = window.feature(on: axis, spectroscopy: spectra.cube.spectroscopy)
         return [.speak(Phrases.window(window, units: axis.units, feature: feature)), .makeWindowMap(window)]

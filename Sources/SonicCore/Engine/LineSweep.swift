@@ -89,7 +89,8 @@ public final class LineSweep {
         totalFrames = (ImageSweep.lengthDef.clamped(length) * sampleRate).rounded()
     }
 
-    /// The image to play; set before the audio thread runs, and never while it does.
+    /// The image to play; set before the audio thread runs, and after by the engine on it (another image's table,
+    /// which the session keeps alive).
     func load(_ table: Table) { self.table = table }
 
     /// Plays `line` from its start; a line outside the image, or the whole image, plays nothing.
