@@ -394,4 +394,28 @@ private struct ComputedSpectra: SpectrumSource {
             try decode(#"{"type":"window","t":1,"start":2}"#)
         }
     }
+
+    /// Another image put in the session's place reaches the sweeps through the controls: a black image's sweep is
+    /// silent, the bright image put in its place sweeps loud.
+    @Test func anotherImageReachesTheSweepsThroughTheControls() {
+        let black = GrayImage(width: 16, height: 16, sampleType: .float32, samples: [Float](repeating: 0, count: 256))
+        let bright = GrayImage(
+            width: 16, height: 16, sampleType: .float32, samples: (0..<256).map { Float($0 % 16 < 8 ? 1000 : 0) })
+        let stack = SoundStack(profile: .builtIn, sampleRate: 48000, speechSeconds: 1)
+        let sound = stack.sound(playing: black)
+        var state = sound.instrument.initialState
+        let frames = 24000
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer { output.deallocate() }
+        func sweptLoudness() -> Double {
+            sound.apply(.sweep(.image), to: &state, at: SynthControls.immediately)
+            stack.renderer.render(into: output, frames: frames, channels: 1)
+            sound.apply(.sweep(nil), to: &state, at: SynthControls.immediately)
+            return UnsafeBufferPointer(start: output, count: frames).map { Double(abs($0)) }.max() ?? 0
+        }
+        #expect(sweptLoudness() < 1e-4)
+        sound.apply(.image(bright), to: &state, at: SynthControls.immediately)
+        #expect(sound.instrument.image == bright)
+        #expect(sweptLoudness() > 0.05)
+    }
 }
