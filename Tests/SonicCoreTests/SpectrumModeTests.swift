@@ -396,7 +396,7 @@ private struct ComputedSpectra: SpectrumSource {
     }
 
     /// Another image put in the session's place reaches the sweeps through the controls: a black image's sweep is
-    /// silent, the bright image put in its place sweeps loud.
+    /// silent, the bright image put in its place sweeps loud, and the engine says which tables it holds.
     @Test func anotherImageReachesTheSweepsThroughTheControls() {
         let black = GrayImage(width: 16, height: 16, sampleType: .float32, samples: [Float](repeating: 0, count: 256))
         let bright = GrayImage(
@@ -417,5 +417,7 @@ private struct ComputedSpectra: SpectrumSource {
         sound.apply(.image(bright), to: &state, at: SynthControls.immediately)
         #expect(sound.instrument.image == bright)
         #expect(sweptLoudness() > 0.05)
+        // The engine took the second tables, so the first are the session's alone to let go of.
+        #expect(stack.controls.lastTablesTaken == 1)
     }
 }

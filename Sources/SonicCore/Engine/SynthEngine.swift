@@ -203,6 +203,7 @@ public final class SynthEngine {
         var latest: SynthTargets?
         var ticked = false
         var lineEnded = false
+        var tablesTaken: Int?
         while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
             let change = controls.takeChange()
         {
@@ -212,7 +213,9 @@ public final class SynthEngine {
                 ticksSounded += 1
                 ticked = true
             case .spectrum: spectrumBank.setAmplitudes(controls.lastSpectrum)
-            case .tables: if let tables = change.tables { load(tables) }
+            case .tables:
+                if let tables = change.tables { load(tables) }
+                tablesTaken = change.tablesNumber
             case .sweep:
                 sweepsMade += 1
                 lineEnded = play(change.sweep) || lineEnded
@@ -230,6 +233,8 @@ public final class SynthEngine {
                 }
             }
         }
+        // Told once the changes taken are let go of, so the tables before are no longer held here.
+        if let tablesTaken { controls.tookTables(tablesTaken) }
         if ticked { tick.trigger() }
         if let latest {
             penTargets = latest

@@ -33,15 +33,15 @@ public enum SoundChange: Sendable {
 public final class SessionSound {
     public let instrument: Instrument
     private let controls: SynthControls
-    /// The sweeps' tables of every image played since the first: kept so that the audio thread, letting go of one,
-    /// never frees it.
-    private var tablesPlayed: [SweepTables] = []
+    /// The sweeps' tables given to the engine (numbered from 0, the tables it was given before it ran) that it may
+    /// still hold: kept until it has taken a later one, so that the audio thread, letting go of one, never frees it.
+    private var tablesGiven: [(number: Int, tables: SweepTables)]
 
     /// - Parameter tables: the sweeps' tables the engine was given before it ran, kept with the later ones.
     public init(instrument: Instrument, controls: SynthControls, tables: SweepTables? = nil) {
         self.instrument = instrument
         self.controls = controls
-        tablesPlayed = tables.map { [$0] } ?? []
+        tablesGiven = tables.map { [(0, $0)] } ?? []
     }
 
     /// Makes `change` at `time` in `state` and sounds it; returns the pen's record when a pen was
@@ -83,9 +83,12 @@ public final class SessionSound {
                 controls.sweep(nil, at: time)
             }
             instrument.replaceImage(image)
+            let taken = controls.lastTablesTaken
+            tablesGiven.removeAll { $0.number < taken }
+            let number = (tablesGiven.last?.number ?? taken) + 1
             let tables = instrument.sweepTables
-            tablesPlayed.append(tables)
-            controls.load(tables, at: time)
+            tablesGiven.append((number, tables))
+            controls.load(tables, number: number, at: time)
         case .silence:
             set(instrument.silent, in: state, at: time)
         }
