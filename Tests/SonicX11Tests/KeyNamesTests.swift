@@ -38,6 +38,9 @@ import Testing
         #expect(KeyNames.name(ofKeysym: "ISO_Left_Tab", control: false, shift: true) == "Shift+Tab")
         #expect(KeyNames.name(ofKeysym: "Q", control: false, shift: true) == "Q")
         #expect(KeyNames.name(ofKeysym: "plus", control: false, shift: true) == "+")
+        // The energy window's braces are shifted brackets: the keysym is the brace's.
+        #expect(KeyNames.name(ofKeysym: "braceleft", control: false, shift: true) == "{")
+        #expect(KeyNames.name(ofKeysym: "bracketright", control: false, shift: false) == "]")
     }
 
     /// Shift, Control, Alt and the locks pressed alone are no keys: a sweep goes on while Shift is pressed for
