@@ -36,7 +36,7 @@ final class PlaySession {
         // The user's tags: loaded before anything can overwrite them.
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
-        let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
+        let stack = SoundStack(profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: Play.speechSeconds)
         let sessionSound = stack.sound(playing: picture)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
@@ -54,14 +54,14 @@ final class PlaySession {
                     imageNumber: opened.number,
                     width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
                     sampleType: picture.sampleType.rawValue,
-                    profile: settings.name, sampleRate: Play.sampleRate, voice: settings.speech.voice,
+                    profile: settings.name, sampleRate: AudioFormat.sampleRate, voice: settings.speech.voice,
                     rate: settings.speech.rate)))
 
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         // The user's word first (now, then saved with the tags), then the file's calibration.
         let pixelSize =
-            options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.calibration.pixelSize
+            options.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
         let finder = ColumnFinder(image: picture)
         columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
@@ -70,10 +70,10 @@ final class PlaySession {
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
-            sound: sessionSound, opened: opened.description, tags: tags, pixelSize: pixelSize,
+            sound: sessionSound, opened: opened.openedImage, tags: tags, pixelSize: pixelSize,
             columnSpacing: finder.spacing)
         saver = TagSaver(store: store, csvPath: options.exportTags)
-        if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
+        if options.pixelSize.text != nil || options.exportTags != nil || !placedNow.isEmpty,
             let failure = saver.save(controller.tagSnapshot)
         {
             warn(failure)
@@ -195,10 +195,7 @@ final class PlaySession {
 
     /// The profile, with the speech engine, voice and rate the options give.
     private static func profile(_ options: Play) throws -> Profile {
-        var settings: Profile
-        do { settings = try Installation.loadProfile(options.profile) } catch let error as ProfileError {
-            throw fail(error.description, status: ExitStatus.badInput)
-        }
+        var settings = try options.profileChoice.load()
         if let speech = options.speech { settings.speech.engine = speech }
         if let voice = options.voice { settings.speech.voice = voice }
         if let rate = options.rate { settings.speech.rate = rate }
@@ -212,9 +209,7 @@ final class PlaySession {
                 "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                 status: ExitStatus.badInput)
         }
-        do { return (path, try ImageFiles.open(path, number: options.imageNumber)) } catch {
-            throw fail("cannot read image \(path): \(error)", status: ExitStatus.badInput)
-        }
+        return (path, try openImage(path, number: options.imageChoice.number))
     }
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.

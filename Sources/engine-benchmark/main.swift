@@ -34,7 +34,7 @@ guard let text = try? String(contentsOfFile: profilePath, encoding: .utf8) else 
 let profile: Profile
 do { profile = try Profile(name: "bench", file: profilePath, text: text) } catch { fail("\(error)") }
 
-let sampleRate = 48_000.0
+let sampleRate = Double(AudioFormat.sampleRate)
 let frames = SynthEngine.blockSize
 let sound = SoundStack(profile: profile, sampleRate: Int(sampleRate), speechSeconds: 1)
 let controls = sound.controls, speech = sound.speech, renderer = sound.renderer

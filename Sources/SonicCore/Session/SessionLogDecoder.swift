@@ -39,7 +39,8 @@ public struct SessionLogDecoder {
                     width: try fields.integer("width", 1...65536), height: try fields.integer("height", 1...65536),
                     bitDepth: bitDepth, sampleType: try fields.optionalString("sampleType") ?? "uint\(bitDepth)",
                     profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate", 8000...384_000),
-                    voice: try fields.optionalString("voice"), rate: try fields.optionalInteger("rate", 80...450)))
+                    voice: try fields.optionalString("voice"),
+                    rate: try fields.optionalInteger("rate", Profile.SpeechSettings.rates)))
         case "viewport":
             let scale = try fields.number("scale")
             guard scale > 0 && scale <= Self.scaleLimit else {
