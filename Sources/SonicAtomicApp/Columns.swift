@@ -31,6 +31,12 @@ struct Columns: ParsableCommand {
         help: "Which signal of a file holding several (1, 2, ..., as inspect lists them). Default: the largest image.")
     var imageNumber: Int?
 
+    @Option(help: "Of a stack: the frame to find the columns in (1, 2, ...). Default: the first.")
+    var frame: Int?
+
+    @Option(help: "Of a stack: find the columns in its frames added (sum) or averaged (mean).")
+    var frames: FrameCombination?
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -48,6 +54,8 @@ struct Columns: ParsableCommand {
     func validate() throws {
         if json && csv { throw ValidationError("choose --json or --csv, not both") }
         if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
+        if let frame, frame < 1 { throw ValidationError("--frame counts from 1") }
+        if frame != nil && frames != nil { throw ValidationError("choose --frame or --frames, not both") }
         for point in near where Self.point(point) == nil {
             throw ValidationError("--near takes X,Y in image coordinates, e.g. --near 120.5,88")
         }
@@ -69,9 +77,10 @@ struct Columns: ParsableCommand {
 
     func run() throws {
         let opened: ImageFiles.Opened
-        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
-            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
-        }
+        do {
+            let signal = try ImageFiles.open(image, number: imageNumber)
+            opened = try frame.map { try signal.frame($0) } ?? frames.map { try signal.combined($0) } ?? signal
+        } catch { throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput) }
         let picture = opened.image
         let scale = pixelSize.flatMap(PixelSize.init) ?? opened.calibration.pixelSize
         let finder = ColumnFinder(image: picture)

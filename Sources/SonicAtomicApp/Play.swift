@@ -13,7 +13,7 @@ struct Play: ParsableCommand {
 
     @Argument(
         help:
-            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
+            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays from its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
     )
     var image: String?
 
@@ -21,6 +21,12 @@ struct Play: ParsableCommand {
         name: .customLong("image"),
         help: "Which signal of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest image.")
     var imageNumber: Int?
+
+    @Option(
+        help:
+            "Play a stack's frames added (sum) or averaged (mean) into one image, rather than one by one with Page Up and Page Down."
+    )
+    var frames: FrameCombination?
 
     @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")
     var profile = "default"

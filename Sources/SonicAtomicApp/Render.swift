@@ -45,10 +45,18 @@ struct Render: ParsableCommand {
         do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
             throw fail(error.description, status: .badInput)
         }
-        // The image of the file the session played.
-        let picture: GrayImage
-        do { picture = try ImageFiles.open(image, number: start.imageNumber).image } catch {
-            throw fail("cannot read image \(image): \(error)", status: .badInput)
+        // The image of the file the session played, and the stack whose frames it stepped through.
+        let opened: ImageFiles.Opened
+        do {
+            let signal = try ImageFiles.open(image, number: start.imageNumber)
+            opened = try start.frames.map { try signal.combined($0) } ?? signal
+        } catch { throw fail("cannot read image \(image): \(error)", status: .badInput) }
+        let picture = opened.image
+        let frameCount = opened.frames?.stack.count ?? 0
+        guard checked.highestFrame <= frameCount else {
+            throw fail(
+                "the session played frame \(checked.highestFrame), and image \(start.imageNumber) of \(image) has "
+                    + (frameCount == 0 ? "no frames" : "\(frameCount)"), status: .badInput)
         }
         guard picture.width == start.width, picture.height == start.height else {
             throw fail(
@@ -61,7 +69,8 @@ struct Render: ParsableCommand {
         if let rate = start.rate { spoken.rate = rate }
         let voice = checked.speaks ? speech(spoken) : nil
         let replay = SessionReplay(
-            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start)
+            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start,
+            stack: opened.frames?.stack)
         let format: WAVEncoder.Format = float ? .float32 : .pcm16
         let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
         let output: WAVStream
