@@ -122,7 +122,8 @@ extension EndToEnd {
         }
 
         /// `columns --frame N` finds the columns of frame N: a square lattice drifting 3.4 pixels a frame to the right,
-        /// written as a three-page TIFF, each frame's columns where the lattice put them; bad frames are one line.
+        /// written as a DigitalMicrograph series of three frames, each frame's columns where the lattice put them; bad
+        /// frames are one line.
         @Test func columnsOfAFrameAreWhereTheLatticeDriftedThem() throws {
             let folder = try Fixtures.scratch("stack-columns")
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -132,15 +133,15 @@ extension EndToEnd {
                     sites: [LatticeImage.Site(u: 0, v: 0, height: 3000)], sigma: 2.2, background: 1000,
                     backgroundSlope: (0, 0), doseScale: 1, readNoise: 10, seed: 40 + UInt64(k))
             }
-            let path = folder + "/drift.tif"
+            let path = folder + "/drift.dm4"
+            let nanometres = TestDM.Axis(scale: 0.02, units: "nm")
             try Data(
-                TestTIFF(
-                    pages: frames.map { frame in
-                        TestTIFF.Page(
-                            width: 96, height: 96, kind: .unsigned(bits: 16),
-                            values: frame.render().samples.map { Double($0.rounded()) })
-                    }
-                ).bytes
+                TestDM(images: [
+                    .init(
+                        title: "drift", dimensions: [96, 96, 3], dataType: .uint16,
+                        values: frames.flatMap { $0.render().samples.map { Double($0.rounded()) } },
+                        axes: [nanometres, nanometres, TestDM.Axis(scale: 2, units: "s")])
+                ]).bytes
             ).write(to: URL(fileURLWithPath: path))
             for (index, frame) in frames.enumerated() {
                 let result = try Subprocess.run(
