@@ -172,6 +172,24 @@ extension EndToEnd {
                 #expect(
                     result.status == Int32(status) && result.output.contains(fault), "\(arguments): \(result.output)")
             }
+            // A log stepping past the stack's frames, or through an image's, does not render.
+            for (image, width, fault) in [
+                (path, 96, "the session played frame 4, and image 1 of \(path) has 3"),
+                (Fixtures.repository + "/images/atomic-lattice.png", 384, "has no frames")
+            ] {
+                let log = [
+                    #"{"type":"start","t":1,"image":"x","width":\#(width),"height":\#(width),"bitDepth":16,"profile":"default","sampleRate":48000}"#,
+                    #"{"type":"frame","t":2,"number":4}"#
+                ].joined(separator: "\n")
+                try log.write(toFile: folder + "/log.jsonl", atomically: true, encoding: .utf8)
+                let result = try Subprocess.run(
+                    Fixtures.binary,
+                    ["render", image, "--session", folder + "/log.jsonl", "--out", folder + "/out.wav"],
+                    timeout: 60)
+                #expect(
+                    result.status == 2 && result.output.contains(fault)
+                        && result.output.split(separator: "\n").count == 1, "\(result.output)")
+            }
             let image = Fixtures.repository + "/images/atomic-lattice.png"
             let notStack = try Subprocess.run(Fixtures.binary, ["columns", image, "--frame", "2"], timeout: 60)
             #expect(
