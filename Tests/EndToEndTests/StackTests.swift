@@ -160,8 +160,9 @@ extension EndToEnd {
                     #expect(nearest < 0.1, "frame \(index + 1): no column found at \(column), nearest \(nearest) away")
                 }
             }
-            let mean = try Subprocess.run(Fixtures.binary, ["columns", path, "--frames", "mean", "--csv"], timeout: 120)
-            #expect(mean.status == 0 && mean.output.split(separator: "\n").count > 16, "\(mean.output)")
+            let averaged = try Subprocess.run(
+                Fixtures.binary, ["columns", path, "--frames", "mean", "--csv"], timeout: 120)
+            #expect(averaged.status == 0 && averaged.output.split(separator: "\n").count > 16, "\(averaged.output)")
             for (arguments, status, fault) in [
                 (["--frame", "4"], 2, "there is no frame 4: the stack has 3"),
                 (["--frame", "0"], 64, "--frame counts from 1"),
@@ -190,6 +191,14 @@ extension EndToEnd {
                     result.status == 2 && result.output.contains(fault)
                         && result.output.split(separator: "\n").count == 1, "\(result.output)")
             }
+            // A session that played the frames' mean renders from the mean.
+            try
+                #"{"type":"start","t":1,"image":"x","width":96,"height":96,"bitDepth":32,"sampleType":"float32","profile":"default","sampleRate":48000,"frames":"mean"}"#
+                .write(toFile: folder + "/mean.jsonl", atomically: true, encoding: .utf8)
+            let mean = try Subprocess.run(
+                Fixtures.binary, ["render", path, "--session", folder + "/mean.jsonl", "--out", folder + "/mean.wav"],
+                timeout: 60)
+            #expect(mean.status == 0, "\(mean.output)")
             let image = Fixtures.repository + "/images/atomic-lattice.png"
             let notStack = try Subprocess.run(Fixtures.binary, ["columns", image, "--frame", "2"], timeout: 60)
             #expect(

@@ -46,7 +46,6 @@ public final class Instrument {
     func play(_ image: GrayImage) {
         precondition(image.width == self.image.width && image.height == self.image.height, "an image of the same size")
         self.image = image
-        soundedColumn = nil
     }
 
     /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,
