@@ -18,7 +18,9 @@ final class PlaySession {
     private let log: SessionLog?
     private let saver: TagSaver
     private let snaps: SnapQueue
-    private let columnSearch: ColumnSearch
+    /// The search for the columns of the image played now (a stack's frame).
+    private var columnSearch: ColumnSearch
+    private let pixelSize: PixelSize?
     /// What the greeting ends with: what the user must know before starting.
     private let notices: [String]
     private var quitAsked = false
@@ -54,13 +56,14 @@ final class PlaySession {
                     imageNumber: opened.number,
                     width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
                     sampleType: picture.sampleType.rawValue,
-                    profile: settings.name, sampleRate: AudioFormat.sampleRate, voice: settings.speech.voice,
+                    profile: settings.name, sampleRate: AudioFormat.sampleRate, frames: options.frames,
+                    voice: settings.speech.voice,
                     rate: settings.speech.rate)))
 
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         // The user's word first (now, then saved with the tags), then the file's calibration.
-        let pixelSize =
+        pixelSize =
             options.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
         let finder = ColumnFinder(image: picture)
@@ -71,7 +74,8 @@ final class PlaySession {
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
             sound: sessionSound, opened: opened.openedImage, tags: tags, pixelSize: pixelSize,
-            columnSpacing: finder.spacing)
+            columnSpacing: finder.spacing,
+            frames: opened.frames.map { SessionFrames(stack: $0.stack, axis: $0.axis, combination: options.frames) })
         saver = TagSaver(store: store, csvPath: options.exportTags)
         if options.pixelSize.text != nil || options.exportTags != nil || !placedNow.isEmpty,
             let failure = saver.save(controller.tagSnapshot)
@@ -172,9 +176,22 @@ final class PlaySession {
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
+            case .frame(let index, let image):
+                log?.write(.frame(t: now, number: index + 1))
+                playedImageChanged(image)
             case .quit: quitAsked = true
             }
         }
+    }
+
+    /// The session plays another image (the sound has it already): it is shown, and its columns are found in the
+    /// background, for the column modes, the arrow keys and taps to snap to. The overview follows from them.
+    private func playedImageChanged(_ image: GrayImage) {
+        frontend.show(image, stretch: controller.instrument.stretch)
+        let finder = ColumnFinder(image: image)
+        snaps.use(finder)
+        columnSearch.abandon()
+        columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
     }
 
     /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or
@@ -209,7 +226,7 @@ final class PlaySession {
                 "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                 status: ExitStatus.badInput)
         }
-        return (path, try openImage(path, number: options.imageChoice.number))
+        return (path, try openImage(path, number: options.imageChoice.number, frames: options.frames))
     }
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.

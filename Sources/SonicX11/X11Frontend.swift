@@ -35,7 +35,8 @@ public final class X11Frontend {
     private let visual: UnsafeMutablePointer<Visual>
     private let depth: Int32
     private let graphics: GC
-    private let raster: ImageRaster
+    private var raster: ImageRaster
+    private let pixelFormat: PixelFormat
     private let deleteWindowAtom: Atom
     /// Whether a window manager runs (then full screen is asked of it; otherwise the window covers the root).
     public let hasWindowManager: Bool
@@ -83,6 +84,7 @@ public final class X11Frontend {
             greenMask: UInt32(truncatingIfNeeded: visual.pointee.green_mask),
             blueMask: UInt32(truncatingIfNeeded: visual.pointee.blue_mask))
         raster = ImageRaster(image: image, stretch: stretch, format: format)
+        pixelFormat = format
         hasWindowManager = Self.windowManagerRuns(display, root)
 
         let width = UInt32(XDisplayWidth(display, screen)), height = UInt32(XDisplayHeight(display, screen))
@@ -134,6 +136,12 @@ public final class X11Frontend {
             width: placement.width, height: placement.height)
         paint(x: 0, y: 0, width: placement.width, height: placement.height)
         XFlush(display)
+    }
+
+    /// Shows `image` (of the same size: a stack's other frame) in place of the one shown, through `stretch`.
+    public func show(_ image: GrayImage, stretch: LevelStretch) {
+        raster = ImageRaster(image: image, stretch: stretch, format: pixelFormat)
+        if let viewport { show(viewport) }
     }
 
     /// Replaces what is drawn over the image.

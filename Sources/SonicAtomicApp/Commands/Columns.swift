@@ -28,6 +28,12 @@ struct Columns: ParsableCommand {
 
     @OptionGroup var imageChoice: ImageChoice
 
+    @Option(help: "Of a stack: the frame to find the columns in (1, 2, ...). Default: the first.")
+    var frame: Int?
+
+    @Option(help: "Of a stack: find the columns in its frames added (sum) or averaged (mean).")
+    var frames: FrameCombination?
+
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
@@ -41,6 +47,8 @@ struct Columns: ParsableCommand {
 
     func validate() throws {
         if json && csv { throw ValidationError("choose --json or --csv, not both") }
+        if let frame, frame < 1 { throw ValidationError("--frame counts from 1") }
+        if frame != nil && frames != nil { throw ValidationError("choose --frame or --frames, not both") }
         for point in near where Self.point(point) == nil {
             throw ValidationError("--near takes X,Y in image coordinates, e.g. --near 120.5,88")
         }
@@ -58,7 +66,7 @@ struct Columns: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try openImage(image, number: imageChoice.number)
+        let opened = try openImage(image, number: imageChoice.number, frame: frame, frames: frames)
         let picture = opened.image
         let scale = pixelSize.size ?? opened.calibration.pixelSize
         let finder = ColumnFinder(image: picture)

@@ -12,11 +12,17 @@ struct Play: ParsableCommand {
 
     @Argument(
         help:
-            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
+            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays from its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
     )
     var image: String?
 
     @OptionGroup var imageChoice: ImageChoice
+
+    @Option(
+        help:
+            "Play a stack's frames added (sum) or averaged (mean) into one image, rather than one by one with Page Up and Page Down."
+    )
+    var frames: FrameCombination?
 
     @OptionGroup var profileChoice: ProfileChoice
 

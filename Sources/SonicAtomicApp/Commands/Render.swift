@@ -42,8 +42,15 @@ struct Render: ParsableCommand {
         } catch { throw fail(error.message, status: .badInput) }
         guard let start = checked.start else { throw fail("\(session): no start record", status: .badInput) }
         let chosen = try loadProfile(profile ?? start.profile)
-        // The image of the file the session played.
-        let picture = try openImage(image, number: start.imageNumber).image
+        // The image of the file the session played, and the stack whose frames it stepped through.
+        let opened = try openImage(image, number: start.imageNumber, frames: start.frames)
+        let picture = opened.image
+        let frameCount = opened.frames?.stack.count ?? 0
+        guard checked.highestFrame <= frameCount else {
+            throw fail(
+                "the session played frame \(checked.highestFrame), and image \(start.imageNumber) of \(image) has "
+                    + (frameCount == 0 ? "no frames" : "\(frameCount)"), status: .badInput)
+        }
         guard picture.width == start.width, picture.height == start.height else {
             throw fail(
                 "the session played a \(start.width) × \(start.height) image, \(image) is "
@@ -55,7 +62,8 @@ struct Render: ParsableCommand {
         if let rate = start.rate { spoken.rate = rate }
         let voice = checked.speaks ? speech(spoken) : nil
         let replay = SessionReplay(
-            image: picture, profile: chosen, sampleRate: AudioFormat.sampleRate, speech: voice, start: start)
+            image: picture, profile: chosen, sampleRate: AudioFormat.sampleRate, speech: voice, start: start,
+            stack: opened.frames?.stack)
         let format: WAVEncoder.Format = float ? .float32 : .pcm16
         let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
         let output: WAVStream

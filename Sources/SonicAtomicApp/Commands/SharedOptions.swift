@@ -51,9 +51,13 @@ func loadProfile(_ nameOrPath: String) throws -> Profile {
 }
 
 /// The `number`th signal of the file at `path` (by default its largest image), as the image that
-/// plays; or the command ends with one line and the bad-input status.
-func openImage(_ path: String, number: Int?) throws -> ImageFiles.Opened {
-    do { return try ImageFiles.open(path, number: number) } catch {
-        throw fail("cannot read image \(path): \(error)", status: .badInput)
-    }
+/// plays — of a stack, its `frame`th frame or its frames combined, when asked for; or the command ends
+/// with one line and the bad-input status.
+func openImage(
+    _ path: String, number: Int?, frame: Int? = nil, frames: FrameCombination? = nil
+) throws -> ImageFiles.Opened {
+    do {
+        let signal = try ImageFiles.open(path, number: number)
+        return try frame.map { try signal.frame($0) } ?? frames.map { try signal.combined($0) } ?? signal
+    } catch { throw fail("cannot read image \(path): \(error)", status: .badInput) }
 }

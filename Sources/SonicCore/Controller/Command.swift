@@ -44,6 +44,11 @@ public enum Command: Sendable, Hashable {
     /// Plays the row, or the column, under the pen from one end to the other.
     case sweepRow
     case sweepColumn
+    /// A stack's next, previous, first or last frame plays.
+    case nextFrame
+    case previousFrame
+    case firstFrame
+    case lastFrame
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

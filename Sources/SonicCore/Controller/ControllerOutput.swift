@@ -25,6 +25,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case sweep(Sweep?)
     /// The pen is guided to a place from now on; nil: the guidance ended.
     case guidance(Guidance?)
+    /// Another frame of the stack plays (`index` from 0): show it, log it, and find its columns.
+    case frame(index: Int, GrayImage)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

@@ -14,6 +14,9 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
+    /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
+    private var overviewTold = false
+    private let frameStepper: FrameStepper
     private var lastAnnouncement = ""
     /// The last announcement made while the sound server was away, said again when it is back.
     private var unheard: String?
@@ -22,10 +25,11 @@ public final class SessionController {
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
-        columnSpacing: Double? = nil
+        columnSpacing: Double? = nil, frames: SessionFrames? = nil
     ) {
         self.sound = sound
         self.opened = opened
+        frameStepper = FrameStepper(frames: frames)
         let instrument = sound.instrument
         state = instrument.initialState
         state.tags = TagQueue(book: tags)
@@ -104,11 +108,16 @@ public final class SessionController {
     }
 
     /// The image at a glance, read from the columns: its first sentence follows whatever is being said (the
-    /// greeting), and the features can be stepped through.
+    /// greeting), and the features can be stepped through. Another frame's overview is not said: `D` tells it.
     public func setOverview(_ overview: ImageOverview) -> [ControllerOutput] {
         state.overview = overview
+        guard !overviewTold else { return [] }
+        overviewTold = true
         return settle(overview.summary.first.map { [.speakAfter($0)] } ?? [])
     }
+
+    /// The frame of a stack that plays (from 0).
+    public var frame: Int { state.frame }
 
     /// When `poll` next has something to do, if ever.
     public var deadline: Double? {
@@ -211,6 +220,13 @@ public final class SessionController {
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
             case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
+            case .frame(let index, let image):
+                // The columns, the overview and its tour were the last frame's: they are found again for this one.
+                state.frame = index
+                sound.apply(.playedImage(image), to: &state, at: now)
+                columnCursor.setColumns(nil)
+                tour = OverviewTour()
+                if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
@@ -279,6 +295,7 @@ public final class SessionController {
             }
             let pixel = point.nearestPixel
             return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
+        case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frameStepper.step(command, from: state.frame)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }

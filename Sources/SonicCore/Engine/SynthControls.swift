@@ -32,6 +32,8 @@ public final class SynthControls: Sendable {
     /// A time before every other: the change is made at once.
     public static let immediately = -Double.infinity
     static let capacity = 1024
+    /// The image the sweeps play, handed over when it changes.
+    public let sweepTables = SweepTableExchange()
 
     /// The latest targets and ticks asked for: the writer's view, and what the reader falls back on
     /// after the ring overflowed.

@@ -6,7 +6,8 @@ import RealModule
 /// touching pen is in, the pen's last report. It sets no targets itself: `SessionSound` does, from
 /// what it returns.
 public final class Instrument {
-    public let image: GrayImage
+    /// The image played: another frame of a stack replaces it (`play`).
+    public private(set) var image: GrayImage
     public let profile: Profile
     public let stretch: LevelStretch
     public let pitch: PitchMap
@@ -38,6 +39,13 @@ public final class Instrument {
         self.profile = profile
         self.stretch = profile.level.stretch(statistics)
         self.pitch = profile.pitch
+    }
+
+    /// Plays `image` from now on in place of the image played, through the same stretch, so that a frame of a stack
+    /// brighter than another sounds higher.
+    func play(_ image: GrayImage) {
+        precondition(image.width == self.image.width && image.height == self.image.height, "an image of the same size")
+        self.image = image
     }
 
     /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,

@@ -17,6 +17,9 @@ public enum SoundChange: Sendable {
     case sweep(Sweep?)
     /// The pen is guided to a place from now on; nil: no longer.
     case guidance(Guidance?)
+    /// The session plays another image of the same size from now on (a stack's frame), through the same stretch;
+    /// the columns found in the image before are gone with it.
+    case playedImage(GrayImage)
     /// Silence, as the session ends.
     case silence
 }
@@ -65,6 +68,13 @@ public final class SessionSound {
         case .guidance(let guidance):
             state.guidance = guidance
             set(controls.targets, in: state, at: time)
+        case .playedImage(let image):
+            instrument.play(image)
+            controls.sweepTables.offer(instrument.sweepTables)
+            state.columns = nil
+            state.overview = nil
+            state.lattice = nil
+            instrument.latticeChanged()
         case .silence:
             set(instrument.silent, in: state, at: time)
         }

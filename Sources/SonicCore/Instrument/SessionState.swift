@@ -25,6 +25,8 @@ public struct SessionState: Sendable {
     public var guidance: Guidance?
     /// The sweep playing, until it ends or is stopped.
     public var sweep: PlayingSweep?
+    /// The frame of a stack that plays (from 0); 0 for an image, and for a stack played combined.
+    public var frame = 0
 
     public init(mode: Mode, viewport: Viewport, cell: UnitCell? = nil, cellTicks: Bool) {
         self.mode = mode

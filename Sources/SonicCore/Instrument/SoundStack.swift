@@ -20,11 +20,11 @@ public struct SoundStack {
             volume: profile.speech.volume)
     }
 
-    /// The way to this stack's sound for a session playing `image`; the engine is given the image's sweeps. Made
-    /// once, before the audio thread runs.
+    /// The way to this stack's sound for a session playing `image`; the engine is given the image's sweeps as it
+    /// first renders. Made once, before the audio thread runs.
     public func sound(playing image: GrayImage) -> SessionSound {
         let instrument = Instrument(image: image, profile: profile, statistics: SampleStatistics(image))
-        renderer.engine.load(instrument.sweepTables)
+        controls.sweepTables.offer(instrument.sweepTables)
         return SessionSound(instrument: instrument, controls: controls)
     }
 }
