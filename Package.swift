@@ -86,14 +86,16 @@ let package = Package(
         // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
         .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
         // Regenerates the sample images in images/ (deterministic).
-        .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "TestSupport"]),
+        .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "SampleWriters"]),
+        // DigitalMicrograph and TIFF writers written from the formats' descriptions, independent of the
+        // readers: make-images writes the samples with them, and the readers' tests check against them.
+        .target(name: "SampleWriters"),
 
-        // Test helpers: independent PNG and DigitalMicrograph writers (make-images writes the DM4 sample
-        // with the latter) and signal analysis for recordings.
+        // Test helpers: an independent PNG writer, the shared data's facts, and signal analysis for recordings.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicCoreTests", dependencies: ["SonicCore", "SampleWriters", "TestSupport"]),
         .testTarget(name: "SonicPNGTests", dependencies: ["SonicPNG", "SonicCore", "TestSupport"]),
-        .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "SampleWriters", "TestSupport"]),
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
         .testTarget(
             name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicCore", "TestSupport"]),
@@ -102,7 +104,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "SonicAtomicApp", "sonic-atomic-hdf5", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore",
-                "TestSupport",
+                "SampleWriters", "TestSupport",
                 // Text rendered on the test's X server, to hold the program's screen to.
                 "CX11", "CXft"
             ])

@@ -10,7 +10,7 @@ extension Play {
     func openAudio(renderer: AudioRenderer, streamName: String) throws -> LiveSound {
         do {
             return try LiveSound(
-                audio, renderer: renderer, sampleRate: Self.sampleRate, latency: latency / 1000,
+                audio, renderer: renderer, sampleRate: AudioFormat.sampleRate, latency: latency / 1000,
                 streamName: streamName, notice: { warn($0) })
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)

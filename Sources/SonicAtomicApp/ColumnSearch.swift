@@ -3,7 +3,8 @@ import SonicCore
 import Synchronization
 
 /// Finds every atom column on a thread of its own, reads the lattice from them and the overview from both; the event
-/// loop picks up the result when ready.
+/// loop picks up the result when ready. One search runs at a time: stepping through a stack's frames, the search of a
+/// frame stepped past before its turn came is not begun.
 final class ColumnSearch: Sendable {
     /// The columns and their lattice (no columns for an image without a lattice), and the image at a glance.
     struct Found: Sendable {
@@ -11,17 +12,21 @@ final class ColumnSearch: Sendable {
         let overview: ImageOverview
     }
 
+    private static let queue = DispatchQueue(label: "columns")
     private let found = Mutex<Found?>(nil)
+    private let abandoned = Atomic<Bool>(false)
 
     init(_ finder: ColumnFinder, pixelSize: PixelSize?) {
-        let thread = Thread { [self] in
+        Self.queue.async { [self] in
+            guard !abandoned.load(ordering: .acquiring) else { return }
             let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
             let overview = ImageOverview(finder: finder, columns: columns)
             found.withLock { $0 = Found(lattice: columns, overview: overview) }
         }
-        thread.name = "columns"
-        thread.start()
     }
+
+    /// Another image plays: this search is not begun if it has not been, and its result is no longer wanted.
+    func abandon() { abandoned.store(true, ordering: .releasing) }
 
     /// What was found, once it is.
     var result: Found? { found.withLock { $0 } }

@@ -18,7 +18,9 @@ final class PlaySession {
     private let log: SessionLog?
     private let saver: TagSaver
     private let snaps: SnapQueue
-    private let columnSearch: ColumnSearch
+    /// The search for the columns of the image played now (a stack's frame, a window's map).
+    private var columnSearch: ColumnSearch
+    private let pixelSize: PixelSize?
     /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
     private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
     private let windowMaps: LatestWork<PlayedWindow, (PlayedWindow, Result<GrayImage, ImageFileError>)>?
@@ -41,7 +43,7 @@ final class PlaySession {
         // The user's tags: loaded before anything can overwrite them.
         let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
 
-        let stack = SoundStack(profile: settings, sampleRate: Play.sampleRate, speechSeconds: Play.speechSeconds)
+        let stack = SoundStack(profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: Play.speechSeconds)
         let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
         spectra = spectrumVoice.map { voice in
             LatestWork(label: "spectra") { request in
@@ -72,14 +74,15 @@ final class PlaySession {
                     imageNumber: opened.number,
                     width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
                     sampleType: picture.sampleType.rawValue,
-                    profile: settings.name, sampleRate: Play.sampleRate, voice: settings.speech.voice,
+                    profile: settings.name, sampleRate: AudioFormat.sampleRate, frames: options.frames,
+                    voice: settings.speech.voice,
                     rate: settings.speech.rate)))
 
         // The column spacing is estimated at once (taps snap from the start); finding every column —
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         // The user's word first (now, then saved with the tags), then the file's calibration.
-        let pixelSize =
-            options.pixelSize.flatMap(PixelSize.init) ?? saved.pixelSize ?? opened.calibration.pixelSize
+        pixelSize =
+            options.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
         let finder = ColumnFinder(image: picture)
         columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
@@ -88,10 +91,11 @@ final class PlaySession {
         var tags = saved.book
         let placedNow = tags.place(saved.unplaced, snapRadius: settings.gestures.snapRadius, by: finder)
         controller = SessionController(
-            sound: sessionSound, opened: opened.description, tags: tags, pixelSize: pixelSize,
-            columnSpacing: finder.spacing)
+            sound: sessionSound, opened: opened.openedImage, tags: tags, pixelSize: pixelSize,
+            columnSpacing: finder.spacing,
+            frames: opened.frames.map { SessionFrames(stack: $0.stack, axis: $0.axis, combination: options.frames) })
         saver = TagSaver(store: store, csvPath: options.exportTags)
-        if options.pixelSize != nil || options.exportTags != nil || !placedNow.isEmpty,
+        if options.pixelSize.text != nil || options.exportTags != nil || !placedNow.isEmpty,
             let failure = saver.save(controller.tagSnapshot)
         {
             warn(failure)
@@ -206,13 +210,26 @@ final class PlaySession {
             case .spectrum(let request, let time): log?.write(.spectrum(t: time, request))
             case .makeWindowMap(let window): windowMaps?.submit(window)
             case .window(let window, let time): log?.write(.window(t: time, window))
-            case .imageReplaced: frontend.showImage(controller.instrument.image, stretch: controller.instrument.stretch)
+            case .windowMap(let image): playedImageChanged(image)
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
+            case .frame(let index, let image):
+                log?.write(.frame(t: now, number: index + 1))
+                playedImageChanged(image)
             case .quit: quitAsked = true
             }
         }
+    }
+
+    /// The session plays another image (the sound has it already): it is shown, and its columns are found in the
+    /// background, for the column modes, the arrow keys and taps to snap to. The overview follows from them.
+    private func playedImageChanged(_ image: GrayImage) {
+        frontend.show(image, stretch: controller.instrument.stretch)
+        let finder = ColumnFinder(image: image)
+        snaps.use(finder)
+        columnSearch.abandon()
+        columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
     }
 
     /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or
@@ -233,10 +250,7 @@ final class PlaySession {
 
     /// The profile, with the speech engine, voice and rate the options give.
     private static func profile(_ options: Play) throws -> Profile {
-        var settings: Profile
-        do { settings = try Installation.loadProfile(options.profile) } catch let error as ProfileError {
-            throw fail(error.description, status: ExitStatus.badInput)
-        }
+        var settings = try options.profileChoice.load()
         if let speech = options.speech { settings.speech.engine = speech }
         if let voice = options.voice { settings.speech.voice = voice }
         if let rate = options.rate { settings.speech.rate = rate }
@@ -287,9 +301,7 @@ final class PlaySession {
                 "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                 status: ExitStatus.badInput)
         }
-        do { return (path, try ImageFiles.open(path, number: options.imageNumber)) } catch {
-            throw fail("cannot read image \(path): \(error)", status: ExitStatus.badInput)
-        }
+        return (path, try openImage(path, number: options.imageChoice.number, frames: options.frames))
     }
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.

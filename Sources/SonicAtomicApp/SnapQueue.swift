@@ -7,17 +7,21 @@ import Synchronization
 final class SnapQueue: Sendable {
     typealias Snap = (request: SnapRequest, column: ImagePoint?)
 
-    private let snapper: any ColumnSnapping
+    /// What finds the columns of the image played now.
+    private let snapper: Mutex<any ColumnSnapping>
     private let queue = DispatchQueue(label: "snap")
     private let finished = Mutex<[Snap]>([])
     private let unfinished = Atomic<Int>(0)
 
-    init(_ snapper: any ColumnSnapping) { self.snapper = snapper }
+    init(_ snapper: any ColumnSnapping) { self.snapper = Mutex(snapper) }
+
+    /// Another image plays (a stack's frame): taps from now on snap to its columns.
+    func use(_ snapper: any ColumnSnapping) { self.snapper.withLock { $0 = snapper } }
 
     func submit(_ request: SnapRequest) {
         unfinished.add(1, ordering: .sequentiallyConsistent)
         queue.async { [self] in
-            let column = request.column(by: snapper)
+            let column = request.column(by: snapper.withLock { $0 })
             finished.withLock { $0.append((request, column)) }
             unfinished.subtract(1, ordering: .sequentiallyConsistent)
         }

@@ -37,7 +37,8 @@ enum SpeechChoice {
         -> LiveVoice?
     {
         do {
-            let voice = try LiveVoice(settings: settings, buffer: sound.speech, outputRate: Double(Play.sampleRate))
+            let voice = try LiveVoice(
+                settings: settings, buffer: sound.speech, outputRate: Double(AudioFormat.sampleRate))
             if let warning = voice.warning {
                 warn(warning)
                 notes.append(Phrases.voiceNote(warning))

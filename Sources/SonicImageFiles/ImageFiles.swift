@@ -29,7 +29,7 @@ public enum ImageFiles {
 
         public var signalCount: Int { contents.entries.filter(\.isSignal).count }
         public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
-        public var description: OpenedImage {
+        public var openedImage: OpenedImage {
             OpenedImage(
                 fileName: fileName, title: [entry.title, shown ?? ""].filter { !$0.isEmpty }.joined(separator: ", "),
                 number: number, imageCount: signalCount, calibration: calibration)

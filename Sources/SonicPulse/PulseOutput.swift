@@ -72,12 +72,11 @@ public final class PulseOutput: AudioOutput {
         else {
             throw AudioError(message: "cannot open a playback stream: \(errorText)")
         }
-        // A change may come just after a write: the next one, a request later, holds the first frames it
-        // can sound in, and they play a buffer later.
+        // A change may come just after a write, whose last frame plays up to a buffer later; the clock
+        // lengthens the delay should the sink hold frames longer still.
         if let granted = pa_stream_get_buffer_attr(stream) {
             target.clock.delay =
-                Double(granted.pointee.tlength + granted.pointee.minreq) / Double(pa_bytes_per_second(&spec))
-                + ChangeTiming.margin
+                Double(granted.pointee.tlength) / Double(pa_bytes_per_second(&spec)) + ChangeTiming.margin
         }
     }
 
@@ -153,14 +152,15 @@ private final class RenderTarget {
 /// The stream's timing, for the write callback: when the next frame written will be played, from
 /// the stream's timing information (read without system calls: libpulse reads the clock through the
 /// vDSO, as this does).
-private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock) -> Double? {
+private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock, frames: Int) -> Double? {
     var lead: pa_usec_t = 0
     var negative: Int32 = 0
     guard pa_stream_get_latency(stream, &lead, &negative) == 0 else { return nil }
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return clock.nextFrameTime(
-        now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6)
+        now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6,
+        frames: frames)
 }
 
 /// The connection's state, on PulseAudio's thread: failed or ended, the server is gone.
@@ -204,7 +204,7 @@ private func raiseToRealTime(_ mainloop: OpaquePointer?, _ userdata: UnsafeMutab
 private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: UnsafeMutableRawPointer?) {
     guard let stream, let userdata else { return }
     let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
-    let start = nextFrameTime(stream, &target.clock)
+    let start = nextFrameTime(stream, &target.clock, frames: requested / frameBytes)
     let firstFrame = target.clock.framesWritten
     var remaining = requested
     while remaining >= frameBytes {

@@ -64,20 +64,16 @@ public final class LiveVoice: Announcer, @unchecked Sendable {
     }
 
     /// Says `text`, cutting off whatever is being said or waits to be.
-    public func say(_ text: String) {
-        condition.lock()
-        pending = [Utterance(text: text, after: false)]
-        busy = true
-        interrupt.store(true, ordering: .relaxed)
-        condition.signal()
-        condition.unlock()
-    }
+    public func say(_ text: String) { queue(Utterance(text: text, after: false)) }
 
     /// Says `text` after what is being said and waits to be.
-    public func sayAfter(_ text: String) {
+    public func sayAfter(_ text: String) { queue(Utterance(text: text, after: true)) }
+
+    private func queue(_ utterance: Utterance) {
         condition.lock()
-        pending.append(Utterance(text: text, after: true))
+        pending.queue(utterance)
         busy = true
+        if !utterance.after { interrupt.store(true, ordering: .relaxed) }
         condition.signal()
         condition.unlock()
     }

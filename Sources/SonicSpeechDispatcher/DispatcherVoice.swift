@@ -82,17 +82,13 @@ public final class DispatcherVoice: Announcer, @unchecked Sendable {
         if let openFailure { throw DispatcherError(message: openFailure) }
     }
 
-    public func say(_ text: String) {
-        condition.lock()
-        pending = [Utterance(text: text, after: false)]
-        busy = true
-        condition.signal()
-        condition.unlock()
-    }
+    public func say(_ text: String) { queue(Utterance(text: text, after: false)) }
 
-    public func sayAfter(_ text: String) {
+    public func sayAfter(_ text: String) { queue(Utterance(text: text, after: true)) }
+
+    private func queue(_ utterance: Utterance) {
         condition.lock()
-        pending.append(Utterance(text: text, after: true))
+        pending.queue(utterance)
         busy = true
         condition.signal()
         condition.unlock()

@@ -6,7 +6,9 @@ public enum KeyNames {
     static let renamed = [
         "ISO_Left_Tab": "Shift+Tab", "space": "Space", "Return": "Enter", "KP_Enter": "Enter",
         "plus": "+", "KP_Add": "+", "equal": "=", "minus": "-", "KP_Subtract": "-", "KP_0": "0",
-        "bracketleft": "[", "bracketright": "]", "braceleft": "{", "braceright": "}"
+        "bracketleft": "[", "bracketright": "]", "braceleft": "{", "braceright": "}",
+        "Prior": "PageUp", "KP_Prior": "PageUp", "Next": "PageDown", "KP_Next": "PageDown", "KP_Home": "Home",
+        "KP_End": "End"
     ]
 
     /// "Shift+Tab" for ISO_Left_Tab, "Q" for q or Q (the letter on the key), any other keysym name as it is.

@@ -138,9 +138,9 @@ public final class X11Frontend {
         XFlush(display)
     }
 
-    /// Shows another image of the same size (a spectrum image's window map, a stack's frame) through `stretch`,
-    /// where the image was.
-    public func showImage(_ image: GrayImage, stretch: LevelStretch) {
+    /// Shows `image` (of the same size: a stack's other frame, a spectrum image's window map) in place of the one
+    /// shown, through `stretch`.
+    public func show(_ image: GrayImage, stretch: LevelStretch) {
         raster = ImageRaster(image: image, stretch: stretch, format: pixelFormat)
         if let viewport { show(viewport) }
     }

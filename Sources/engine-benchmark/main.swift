@@ -6,8 +6,7 @@
 // allocations rendering made. With --sweeps it also sweeps a lattice — the whole image, a row, a
 // column, each in turn every two seconds, stopped now and then — and the guide beeps all along. With --spectra the
 // spectrum bank plays too, a new spectrum every 21 ms (as the pen moves over a spectrum image), coming and going with
-// the loudness, and every second the sweeps are handed another image's tables (as a window's map takes the image's
-// place).
+// the loudness.
 //
 //   swift build -c release --product engine-benchmark
 //   .build/release/engine-benchmark [--profile profiles/classic.toml] [--seconds 60] [--sweeps] [--spectra]
@@ -39,18 +38,12 @@ guard let text = try? String(contentsOfFile: profilePath, encoding: .utf8) else 
 let profile: Profile
 do { profile = try Profile(name: "bench", file: profilePath, text: text) } catch { fail("\(error)") }
 
-let sampleRate = 48_000.0
+let sampleRate = Double(AudioFormat.sampleRate)
 let frames = SynthEngine.blockSize
 let sound = SoundStack(profile: profile, sampleRate: Int(sampleRate), speechSeconds: 1)
 let controls = sound.controls, speech = sound.speech, renderer = sound.renderer
-// The sweeps' tables, built as a session on the doped lattice builds them; and another image's, to hand over.
+// The sweeps' tables, built as a session on the doped lattice builds them.
 let session = sweeping || playingSpectra ? sound.sound(playing: OverviewSamples.defects(.low).render()) : nil
-let otherImage = OverviewSamples.defects(.high).render()
-let otherTables = session.map { _ in
-    Instrument(image: otherImage, profile: profile, statistics: SampleStatistics(otherImage)).sweepTables
-}
-/// Tables handed over so far; the first image's are kept by the session, the other's here.
-var tablesHandedOver = 0
 /// What the sweeps do, one every two seconds, in turn.
 let sweeps: [Sweep?] = [.image, .row(100), nil, .column(200), .row(383), .image]
 /// Half a second of "voice" (a gliding tone), queued every five seconds of audio.
@@ -120,10 +113,6 @@ for block in 0..<blocks {
             spectrum: playingSpectra && change.amplitude > 0 ? 1 : 0),
         at: changeTime)
     if playingSpectra && block % 8 == 0 { controls.setSpectrum(spectra[block / 8 % spectra.count], at: changeTime) }
-    if playingSpectra, let otherTables, block % (Int(sampleRate) / frames) == 0 {
-        tablesHandedOver += 1
-        controls.load(otherTables, number: tablesHandedOver, at: changeTime)
-    }
     if sweeping && block % (2 * Int(sampleRate) / frames) == 0 {
         controls.sweep(sweeps[block / (2 * Int(sampleRate) / frames) % sweeps.count], at: changeTime)
     }

@@ -123,9 +123,10 @@ struct SessionLogTrial: FuzzTrial {
         }
         guard let start = check.start, start.width == image.width, start.height == image.height else { return }
         let replay = SessionReplay(
-            image: image, profile: profile, sampleRate: 48000, speech: nil, start: start, spectra: spectra)
+            image: image, profile: profile, sampleRate: AudioFormat.sampleRate, speech: nil, start: start,
+            spectra: spectra)
         let mostFrames = replay.frame(at: check.lastTime) + replay.maximumTailFrames
-        guard Double(mostFrames) <= Self.longestRender * 48000 else { return }
+        guard Double(mostFrames) <= Self.longestRender * Double(AudioFormat.sampleRate) else { return }
         var bad: String?
         func listen(_ sound: UnsafeBufferPointer<Float>) {
             if bad == nil, sound.contains(where: { !$0.isFinite || abs($0) > 1 }) {

@@ -1,13 +1,13 @@
+import Foundation
+import Glibc
+import RealModule
 // Regenerates the sample images in images/. Deterministic: the same bytes on every run.
 //   swift run make-images [OUTPUT-FOLDER]          (default: images)
 //   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks (PATH.png, .dm4 or .tif)
 //   swift run make-images --overlapping-lattice SIZE PATH   the same with strongly overlapping columns
-import Foundation
-import Glibc
-import RealModule
+import SampleWriters
 import SonicCore
 import SonicPNG
-import TestSupport
 
 /// A 16-bit STEM-like lattice — square cell of 24 px turned by 7°, Gaussian columns (σ 3.2 px) over a
 /// gentle background ramp, with shot and read noise. Overlapping: a 16 px cell and σ 5 px.
@@ -28,10 +28,10 @@ func lattice(size: Int, overlapping: Bool = false) -> LatticeImage {
 func write(_ image: GrayImage, _ path: String) {
     if path.hasSuffix(".dm4") { return write(microscopeFile([(image, "HAADF", 1)]), path) }
     if path.hasSuffix(".tif") {
-        let page = TestTIFF.Page(
+        let page = SampleTIFF.Page(
             width: image.width, height: image.height, kind: .unsigned(bits: image.bitDepth),
             values: image.samples.map(Double.init))
-        return write(TestTIFF(pages: [page]).bytes, path)
+        return write(SampleTIFF(pages: [page]).bytes, path)
     }
     do {
         try PNGEncoder.write(image, to: path)
@@ -64,12 +64,12 @@ func microscopeFile(_ images: [(image: GrayImage, title: String, binning: Double
         let gray = Double(UInt32(first[x, y]) >> 8)
         return 0xFF00_0000 + gray * 0x10101
     }
-    let axis = TestDM.Axis(scale: latticePixelNanometres, units: "nm")
-    func axes(_ binning: Double) -> [TestDM.Axis] {
-        [TestDM.Axis(scale: latticePixelNanometres * binning, units: "nm")]
+    let axis = SampleDM.Axis(scale: latticePixelNanometres, units: "nm")
+    func axes(_ binning: Double) -> [SampleDM.Axis] {
+        [SampleDM.Axis(scale: latticePixelNanometres * binning, units: "nm")]
     }
     let profile = (0..<first.width).map { Double(first[$0, first.height / 2]) }
-    return TestDM(
+    return SampleDM(
         version: 4,
         images: [
             .init(
@@ -138,8 +138,8 @@ func dopedLattice(_ folder: String) {
 func polarDomains(_ folder: String) {
     let truth = PhysicsSamples.polarDomains()
     let image = truth.render()
-    let axis = TestDM.Axis(scale: PhysicsSamples.polarPixelPicometres / 1000, units: "nm")
-    let file = TestDM(
+    let axis = SampleDM.Axis(scale: PhysicsSamples.polarPixelPicometres / 1000, units: "nm")
+    let file = SampleDM(
         version: 4,
         images: [
             .init(

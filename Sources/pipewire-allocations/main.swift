@@ -37,7 +37,7 @@ guard MallocInterposerSwift.getStatistics().mallocCount > 0, probe.count == 1000
 guard let text = try? String(contentsOfFile: profilePath, encoding: .utf8) else { fail("cannot read \(profilePath)") }
 let profile: Profile
 do { profile = try Profile(name: "check", file: profilePath, text: text) } catch { fail("\(error)") }
-let sampleRate = 48_000
+let sampleRate = AudioFormat.sampleRate
 let controls = SynthControls()
 let speech = SpeechBuffer(capacity: sampleRate)
 let engine = SynthEngine(chain: profile.chain, sampleRate: Double(sampleRate), controls: controls)

@@ -32,7 +32,7 @@ extension EndToEnd {
                 // No voice: nothing but the touches sounds.
                 let silent = folder + "/no-voice"
                 try FileManager.default.createDirectory(atPath: silent, withIntermediateDirectories: true)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound, folder: folder,
                     environment: ["ESPEAK_DATA_PATH": silent])
                 defer { session.stop() }

@@ -1,4 +1,5 @@
 import Foundation
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -80,14 +81,14 @@ extension EndToEnd {
             )
             .write(to: URL(fileURLWithPath: folder + "/lattice.png"))
             try Data(
-                TestDM(
+                SampleDM(
                     version: 3,
                     images: [.init(title: "HAADF", dimensions: [96, 80], dataType: .float32, values: electrons)]
                 ).bytes
             )
             .write(to: URL(fileURLWithPath: folder + "/lattice.dm3"))
             try Data(
-                TestTIFF(pages: [
+                SampleTIFF(pages: [
                     .init(
                         width: 96, height: 80, kind: .float(bits: 32), values: electrons,
                         imageJ: (pixelsPerUnit: 100, unit: "nm"))
@@ -154,7 +155,7 @@ extension EndToEnd {
             let folder = try Fixtures.scratch("bad-formats")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let dm4 = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository + "/images/atomic-lattice.dm4"))
-            let tiff = TestTIFF(pages: [
+            let tiff = SampleTIFF(pages: [
                 .init(width: 4, height: 4, kind: .unsigned(bits: 16), values: Array(repeating: 7, count: 16))
             ]).bytes
             // The page's width and height (the first two IFD entries' values) made 100 000 each.
@@ -188,7 +189,7 @@ extension EndToEnd {
                 "\(missing.output)")
             let spectrumOnly = folder + "/spectrum.dm4"
             try Data(
-                TestDM(images: [
+                SampleDM(images: [
                     .init(title: "EELS", dimensions: [16], dataType: .float32, values: Array(repeating: 1, count: 16))
                 ]).bytes
             )

@@ -84,7 +84,7 @@ extension EndToEnd {
         ) throws {
             try withServers("lattice-" + key) { display, sound, folder in
                 let path = Fixtures.repository + "/images/" + image
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: path, display: display, sound: sound, folder: folder,
                     arguments: ["--profile", "analysis"])
                 defer { session.stop() }

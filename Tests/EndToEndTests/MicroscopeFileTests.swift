@@ -1,4 +1,5 @@
 import Foundation
+import SampleWriters
 import TestSupport
 import Testing
 
@@ -13,11 +14,11 @@ extension EndToEnd {
             let haadf = (0..<1200).map { (k: Int) -> Double in Double(1000 + 37 * (k % 40) + 1100 * (k / 40)) }
             let bf = (0..<300).map { (k: Int) -> Double in -2.5 + 0.0625 * Double(k) }
             let path = folder + "/scan.dm4"
-            func axes(_ nanometres: Double) -> [TestDM.Axis] {
-                Array(repeating: TestDM.Axis(scale: nanometres, units: "nm"), count: 2)
+            func axes(_ nanometres: Double) -> [SampleDM.Axis] {
+                Array(repeating: SampleDM.Axis(scale: nanometres, units: "nm"), count: 2)
             }
             try Data(
-                TestDM(images: [
+                SampleDM(images: [
                     .init(
                         title: "Image Of HAADF", dimensions: [8, 6], dataType: .rgba,
                         values: Array(repeating: 0xFF80_8080, count: 48)),
@@ -34,8 +35,8 @@ extension EndToEnd {
                 let scan = try Self.scan(in: folder)
                 let noTablet =
                     display.hasRealPen ? "" : " No pen tablet found: the mouse plays, as a pen pressed fully."
-                func greeting(_ arguments: [String], in name: String) throws -> (session: PlaySession, text: String) {
-                    let session = try PlaySession(
+                func greeting(_ arguments: [String], in name: String) throws -> (session: RunningPlay, text: String) {
+                    let session = try RunningPlay(
                         image: scan.path, display: display, sound: sound, folder: folder + "/" + name,
                         arguments: arguments)
                     try session.waitUntilShown()
@@ -52,7 +53,7 @@ extension EndToEnd {
                 let start = try #require(try first.records(ofType: "start").first)
                 #expect(start["imageNumber"] as? Int == 1 && start["sampleType"] as? String == "uint16")
                 /// Touches the centre of pixel (x, y) and returns the pen record the touch logged.
-                func touch(_ session: PlaySession, _ x: Int, _ y: Int) throws -> [String: Any] {
+                func touch(_ session: RunningPlay, _ x: Int, _ y: Int) throws -> [String: Any] {
                     let viewport = try #require(try session.records(ofType: "viewport").last)
                     let scale = viewport["scale"] as! Double
                     try display.tap(

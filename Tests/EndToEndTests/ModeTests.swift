@@ -16,7 +16,7 @@ extension EndToEnd {
         @Test(arguments: [SoundServer.Kind.pulseaudio, .pipewireNative])
         func barrelButtonChangesModeAndEveryActionIsSpoken(sound kind: SoundServer.Kind) throws {
             try withServers("barrel", sound: kind) { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -93,11 +93,11 @@ extension EndToEnd {
         /// recording and `count` equal windows through the middle 80 % of the stroke's sound.
         func stroke(
             inMode key: String, _ name: String, _ arguments: [String], windows count: Int, sound kind: SoundServer.Kind,
-            _ body: ([Float], [Range<Int>], PlaySession) throws -> Void
+            _ body: ([Float], [Range<Int>], RunningPlay) throws -> Void
         ) throws {
             try withServers(name, sound: kind) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -169,7 +169,7 @@ extension EndToEnd {
                 let image = try writeImage(folder, "gradient.png", width: 384, height: 384) { x, y in
                     UInt16(x * 100 + y * 50)
                 }
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
@@ -214,7 +214,7 @@ extension EndToEnd {
 
         @Test func everyActionHasAKey() throws {
             try withServers("keys") { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -257,7 +257,7 @@ extension EndToEnd {
             try withServers("duck", sound: kind) { display, sound, folder in
                 // Left half black, right half white: the white half plays 1760 Hz.
                 let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -287,7 +287,7 @@ extension EndToEnd {
 
         @Test func aMissingVoiceFallsBackToEnglishAndSaysSo() throws {
             try withServers("novoice") { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder,
                     arguments: ["--voice", "no-such-voice"])
                 defer { session.stop() }
@@ -306,7 +306,7 @@ extension EndToEnd {
 
         @Test func withoutATabletTheGreetingSaysSoAndTheMousePlays() throws {
             try withServers("mouse", plainMouse: true) { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -329,7 +329,7 @@ extension EndToEnd {
             try withServers("nodata") { display, sound, folder in
                 let empty = folder + "/no-espeak-data"
                 try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder,
                     environment: ["ESPEAK_DATA_PATH": empty])
                 defer { session.stop() }

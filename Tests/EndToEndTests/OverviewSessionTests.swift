@@ -107,7 +107,7 @@ extension EndToEnd {
                 let profile = folder + "/short-sweeps.toml"
                 try "description = \"Sweeps of a second and a half\"\n[sweep]\nlength = \(Self.sweepLength)\n"
                     .write(toFile: profile, atomically: true, encoding: .utf8)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: imagePath, display: display, sound: sound, folder: folder,
                     arguments: ["--profile", profile])
                 defer { session.stop() }

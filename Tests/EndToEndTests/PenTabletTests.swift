@@ -22,7 +22,7 @@ extension EndToEnd {
         func anUnpluggedPenFallsSilentIsAnnouncedAndPlaysAgainWhenBack() throws {
             try withServers("unplug") { display, sound, folder in
                 // At 350 words a minute "Pen lost." lasts long enough to tell from the silence after it.
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder, arguments: ["--rate", "350"])
                 defer { session.stop() }
                 try session.waitUntilShown()

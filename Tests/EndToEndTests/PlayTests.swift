@@ -31,7 +31,7 @@ extension EndToEnd {
                 try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)
                     .write(to: URL(fileURLWithPath: imagePath))
 
-                let session = try PlaySession(image: imagePath, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: imagePath, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 // Independently: the image fills the screen's width, centred vertically.
@@ -194,7 +194,7 @@ extension EndToEnd {
                 let imagePath = folder + "/gradient.png"
                 try Data(TestPNG(width: width, height: height, bitDepth: 16, colourType: .gray, samples: samples).bytes)
                     .write(to: URL(fileURLWithPath: imagePath))
-                let session = try PlaySession(image: imagePath, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: imagePath, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 let scale = min(Double(display.width) / Double(width), Double(display.height) / Double(height))
@@ -255,7 +255,7 @@ extension EndToEnd {
 
         @Test func opensTheBundledImageByDefaultAndQuitsOnSignal() throws {
             try withServers("default") { display, sound, folder in
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()
@@ -297,7 +297,7 @@ extension EndToEnd {
                         xprop, ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: display.environment)
                     return root?.output.contains("window id") == true
                 }
-                let session = try PlaySession(image: nil, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: nil, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let search = {
                     try Subprocess.run(
@@ -333,7 +333,7 @@ extension EndToEnd {
         func aDropoutIsHeardAsSilenceAndLogged(sound kind: SoundServer.Kind) throws {
             try withServers("dropout", sound: kind, dropoutsExpected: true) { display, sound, folder in
                 let image = try writeImage(folder, "flat.png", width: 64, height: 64) { _, _ in 20_000 }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 try session.waitForGreeting()

@@ -40,7 +40,7 @@ extension EndToEnd {
         func eachShippedProfileSoundsItsMapping(profile: String, sound kind: SoundServer.Kind) throws {
             try withServers("profile-\(profile)", sound: kind) { display, sound, folder in
                 let image = Fixtures.repository + "/images/calibration.png"
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder,
                     arguments: ["--profile", profile])
                 defer { session.stop() }
@@ -91,7 +91,7 @@ extension EndToEnd {
                 let samples = (0..<width * height).map {
                     UInt16(truncatingIfNeeded: ($0 % width) * 37 + ($0 / width) * 1009)
                 }
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -163,7 +163,7 @@ extension EndToEnd {
         @Test func theStatusPanelAndPanning() throws {
             try withServers("view") { display, sound, folder in
                 let image = Fixtures.repository + "/images/shapes.png"
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -221,7 +221,7 @@ extension EndToEnd {
                     xprop, ["-root", "-f", "RESOURCE_MANAGER", "8s", "-set", "RESOURCE_MANAGER", "Xft.dpi:\t144\n"],
                     environment: display.environment)
                 #expect(set.status == 0, "\(set.output)")
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound,
                     folder: folder)
                 defer { session.stop() }

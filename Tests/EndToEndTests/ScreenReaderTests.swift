@@ -37,7 +37,7 @@ extension EndToEnd {
                 defer { dispatcher.stop() }
                 // Left half black, right half white: the white half plays 1760 Hz.
                 let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder, arguments: ["--speech", "dispatcher"],
                     environment: dispatcher.clientEnvironment)
                 defer { session.stop() }
@@ -111,7 +111,7 @@ extension EndToEnd {
                 let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
                 defer { dispatcher.stop() }
                 // The program may not start a daemon itself: the test says when one runs.
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder, arguments: ["--speech", "dispatcher"],
                     environment: dispatcher.clientEnvironment.merging(["SPEECHD_CMD": "/bin/false"]) { $1 })
                 defer { session.stop() }
@@ -163,7 +163,7 @@ extension EndToEnd {
 
         @Test func withoutSpeechDispatcherESpeakSpeaksAndSaysSo() throws {
             try withServers("nodispatcher") { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder,
                     arguments: ["--speech", "dispatcher"],
                     // No daemon at that address, and none may be started there.
@@ -199,7 +199,7 @@ extension EndToEnd {
                 func said(_ name: String) -> Int { dispatcher.queuedTexts().filter { $0.hasPrefix(name) }.count }
                 let window = "SonicAtomic — Å-lattice.png"
 
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: image, display: display, sound: sound, folder: folder, environment: reader.clientEnvironment)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -242,7 +242,7 @@ extension EndToEnd {
                     throw HarnessError("xprop and xdotool are needed for this test (scripts/install-deps test)")
                 }
                 let image = try writeImage(folder, "Å-lattice.png", width: 8, height: 8) { x, _ in UInt16(x * 8000) }
-                let session = try PlaySession(image: image, display: display, sound: sound, folder: folder)
+                let session = try RunningPlay(image: image, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
                 let found = try Subprocess.run(

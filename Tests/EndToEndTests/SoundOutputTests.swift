@@ -28,7 +28,7 @@ extension EndToEnd {
             _ option: String, on sound: SoundServer, display: TestDisplay, folder: String,
             environment: [String: String] = [:], launcher: [String] = [], whilePlaying: () throws -> Void = {}
         ) throws -> (connection: String?, stderr: String, heard: Bool) {
-            let session = try PlaySession(
+            let session = try RunningPlay(
                 image: Fixtures.repository + "/images/shapes.png", display: display,
                 sound: sound, folder: folder, arguments: ["--audio", option],
                 environment: environment, launcher: launcher)

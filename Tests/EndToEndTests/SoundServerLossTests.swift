@@ -38,7 +38,7 @@ extension EndToEnd {
         @Test(arguments: SoundServer.Kind.allCases)
         func theSoundComesBackWhenTheServerDoesAndSaysSo(sound kind: SoundServer.Kind) throws {
             try withServers("sound-back", sound: kind, dropoutsExpected: true) { display, sound, folder in
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()
@@ -88,7 +88,7 @@ extension EndToEnd {
                     guard result.status == 0 else { throw HarnessError("pactl \(arguments): \(result.output)") }
                     return result.output
                 }
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.waitUntilShown()

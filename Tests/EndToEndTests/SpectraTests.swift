@@ -1,4 +1,5 @@
 import Foundation
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -129,9 +130,9 @@ extension EndToEnd {
         @Test func badSpectraExitWithStatusTwo() throws {
             let folder = try Fixtures.scratch("bad-spectra")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let tags = TestDM.Image.spectrumTags(format: "Spectrum image", signal: "EELS")
-            let energy = TestDM.Axis(scale: 0.5, origin: -200, units: "eV")
-            let files: [(String, TestDM.Image)] = [
+            let tags = SampleDM.Image.spectrumTags(format: "Spectrum image", signal: "EELS")
+            let energy = SampleDM.Axis(scale: 0.5, origin: -200, units: "eV")
+            let files: [(String, SampleDM.Image)] = [
                 // 100 000 × 100 000 pixels of 4096 channels, in a file of 64 values.
                 (
                     "huge.dm4",
@@ -149,7 +150,7 @@ extension EndToEnd {
                 )
             ]
             for (name, image) in files {
-                try Data(TestDM(images: [image]).bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
+                try Data(SampleDM(images: [image]).bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
             }
             let emd = Fixtures.repository + "/Tests/Fixtures/emd/", hspy = Fixtures.repository + "/Tests/Fixtures/hspy/"
             let cases: [([String], String)] = [

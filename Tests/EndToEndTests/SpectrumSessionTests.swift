@@ -31,7 +31,7 @@ extension EndToEnd {
         func thePenOnTwoCompositionsSoundsTwoSpectraAsHeardAndRendered() throws {
             try withServers("spectrum-play") { display, sound, folder in
                 let imagePath = SharedFormats.folder + "/spectra/synthetic_eds_si.hspy"
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: imagePath, display: display, sound: sound, folder: folder, arguments: ["--element", "Ti"])
                 defer { session.stop() }
                 let view = try session.waitUntilShown()

@@ -1,4 +1,5 @@
 import Foundation
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -66,9 +67,9 @@ extension EndToEnd {
             let image = lattice.render()
             if let nanometresPerPixel {
                 let path = folder + "/lattice-\(seed).dm4"
-                let axis = TestDM.Axis(scale: nanometresPerPixel, units: "nm")
+                let axis = SampleDM.Axis(scale: nanometresPerPixel, units: "nm")
                 try Data(
-                    TestDM(images: [
+                    SampleDM(images: [
                         .init(
                             title: "HAADF", dimensions: [image.width, image.height], dataType: .uint16,
                             values: image.samples.map(Double.init), axes: [axis, axis])
@@ -168,7 +169,7 @@ extension EndToEnd {
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: true, vacancies: 1, size: 256, seed: 11,
                     folder: folder, nanometresPerPixel: 0.01)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.startTagging()
@@ -228,11 +229,11 @@ extension EndToEnd {
         /// in this (debug) build.
         func tapBesideAnOverlappingColumn(seed: UInt64, _ display: TestDisplay, _ sound: SoundServer, _ folder: String)
             throws
-            -> (sample: Sample, session: PlaySession, column: (x: Double, y: Double, height: Double))
+            -> (sample: Sample, session: RunningPlay, column: (x: Double, y: Double, height: Double))
         {
             let sample = try Self.sample(
                 .square, sigma: 5, spacing: 16, highNoise: false, size: 256, seed: seed, folder: folder)
-            let session = try PlaySession(
+            let session = try RunningPlay(
                 image: sample.path, display: display, sound: sound, folder: folder)
             do {
                 let viewport = try session.startTagging()
@@ -271,7 +272,7 @@ extension EndToEnd {
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 21, folder: folder)
                 let sidecar = sample.path + ".tags.json", csv = folder + "/tags.csv"
-                let first = try PlaySession(
+                let first = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder,
                     arguments: ["--export-tags", csv])
                 defer { first.stop() }
@@ -288,7 +289,7 @@ extension EndToEnd {
                 first.process.signal(SIGKILL)
                 #expect(first.process.wait(timeout: 5) == 128 + SIGKILL)
 
-                let second = try PlaySession(
+                let second = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder + "/again",
                     arguments: ["--export-tags", csv])
                 defer { second.stop() }
@@ -339,7 +340,7 @@ extension EndToEnd {
                 #expect(try first.records(ofType: "tag").isEmpty)
                 #expect((try saved()["tags"] as? [Any])?.isEmpty == true)
 
-                let second = try PlaySession(
+                let second = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder + "/again")
                 defer { second.stop() }
                 try second.waitUntilShown(timeout: 60)
@@ -363,7 +364,7 @@ extension EndToEnd {
             try withServers("walk") { display, sound, folder in
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 31, folder: folder)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 try session.startTagging()
@@ -398,7 +399,7 @@ extension EndToEnd {
             try withServers("ticks", sound: kind) { display, sound, folder in
                 let sample = try Self.sample(
                     .square, sigma: 3, spacing: 24, highNoise: false, size: 256, seed: 41, folder: folder)
-                let session = try PlaySession(
+                let session = try RunningPlay(
                     image: sample.path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let viewport = try session.startTagging()

@@ -106,7 +106,7 @@ import Testing
             let playsAt = origin + Double(clock.framesWritten) / Self.rate
             let now = playsAt - 0.005 - 0.0025 * Double(random.next() % 1000) / 1000
             let error = 0.0003 * (Double(random.next() % 2001) / 1000 - 1)
-            let time = clock.nextFrameTime(now: now, lead: playsAt - now + error)
+            let time = clock.nextFrameTime(now: now, lead: playsAt - now + error, frames: frames)
             // The change due at the first frame written was asked for `delay` before it plays.
             worst = max(worst, abs(time - (playsAt - clock.delay)))
             clock.framesWritten += frames
@@ -118,12 +118,32 @@ import Testing
     @Test func aStreamStartedAgainLaterMovesTheClock() {
         var clock = PlaybackClock(sampleRate: Self.rate)
         for k in 0..<100 {
-            _ = clock.nextFrameTime(now: 10 + Double(k) * 0.005, lead: 0.006)
+            _ = clock.nextFrameTime(now: 10 + Double(k) * 0.005, lead: 0.006, frames: 240)
             clock.framesWritten += 240
         }
-        let before = clock.nextFrameTime(now: 10.5, lead: 0.006)
-        let after = clock.nextFrameTime(now: 10.5, lead: 0.026)
+        let before = clock.nextFrameTime(now: 10.5, lead: 0.006, frames: 240)
+        // 20 ms of silence, and the next write's frames play 6 ms after it, as before.
+        let after = clock.nextFrameTime(now: 10.52, lead: 0.006, frames: 240)
         #expect(abs(after - before - 0.02) < 1e-9)
+    }
+
+    /// The delay covers the furthest ahead of its playing a frame is written — a sink holding frames
+    /// longer than the buffer says — so that no change comes too late for its frame.
+    @Test func theDelayCoversTheFurthestAheadAFrameIsWritten() {
+        var clock = PlaybackClock(sampleRate: Self.rate)
+        clock.delay = 0.0085
+        var latest = 0.0
+        for k in 0..<200 {
+            // The server asks for 120 frames (2.5 ms) when 5 to 6.5 ms are left: the last frame plays up to 9 ms ahead.
+            let lead = 0.005 + 0.0015 * Double(k % 7) / 6
+            let now = 20 + Double(clock.framesWritten) / Self.rate - lead
+            let time = clock.nextFrameTime(now: now, lead: lead, frames: 120)
+            // A change asked for now is due at a frame not yet written.
+            #expect(time + 120 / Self.rate <= now + clock.delay - ChangeTiming.margin + 1e-9)
+            latest = max(latest, lead + 120 / Self.rate)
+            clock.framesWritten += 120
+        }
+        #expect(abs(clock.delay - (latest + ChangeTiming.margin)) < 0.0002, "delay \(clock.delay), ahead \(latest)")
     }
 
     /// Changes the audio side did not take in time — its ring full, as while the sound server is away —

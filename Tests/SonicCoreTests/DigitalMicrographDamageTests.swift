@@ -1,3 +1,4 @@
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -5,8 +6,8 @@ import Testing
 /// Damaged and hostile files: each gives an ImageFileError with a clear message, never a crash,
 /// and nothing is allocated from a size the file cannot back.
 @Suite struct DigitalMicrographDamageTests {
-    static func small(version: Int, littleEndian: Bool = true) -> TestDM {
-        TestDM(
+    static func small(version: Int, littleEndian: Bool = true) -> SampleDM {
+        SampleDM(
             version: version, littleEndian: littleEndian,
             images: [
                 .init(
@@ -25,8 +26,8 @@ import Testing
     }
 
     /// A root holding one data tag `X`, so that its info words and payload sit at known places.
-    func oneTag(_ value: TestDM.Value, version: Int = 4) -> [UInt8] {
-        TestDM.file(version: version, littleEndian: true, root: [.data("X", value)])
+    func oneTag(_ value: SampleDM.Value, version: Int = 4) -> [UInt8] {
+        SampleDM.file(version: version, littleEndian: true, root: [.data("X", value)])
     }
 
     func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
@@ -82,7 +83,7 @@ import Testing
 
     @Test func groupsClaimingMoreTagsThanTheFileHoldsAreRefused() {
         for (version, claim) in [(3, UInt64(UInt32.max)), (4, UInt64(1) << 40), (4, UInt64.max)] {
-            let bytes = TestDM.file(
+            let bytes = SampleDM.file(
                 version: version, littleEndian: true,
                 root: [.group("ImageList", [.group("", [])], claimedCount: claim)])
             let text = message(bytes) ?? ""
@@ -182,7 +183,7 @@ import Testing
 
     @Test func imagesTooLargeOrShortOfDataAreListedButNotRead() throws {
         for version in [3, 4] {
-            let file = TestDM(
+            let file = SampleDM(
                 version: version,
                 images: [
                     .init(title: "huge", dimensions: [100_000, 1000], dataType: .uint16, values: [1, 2, 3, 4]),
@@ -216,7 +217,7 @@ import Testing
     }
 
     @Test func imageEntriesWithoutDataAreListed() throws {
-        let root: [TestDM.Tag] = [
+        let root: [SampleDM.Tag] = [
             .group(
                 "ImageList",
                 [
@@ -225,7 +226,7 @@ import Testing
                     .data("stray", .simple(.int32, 1))
                 ])
         ]
-        let entries = try DigitalMicrograph.contents(of: TestDM.file(version: 3, littleEndian: false, root: root))
+        let entries = try DigitalMicrograph.contents(of: SampleDM.file(version: 3, littleEndian: false, root: root))
             .entries
         #expect(entries.map(\.title) == ["empty", ""])
         #expect(entries.map(\.unsupported) == ["no image data", "its dimensions are missing or invalid"])

@@ -1,3 +1,4 @@
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -24,7 +25,7 @@ import Testing
     ]
 
     static let seeds: [[UInt8]] = [(3, true), (3, false), (4, true), (4, false)].map { version, littleEndian in
-        TestDM(
+        SampleDM(
             version: version, littleEndian: littleEndian,
             images: [
                 .init(title: "Image Of µ", dimensions: [2, 2], dataType: .rgba, values: [1, 2, 3, 4]),

@@ -1,3 +1,4 @@
+import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite struct DigitalMicrographTests {
     /// Per supported type, values that catch sign, byte-order and width mistakes, and the sample type
     /// the reader must report.
-    static let typedValues: [(TestDM.DataType, SampleType, [Double])] = [
+    static let typedValues: [(SampleDM.DataType, SampleType, [Double])] = [
         (.int16, .int16, [-32768, -1, 0, 1, 258, 32767]),
         (.float32, .float32, [-1.5, 0.25, 3.140625, -0.001, 65504.5, 1e-20]),
         (.uint8, .uint8, [0, 1, 127, 128, 254, 255]),
@@ -23,7 +24,7 @@ import Testing
     @Test func everyTypeInEveryVersionAndByteOrderReadsExactly() throws {
         for layout in Self.layouts {
             for (dataType, sampleType, values) in Self.typedValues {
-                let file = TestDM(
+                let file = SampleDM(
                     version: layout.version, littleEndian: layout.littleEndian,
                     images: [
                         .init(title: "pixels", dimensions: [3, 2], dataType: dataType, values: values)
@@ -43,7 +44,7 @@ import Testing
     @Test func rowsComeTopFirstWithXFastest() throws {
         // A 4 × 3 image whose value is 10 · row + column.
         let values = (0..<3).flatMap { row in (0..<4).map { Double(10 * row + $0) } }
-        let file = TestDM(images: [.init(title: "ramp", dimensions: [4, 3], dataType: .uint16, values: values)])
+        let file = SampleDM(images: [.init(title: "ramp", dimensions: [4, 3], dataType: .uint16, values: values)])
         let plane = try DigitalMicrograph.contents(of: file.bytes).entries[0].read()
         #expect(plane.width == 4 && plane.height == 3)
         #expect(Array(plane.samples[0..<4]) == [0, 1, 2, 3])
@@ -53,7 +54,7 @@ import Testing
     /// A thumbnail, an image, a spectrum, a complex image and a stack, as DigitalMicrograph saves them.
     @Test func everyDatasetIsListedInOrderAsWhatItIs() throws {
         for layout in Self.layouts {
-            let file = TestDM(
+            let file = SampleDM(
                 version: layout.version, littleEndian: layout.littleEndian,
                 images: [
                     .init(
@@ -96,12 +97,12 @@ import Testing
     @Test func spectrumImagesReadInEitherOrder() throws {
         let (width, height, channels) = (3, 2, 5)
         func value(_ x: Int, _ y: Int, _ c: Int) -> Double { Double(100 * c + 10 * y + x) }
-        let tags = TestDM.Image.spectrumTags(format: "Spectrum image", signal: "EELS")
-        let nm = TestDM.Axis(scale: 2, units: "nm"), eV = TestDM.Axis(scale: 0.5, origin: -10, units: "eV")
+        let tags = SampleDM.Image.spectrumTags(format: "Spectrum image", signal: "EELS")
+        let nm = SampleDM.Axis(scale: 2, units: "nm"), eV = SampleDM.Axis(scale: 0.5, origin: -10, units: "eV")
         let slowest = (0..<channels).flatMap { c in (0..<height).flatMap { y in (0..<width).map { value($0, y, c) } } }
         let fastest = (0..<height).flatMap { y in (0..<width).flatMap { x in (0..<channels).map { value(x, y, $0) } } }
         for layout in Self.layouts {
-            let file = TestDM(
+            let file = SampleDM(
                 version: layout.version, littleEndian: layout.littleEndian,
                 images: [
                     .init(
@@ -116,7 +117,7 @@ import Testing
                     .init(
                         title: "spot", dimensions: [channels], dataType: .uint32,
                         values: Array(fastest.prefix(channels)),
-                        axes: [eV], imageTags: TestDM.Image.spectrumTags(format: "Spectrum", signal: "EELS"))
+                        axes: [eV], imageTags: SampleDM.Image.spectrumTags(format: "Spectrum", signal: "EELS"))
                 ])
             let entries = try DigitalMicrograph.contents(of: file.bytes).entries
             #expect(entries.map(\.kind) == [.spectrumImage, .spectrumImage, .lineScan, .spectrum])
@@ -145,7 +146,7 @@ import Testing
 
     @Test func calibrationGivesScaleOffsetAndUnitAsWritten() throws {
         // Offset = −origin × scale: pixel `origin` sits at 0.
-        let cases: [(axis: TestDM.Axis, expected: AxisCalibration?)] = [
+        let cases: [(axis: SampleDM.Axis, expected: AxisCalibration?)] = [
             (.init(scale: 0.5, origin: -4, units: "nm"), AxisCalibration(scale: 0.5, offset: 2, unit: "nm")),
             (.init(scale: 0.25, origin: 64, units: "1/nm"), AxisCalibration(scale: 0.25, offset: -16, unit: "1/nm")),
             (.init(scale: 18.5, units: "µm"), AxisCalibration(scale: 18.5, offset: 0, unit: "µm")),
@@ -158,7 +159,7 @@ import Testing
         ]
         for layout in Self.layouts {
             for (axis, expected) in cases {
-                let file = TestDM(
+                let file = SampleDM(
                     version: layout.version, littleEndian: layout.littleEndian,
                     images: [
                         .init(
@@ -173,14 +174,14 @@ import Testing
     }
 
     @Test func imageWithoutCalibrationIsUncalibrated() throws {
-        let file = TestDM(images: [.init(title: "bare", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4])])
+        let file = SampleDM(images: [.init(title: "bare", dimensions: [2, 2], dataType: .uint8, values: [1, 2, 3, 4])])
         #expect(try DigitalMicrograph.contents(of: file.bytes).entries[0].calibration == .none)
     }
 
     @Test func titlesKeepNonASCIICharacters() throws {
         let titles = ["Ångström µ-probe", "電子顕微鏡", "𝛼-Fe₂O₃ ✓", ""]
         for layout in Self.layouts {
-            let file = TestDM(
+            let file = SampleDM(
                 version: layout.version, littleEndian: layout.littleEndian,
                 images: titles.map {
                     .init(title: $0, dimensions: [1, 1], dataType: .uint8, values: [7])
@@ -190,7 +191,7 @@ import Testing
     }
 
     @Test func trailingAxesOfOneAreDropped() throws {
-        let file = TestDM(images: [
+        let file = SampleDM(images: [
             .init(title: "one frame", dimensions: [3, 2, 1], dataType: .int16, values: [1, 2, 3, 4, 5, 6]),
             .init(title: "one row", dimensions: [5, 1], dataType: .float32, values: [1, 2, 3, 4, 5]),
             .init(title: "one column", dimensions: [1, 5], dataType: .float32, values: [1, 2, 3, 4, 5])
@@ -202,22 +203,22 @@ import Testing
     }
 
     @Test func extraSamplesBeyondTheDimensionsAreIgnored() throws {
-        let file = TestDM(images: [.init(title: "", dimensions: [2, 2], dataType: .int8, values: [1, 2, 3, 4, 5, 6])])
+        let file = SampleDM(images: [.init(title: "", dimensions: [2, 2], dataType: .int8, values: [1, 2, 3, 4, 5, 6])])
         #expect(try DigitalMicrograph.contents(of: file.bytes).entries[0].read().samples == [1, 2, 3, 4])
     }
 
     @Test func theFileIsRecognisedByItsFirstBytes() {
         for version in [3, 4] {
-            let file = TestDM(version: version, images: [])
+            let file = SampleDM(version: version, images: [])
             #expect(ImageFileFormat.recognise(file.bytes) == (version == 4 ? .dm4 : .dm3))
         }
     }
 
     @Test func fileWithoutImagesHasNoEntries() throws {
-        var file = TestDM(images: [])
+        var file = SampleDM(images: [])
         #expect(try DigitalMicrograph.contents(of: file.bytes).entries.isEmpty)
         file.leadingTags = []
-        let noImageList = TestDM.file(version: 4, littleEndian: true, root: file.leadingTags)
+        let noImageList = SampleDM.file(version: 4, littleEndian: true, root: file.leadingTags)
         #expect(try DigitalMicrograph.contents(of: noImageList).entries.isEmpty)
     }
 
@@ -225,8 +226,8 @@ import Testing
     @Test func calibratedSixteenBitDM4OfSampleSizeReadsBack() throws {
         let side = 384
         let values = (0..<side * side).map { Double(($0 * 2_654_435_761) >> 16 & 0xFFFF) }
-        let axis = TestDM.Axis(scale: 7.8125, units: "pm")
-        let file = TestDM(
+        let axis = SampleDM.Axis(scale: 7.8125, units: "pm")
+        let file = SampleDM(
             version: 4,
             images: [
                 .init(

@@ -62,9 +62,12 @@ import Testing
         #expect(details == overview.details)
         #expect(speech(c.handle(key: "D", at: 50)) == [Phrases.noMoreDetails])
         #expect(speech(c.handle(key: "D", at: 51)) == [overview.summary.joined(separator: " ")])
+        // Another frame's overview is not said: D tells it.
+        #expect(c.setOverview(overview).isEmpty)
         // R repeats what was said last, the summary's first sentence included.
-        _ = c.setOverview(overview)
-        #expect(speech(c.handle(key: "R", at: 52)) == [overview.summary[0]])
+        let fresh = player.controller()
+        _ = fresh.setOverview(overview)
+        #expect(speech(fresh.handle(key: "R", at: 52)) == [overview.summary[0]])
     }
 
     @Test func withoutALatticeTheSummarySaysSoAndNothingIsThereToGoTo() {

@@ -339,7 +339,7 @@ private struct ComputedSpectra: SpectrumSource {
         // Its map made: it plays and shows, logged; the pen sounds it.
         let map = try wider.map(of: controller.instrument.spectra!.cube)
         let made = controller.windowMapMade(map, for: wider, at: 3)
-        #expect(made.prefix(2) == [.window(wider, time: 3), .imageReplaced])
+        #expect(made.prefix(2) == [.window(wider, time: 3), .windowMap(map)])
         #expect(controller.instrument.image == map && controller.state.window == wider)
         // A window on titanium Kα is named; at the axis's end it goes no further.
         var titanium = PlayedWindow(start: 4.36, end: 4.66)
@@ -414,10 +414,8 @@ private struct ComputedSpectra: SpectrumSource {
             return UnsafeBufferPointer(start: output, count: frames).map { Double(abs($0)) }.max() ?? 0
         }
         #expect(sweptLoudness() < 1e-4)
-        sound.apply(.image(bright), to: &state, at: SynthControls.immediately)
+        sound.apply(.playedImage(bright, ownStretch: true), to: &state, at: SynthControls.immediately)
         #expect(sound.instrument.image == bright)
         #expect(sweptLoudness() > 0.05)
-        // The engine took the second tables, so the first are the session's alone to let go of.
-        #expect(stack.controls.lastTablesTaken == 1)
     }
 }

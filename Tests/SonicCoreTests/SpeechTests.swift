@@ -167,4 +167,13 @@ import Testing
         #expect(abs(fixed - 0.5) < 0.005)
         #expect(abs(pressed - p.fullLevel * (0.3 - p.threshold) / (1 - p.threshold)) < 0.005)
     }
+
+    @Test func anAnnouncementReplacesWhatWaitsAndOneSaidAfterJoinsIt() {
+        var waiting: [Utterance] = []
+        waiting.queue(Utterance(text: "Mode 2.", after: false))
+        waiting.queue(Utterance(text: "Square lattice.", after: true))
+        #expect(waiting.map(\.text) == ["Mode 2.", "Square lattice."])
+        waiting.queue(Utterance(text: "Mode 3.", after: false))
+        #expect(waiting == [Utterance(text: "Mode 3.", after: false)])
+    }
 }

@@ -31,11 +31,11 @@ final class TestPlayer {
     /// placed to show the image at this player's scale from (0, 0).
     func controller(
         named name: String = "test.png", tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
-        columnSpacing: Double? = nil
+        columnSpacing: Double? = nil, frames: SessionFrames? = nil
     ) -> SessionController {
         let controller = SessionController(
             sound: sound, opened: OpenedImage(fileName: name), tags: tags, pixelSize: pixelSize,
-            columnSpacing: columnSpacing)
+            columnSpacing: columnSpacing, frames: frames)
         let image = instrument.image
         _ = controller.place(
             window: ScreenRect(

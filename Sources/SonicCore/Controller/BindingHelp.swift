@@ -48,7 +48,8 @@ extension Bindings {
     static let spokenNames = [
         "Shift+Tab": "Shift Tab", "Shift+X": "Shift X", "Shift+N": "Shift N", "BackSpace": "Backspace", "+": "Plus",
         "=": "equals", "-": "Minus",
-        "Ctrl++": "Control plus", "Ctrl+=": "Control equals", "Ctrl+-": "Control minus"
+        "Ctrl++": "Control plus", "Ctrl+=": "Control equals", "Ctrl+-": "Control minus", "PageUp": "Page Up",
+        "PageDown": "Page Down"
     ]
 }
 

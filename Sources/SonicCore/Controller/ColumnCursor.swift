@@ -19,7 +19,8 @@ struct ColumnCursor: Sendable {
     /// When the tone sounding the cursor's column stops.
     private(set) var toneEnd: Double?
 
-    mutating func setColumns(_ found: [ImagePoint]) { columns = found }
+    /// nil: the search runs (again, for another frame).
+    mutating func setColumns(_ found: [ImagePoint]?) { columns = found }
 
     /// Moves to the nearest column within 45° of `direction`, favouring those straight ahead; the
     /// first step goes to the column nearest `start` (the pen, or the image's centre).

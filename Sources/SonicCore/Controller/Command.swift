@@ -50,6 +50,11 @@ public enum Command: Sendable, Hashable {
     case windowUp
     case windowNarrower
     case windowWider
+    /// A stack's next, previous, first or last frame plays.
+    case nextFrame
+    case previousFrame
+    case firstFrame
+    case lastFrame
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

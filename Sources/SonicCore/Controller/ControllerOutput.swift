@@ -35,8 +35,10 @@ public enum ControllerOutput: Sendable, Equatable {
     case makeWindowMap(PlayedWindow)
     /// The map of this window plays from `time` on: for the session log.
     case window(PlayedWindow, time: Double)
-    /// The instrument plays another image (`instrument.image`, through `instrument.stretch`): show it.
-    case imageReplaced
+    /// The window's map plays from now on: show it (through `instrument.stretch`), and find its columns.
+    case windowMap(GrayImage)
+    /// Another frame of the stack plays (`index` from 0): show it, log it, and find its columns.
+    case frame(index: Int, GrayImage)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

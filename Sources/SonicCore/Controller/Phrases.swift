@@ -263,6 +263,47 @@ public enum Phrases {
     /// A key pressed while a sweep plays stops it, and does nothing else.
     public static let sweepStopped = "Sweep stopped."
 
+    // MARK: - Stacks
+
+    /// "Frame 3 of 12, 1.5 seconds.", or "Frame 3 of 12." when the frames' axis has no calibration.
+    public static func frame(_ number: Int, of count: Int, at position: String?) -> String {
+        "Frame \(number) of \(count)" + (position.map { ", \($0)" } ?? "") + "."
+    }
+
+    public static let firstFrame = "First frame."
+    public static let lastFrame = "Last frame."
+    public static let noFrames = "No frames: this image is not a stack."
+
+    /// The keys on a stack played combined.
+    public static func combinedFrames(_ combination: FrameCombination, count: Int) -> String {
+        "This plays the \(combination.rawValue) of all \(count) frames: to step through them, play the file without the frames option."
+    }
+
+    public static func frameUnreadable(_ number: Int, _ reason: String) -> String {
+        "Frame \(number) cannot be read: \(reason)."
+    }
+
+    /// Where frame `index` (from 0) lies along the frames' axis, in its units: "1.5 seconds", "-20 nanometres"; nil
+    /// when the axis has no calibration.
+    public static func position(_ index: Int, on axis: SignalAxis) -> String? {
+        guard axis.scale != 1 || axis.offset != 0 || !axis.units.isEmpty else { return nil }
+        let value = axis.position(index)
+        let number = NumberText.significant(value, digits: 4)
+        guard let (one, many) = axisUnits[axis.units] else {
+            return axis.units.isEmpty ? number : "\(number) \(axis.units)"
+        }
+        return "\(number) \(value == 1 ? one : many)"
+    }
+
+    /// Units a stack's frames are placed in (a time series, a focal or tilt series), as said: one, and several.
+    static let axisUnits: [String: (String, String)] = [
+        "s": ("second", "seconds"), "ms": ("millisecond", "milliseconds"), "µs": ("microsecond", "microseconds"),
+        "us": ("microsecond", "microseconds"), "min": ("minute", "minutes"), "h": ("hour", "hours"),
+        "pm": ("picometre", "picometres"), "nm": ("nanometre", "nanometres"), "µm": ("micrometre", "micrometres"),
+        "um": ("micrometre", "micrometres"), "°": ("degree", "degrees"), "deg": ("degree", "degrees"),
+        "mrad": ("milliradian", "milliradians"), "K": ("kelvin", "kelvin"), "°C": ("degree Celsius", "degrees Celsius")
+    ]
+
     // MARK: - Notices after the greeting
 
     /// The pen's device went away mid-session (unplugged), or came (back).

@@ -14,6 +14,9 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
+    /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
+    private var overviewTold = false
+    private let frameStepper: FrameStepper
     private var lastAnnouncement = ""
     /// The last announcement made while the sound server was away, said again when it is back.
     private var unheard: String?
@@ -26,10 +29,11 @@ public final class SessionController {
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
-        columnSpacing: Double? = nil
+        columnSpacing: Double? = nil, frames: SessionFrames? = nil
     ) {
         self.sound = sound
         self.opened = opened
+        frameStepper = FrameStepper(frames: frames)
         let instrument = sound.instrument
         state = instrument.initialState
         state.tags = TagQueue(book: tags)
@@ -108,11 +112,16 @@ public final class SessionController {
     }
 
     /// The image at a glance, read from the columns: its first sentence follows whatever is being said (the
-    /// greeting), and the features can be stepped through.
+    /// greeting), and the features can be stepped through. Another frame's overview is not said: `D` tells it.
     public func setOverview(_ overview: ImageOverview) -> [ControllerOutput] {
         state.overview = overview
+        guard !overviewTold else { return [] }
+        overviewTold = true
         return settle(overview.summary.first.map { [.speakAfter($0)] } ?? [])
     }
+
+    /// The frame of a stack that plays (from 0).
+    public var frame: Int { state.frame }
 
     /// When `poll` next has something to do, if ever.
     public var deadline: Double? {
@@ -207,15 +216,7 @@ public final class SessionController {
     public func windowMapMade(_ image: GrayImage, for window: PlayedWindow, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         state.window = window
-        return [.window(window, time: now)] + replaceImage(image, at: now)
-    }
-
-    /// The one way to put another image of the same size in the session's place (a window's map, a stack's frame):
-    /// it plays and shows from `time` on, and the still pen sounds what it is over in it.
-    public func replaceImage(_ image: GrayImage, at time: Double) -> [ControllerOutput] {
-        now = max(now, time)
-        sound.apply(.image(image), to: &state, at: now)
-        return [.imageReplaced] + (sound.apply(.stillPen, to: &state, at: now).map { [.pen($0)] } ?? [])
+        return settle([.window(window, time: now), .windowMap(image)])
     }
 
     /// The map of the window asked for could not be made: said, and the window stays as it was.
@@ -233,6 +234,16 @@ public final class SessionController {
         guard request != requestedSpectrum else { return [] }
         requestedSpectrum = request
         return [.fetchSpectrum(request)]
+    }
+
+    /// The one way another image of the same size takes the session's place (a stack's frame, a window's map): it
+    /// plays from now on, and the still pen sounds what it is over in it. The columns, the overview and its tour were
+    /// the image's before: they are found again for this one.
+    private func play(_ image: GrayImage, ownStretch: Bool) -> [ControllerOutput] {
+        sound.apply(.playedImage(image, ownStretch: ownStretch), to: &state, at: now)
+        columnCursor.setColumns(nil)
+        tour = OverviewTour()
+        return sound.apply(.stillPen, to: &state, at: now).map { [.pen($0)] } ?? []
     }
 
     /// Silence from `time` on, as the session ends.
@@ -257,11 +268,15 @@ public final class SessionController {
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
             case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
+            case .frame(let index, let image):
+                state.frame = index
+                settled += play(image, ownStretch: false)
+            case .windowMap(let image): settled += play(image, ownStretch: true)
             case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
             case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .makeWindowMap, .window,
-                .imageReplaced, .quit:
+                .quit:
                 break
             }
         }
@@ -328,6 +343,7 @@ public final class SessionController {
             let pixel = point.nearestPixel
             return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
         case .windowDown, .windowUp, .windowNarrower, .windowWider: return changeWindow(command)
+        case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frameStepper.step(command, from: state.frame)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }

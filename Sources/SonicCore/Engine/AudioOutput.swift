@@ -1,5 +1,10 @@
 import Synchronization
 
+/// The rate every sound is made at, live and rendered.
+public enum AudioFormat {
+    public static let sampleRate = 48_000
+}
+
 /// Something the audio thread can call to fill interleaved float frames. It must not allocate,
 /// lock or do I/O.
 public protocol AudioRenderer: AnyObject {

@@ -7,8 +7,9 @@
 public struct PlaybackClock: Sendable {
     public let sampleRate: Double
     /// A change asked for at t sounds when the frames of t + delay are played: long enough that every
-    /// change is in hand when those frames are written — the server's buffer, which each write tops
-    /// up, and `ChangeTiming.margin`.
+    /// change is in hand when those frames are written. Set to the server's buffer and
+    /// `ChangeTiming.margin` as the stream opens, it grows to cover the furthest ahead of its playing
+    /// a frame has been written (the buffer, and whatever latency the sink adds) and the margin.
     public var delay = 0.0
     /// Frames written so far.
     public var framesWritten = 0
@@ -20,9 +21,9 @@ public struct PlaybackClock: Sendable {
 
     public init(sampleRate: Double) { self.sampleRate = sampleRate }
 
-    /// The moment whose changes are due at the next frame written, given the time now and how long
-    /// until that frame is played.
-    public mutating func nextFrameTime(now: Double, lead: Double) -> Double {
+    /// The moment whose changes are due at the next frame written, given the time now, how long
+    /// until that frame is played, and how many frames are to be written now.
+    public mutating func nextFrameTime(now: Double, lead: Double, frames: Int) -> Double {
         let written = Double(framesWritten) / sampleRate
         let measured = now + lead - written
         if let origin, abs(measured - origin) < Self.restartThreshold {
@@ -30,6 +31,9 @@ public struct PlaybackClock: Sendable {
         } else {
             origin = measured
         }
+        // The last of these frames plays this long from now: a change asked for now must be due later.
+        let ahead = origin! + written + Double(frames) / sampleRate - now
+        delay = max(delay, ahead + ChangeTiming.margin)
         return origin! + written - delay
     }
 }

@@ -11,8 +11,6 @@ struct SynthChange {
         case sweep
         /// The spectrum bank's amplitudes, kept beside the ring at the change's slot.
         case spectrum
-        /// The sweeps' tables of another image, which the session now plays.
-        case tables
         /// The latest targets, after changes were dropped from a full ring: made at once, with every
         /// tick asked for since, and the latest sweep if one was asked for since.
         case latest
@@ -23,9 +21,6 @@ struct SynthChange {
     var kind: Kind
     var targets: SynthTargets
     var sweep: Sweep? = nil
-    var tables: SweepTables? = nil
-    /// The tables' number, counted from the engine's first.
-    var tablesNumber = 0
 }
 
 /// The synth's targets, written by the controller and read by the audio thread without locks or waiting.
@@ -40,6 +35,8 @@ public final class SynthControls: Sendable {
     /// A time before every other: the change is made at once.
     public static let immediately = -Double.infinity
     static let capacity = 1024
+    /// The image the sweeps play, handed over when it changes.
+    public let sweepTables = SweepTableExchange()
 
     /// The latest targets and ticks asked for: the writer's view, and what the reader falls back on
     /// after the ring overflowed.
@@ -54,8 +51,6 @@ public final class SynthControls: Sendable {
     private let guideFrequency = Atomic<UInt64>(GuideTone.silent.frequency.bitPattern)
     private let guidePan = Atomic<UInt64>(0)
     private let spectrumGain = Atomic<UInt64>(0)
-    /// The number of the last sweep tables the engine took.
-    private let tablesTaken = Atomic<Int>(0)
     private let ticks = Atomic<Int>(0)
     /// How many sweeps were asked to start or stop, and the latest of them (`code(of:)`).
     private let sweeps = Atomic<Int>(0)
@@ -150,16 +145,6 @@ public final class SynthControls: Sendable {
         }
     }
 
-    /// Gives the sweeps the tables of another image from `time` on, numbered after the last given (the engine's
-    /// first are 0). The caller keeps them, and every table given before, alive until the engine has taken a later
-    /// one (`lastTablesTaken`), so the audio thread never frees one.
-    public func load(_ tables: SweepTables, number: Int, at time: Double) {
-        queue(SynthChange(time: time, kind: .tables, targets: .silent, tables: tables, tablesNumber: number))
-    }
-
-    /// The number of the last tables the engine took: those before it are no longer its.
-    public var lastTablesTaken: Int { tablesTaken.load(ordering: .acquiring) }
-
     /// Asks for one soft tick (a cell boundary crossed) at `time`; the engine sounds each one asked for.
     public func tick(at time: Double) {
         ticks.add(1, ordering: .relaxed)
@@ -199,9 +184,6 @@ public final class SynthControls: Sendable {
         if r < written.load(ordering: .acquiring) { return ring[r % Self.capacity].time }
         return overflowed.load(ordering: .acquiring) ? Self.immediately : nil
     }
-
-    /// The engine took tables `number`, and holds no others any more.
-    func tookTables(_ number: Int) { tablesTaken.store(number, ordering: .releasing) }
 
     /// The amplitudes of the last spectrum change taken.
     var lastSpectrum: UnsafePointer<Float> { UnsafePointer(takenSpectrum) }

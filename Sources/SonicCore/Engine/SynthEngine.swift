@@ -35,6 +35,9 @@ public final class SynthEngine {
     /// The whole image, swept; a row or a column, swept; and the guide to a chosen place.
     private let imageSweep: ImageSweep
     private let lineSweep: LineSweep
+    /// The tables taken from the controls' exchange that the sweeps play, and those played before, until given back.
+    private var playedTables: Unmanaged<SweepTableExchange.Box>?
+    private var retiring: Unmanaged<SweepTableExchange.Box>?
     private let guide: GuideBeeps
     /// The spectrum under the pen, as a timbre (the spectrum mode).
     private let spectrumBank: SpectrumBank
@@ -141,13 +144,29 @@ public final class SynthEngine {
         renderBlock(frames: Self.blockSize)
     }
 
-    deinit { left.deallocate() }
+    deinit {
+        left.deallocate()
+        playedTables?.release()
+        retiring?.release()
+    }
 
-    /// The image the sweeps play; given before the audio thread runs, and after through the controls
-    /// (`SynthControls.load`).
+    /// The image the sweeps play; given before the audio thread runs, and never while it does (tables offered through
+    /// `controls.sweepTables` are taken as a render starts).
     public func load(_ tables: SweepTables) {
         imageSweep.load(tables.image)
         lineSweep.load(tables.lines)
+    }
+
+    /// Plays the tables offered since the last render, if any, once the ones given back before have been freed; the
+    /// tables played until now go back to be freed off the audio thread.
+    private func takeOfferedTables() {
+        let exchange = controls.sweepTables
+        if let box = retiring, exchange.retire(box) { retiring = nil }
+        guard retiring == nil, let box = exchange.take() else { return }
+        load(box.takeUnretainedValue().tables)
+        retiring = playedTables
+        playedTables = box
+        if let old = retiring, exchange.retire(old) { retiring = nil }
     }
 
     /// Fills `frames` interleaved frames of `channels` samples (1: mono, 2: stereo, more: stereo then copies).
@@ -156,6 +175,7 @@ public final class SynthEngine {
     /// (the first frame at or after its time), one stamped earlier at once. Nil makes every change
     /// waiting at once, as offline rendering does, which queues each change at its frame.
     public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
+        takeOfferedTables()
         var done = 0
         while done < frames {
             makeChanges(dueBy: done, from: time)
@@ -203,7 +223,6 @@ public final class SynthEngine {
         var latest: SynthTargets?
         var ticked = false
         var lineEnded = false
-        var tablesTaken: Int?
         while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
             let change = controls.takeChange()
         {
@@ -213,9 +232,6 @@ public final class SynthEngine {
                 ticksSounded += 1
                 ticked = true
             case .spectrum: spectrumBank.setAmplitudes(controls.lastSpectrum)
-            case .tables:
-                if let tables = change.tables { load(tables) }
-                tablesTaken = change.tablesNumber
             case .sweep:
                 sweepsMade += 1
                 lineEnded = play(change.sweep) || lineEnded
@@ -233,8 +249,6 @@ public final class SynthEngine {
                 }
             }
         }
-        // Told once the changes taken are let go of, so the tables before are no longer held here.
-        if let tablesTaken { controls.tookTables(tablesTaken) }
         if ticked { tick.trigger() }
         if let latest {
             penTargets = latest

@@ -6,7 +6,7 @@ import RealModule
 /// touching pen is in, the pen's last report. It sets no targets itself: `SessionSound` does, from
 /// what it returns.
 public final class Instrument {
-    /// The image played (replaced by another of the same size with `replaceImage`), and its stretch.
+    /// The image played (another of the same size replaces it: `play`), and its stretch.
     public private(set) var image: GrayImage
     public let profile: Profile
     public private(set) var stretch: LevelStretch
@@ -44,12 +44,6 @@ public final class Instrument {
         self.spectra = spectra
     }
 
-    /// Plays `image` from now on, through its own stretch.
-    func replaceImage(_ image: GrayImage) {
-        self.image = image
-        stretch = profile.level.stretch(SampleStatistics(image))
-    }
-
     /// The modes the session cycles through: the profile's, and the spectrum mode for a spectrum image.
     public var modes: [Mode] { spectra == nil ? profile.modes : profile.modes + [.spectrum] }
 
@@ -60,6 +54,14 @@ public final class Instrument {
         let pixel = ImagePoint(x: record.imageX, y: record.imageY).nearestPixel
         guard pixel.x >= 0, pixel.x < spectra.width, pixel.y >= 0, pixel.y < spectra.height else { return nil }
         return SpectrumRequest(x: pixel.x, y: pixel.y, radius: SpectrumRequest.radius(pressure: record.pressure))
+    }
+
+    /// Plays `image` from now on in place of the image played: through its own stretch, or through the same one, so
+    /// that a frame of a stack brighter than another sounds higher.
+    func play(_ image: GrayImage, ownStretch: Bool) {
+        precondition(image.width == self.image.width && image.height == self.image.height, "an image of the same size")
+        self.image = image
+        if ownStretch { stretch = profile.level.stretch(SampleStatistics(image)) }
     }
 
     /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,

@@ -19,9 +19,10 @@ public enum SoundChange: Sendable {
     case guidance(Guidance?)
     /// The spectrum the spectrum bank plays from now on.
     case spectrum(SpectrumLevels)
-    /// Another image of the same size plays and shows in place of the one before (a window's map, a stack's frame):
-    /// the pen, the sweeps and the stretch are its from now on; a sweep playing stops.
-    case image(GrayImage)
+    /// Another image of the same size plays and shows in place of the one before — a stack's frame, through the
+    /// same stretch so that frames compare, or a window's map, through its own — and a sweep playing stops; the
+    /// columns found in the image before are gone with it.
+    case playedImage(GrayImage, ownStretch: Bool)
     /// Silence, as the session ends.
     case silence
 }
@@ -33,15 +34,9 @@ public enum SoundChange: Sendable {
 public final class SessionSound {
     public let instrument: Instrument
     private let controls: SynthControls
-    /// The sweeps' tables given to the engine (numbered from 0, the tables it was given before it ran) that it may
-    /// still hold: kept until it has taken a later one, so that the audio thread, letting go of one, never frees it.
-    private var tablesGiven: [(number: Int, tables: SweepTables)]
-
-    /// - Parameter tables: the sweeps' tables the engine was given before it ran, kept with the later ones.
-    public init(instrument: Instrument, controls: SynthControls, tables: SweepTables? = nil) {
+    public init(instrument: Instrument, controls: SynthControls) {
         self.instrument = instrument
         self.controls = controls
-        tablesGiven = tables.map { [(0, $0)] } ?? []
     }
 
     /// Makes `change` at `time` in `state` and sounds it; returns the pen's record when a pen was
@@ -77,18 +72,17 @@ public final class SessionSound {
             set(controls.targets, in: state, at: time)
         case .spectrum(let levels):
             controls.setSpectrum(levels.amplitudes, at: time)
-        case .image(let image):
+        case .playedImage(let image, let ownStretch):
             if state.sweep != nil {
                 state.sweep = nil
                 controls.sweep(nil, at: time)
             }
-            instrument.replaceImage(image)
-            let taken = controls.lastTablesTaken
-            tablesGiven.removeAll { $0.number < taken }
-            let number = (tablesGiven.last?.number ?? taken) + 1
-            let tables = instrument.sweepTables
-            tablesGiven.append((number, tables))
-            controls.load(tables, number: number, at: time)
+            instrument.play(image, ownStretch: ownStretch)
+            controls.sweepTables.offer(instrument.sweepTables)
+            state.columns = nil
+            state.overview = nil
+            state.lattice = nil
+            instrument.latticeChanged()
         case .silence:
             set(instrument.silent, in: state, at: time)
         }

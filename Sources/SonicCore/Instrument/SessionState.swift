@@ -28,6 +28,8 @@ public struct SessionState: Sendable {
     /// For a spectrum image, the energy window whose map plays (nil: the image acquired with the spectra, or the
     /// total counts).
     public var window: PlayedWindow?
+    /// The frame of a stack that plays (from 0); 0 for an image, and for a stack played combined.
+    public var frame = 0
 
     public init(mode: Mode, viewport: Viewport, cell: UnitCell? = nil, cellTicks: Bool) {
         self.mode = mode

@@ -21,12 +21,12 @@ public struct SoundStack {
     }
 
     /// The way to this stack's sound for a session playing `image` (with the spectra of a spectrum image, for the
-    /// spectrum mode); the engine is given the image's sweeps. Made once, before the audio thread runs.
+    /// spectrum mode); the engine is given the image's sweeps as it first renders. Made once, before the audio thread
+    /// runs.
     public func sound(playing image: GrayImage, spectra: SpectrumVoice? = nil) -> SessionSound {
         let instrument = Instrument(
             image: image, profile: profile, statistics: SampleStatistics(image), spectra: spectra)
-        let tables = instrument.sweepTables
-        renderer.engine.load(tables)
-        return SessionSound(instrument: instrument, controls: controls, tables: tables)
+        controls.sweepTables.offer(instrument.sweepTables)
+        return SessionSound(instrument: instrument, controls: controls)
     }
 }

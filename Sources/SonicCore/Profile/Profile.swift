@@ -116,6 +116,9 @@ public struct Profile: Sendable, Equatable {
     }
 
     public struct SpeechSettings: Sendable, Equatable {
+        /// The words a minute a voice may speak at: eSpeak-NG's own range.
+        public static let rates = 80...450
+
         public var engine: SpeechEngine
         /// An eSpeak-NG voice name ("en", "en-us", "de", …).
         public var voice: String

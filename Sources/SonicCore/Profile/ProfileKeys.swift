@@ -278,7 +278,10 @@ enum ProfileKeys {
             "eSpeak-NG in the program's own sound, or speech-dispatcher with the user's own voice, rate and "
                 + "synthesiser (`voice`, `rate`, `pitch` and `volume` then apply only when it cannot be reached)"),
         ProfileKey("speech.voice", word("en"), .voice, "`en`, `en-us`, `de`, …"),
-        ProfileKey("speech.rate", number(175), range(80...450), "words a minute"),
+        ProfileKey(
+            "speech.rate", number(175),
+            range(Double(Profile.SpeechSettings.rates.lowerBound)...Double(Profile.SpeechSettings.rates.upperBound)),
+            "words a minute"),
         ProfileKey("speech.pitch", number(50), range(0...100), "eSpeak-NG's pitch"),
         ProfileKey("speech.volume", number(0.8), range(0...1), "the voice's level"),
         ProfileKey("speech.duck", number(12), range(0...60, "dB"), "how far the tone drops while the voice speaks")

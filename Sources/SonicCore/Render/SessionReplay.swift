@@ -29,6 +29,7 @@ public final class SessionReplay {
     private let voice: SpeechBuffer
     private let renderer: VoicedRenderer
     private let sound: SessionSound
+    private let stack: FrameStack?
     /// The session as the log has it so far.
     private var state: SessionState
     private let chunk: UnsafeMutableBufferPointer<Float>
@@ -36,11 +37,14 @@ public final class SessionReplay {
     /// - Parameters:
     ///   - speech: the voice; nil renders without speech.
     ///   - spectra: a spectrum image's spectra, read again for the spectra the session played.
+    ///   - stack: the stack whose frames the log steps through; nil for an image, whose `frame` records are left
+    ///     alone (`render` refuses a log with frames beyond the stack's).
     public init(
         image: GrayImage, profile: Profile, sampleRate: Int, speech: SpeechSynthesis?, start: StartRecord,
-        spectra: SpectrumVoice? = nil
+        spectra: SpectrumVoice? = nil, stack: FrameStack? = nil
     ) {
         self.image = image
+        self.stack = stack
         self.sampleRate = sampleRate
         self.speech = speech
         startTime = start.t
@@ -91,10 +95,14 @@ public final class SessionReplay {
             // The same window's map, made again from the file; the still pen's sound in it is logged after it.
             guard let cube = sound.instrument.spectra?.cube, let map = try? window.map(of: cube) else { break }
             state.window = window
-            sound.apply(.image(map), to: &state, at: t)
+            sound.apply(.playedImage(map, ownStretch: true), to: &state, at: t)
+        case .frame(let t, let number):
+            guard let frame = try? stack?.frame(number - 1) else { break }
+            state.frame = number - 1
+            sound.apply(.playedImage(frame, ownStretch: false), to: &state, at: t)
         case .lattice(let t, let pixelSize):
-            // The same finder on the same image finds the same columns as the session did.
-            let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
+            // The same finder on the same image (the frame played) finds the same columns as the session did.
+            let lattice = LatticeColumns(finding: ColumnFinder(image: sound.instrument.image), pixelSize: pixelSize)
             sound.apply(.lattice(lattice), to: &state, at: t)
         case .sound(_, .lost):
             state.soundPlays = false
@@ -158,7 +166,7 @@ extension SessionRecord {
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
             .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
-            .guide(let t, _), .spectrum(let t, _), .window(let t, _):
+            .guide(let t, _), .spectrum(let t, _), .window(let t, _), .frame(let t, _):
             t
         case .pen(let pen): pen.t
         }

@@ -20,6 +20,8 @@ public struct SessionLogDecoder {
     static let coordinateLimit = 1e7
     static let scaleLimit = 1e4
     static let countLimit = 1e9
+    /// More frames than any stack holds.
+    static let mostFrames = 1_000_000
 
     /// The record on line `number` (1-based), or nil for a blank line or a record type not replayed.
     public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(SessionLogError)
@@ -32,6 +34,11 @@ public struct SessionLogDecoder {
         switch type {
         case "start":
             let bitDepth = try fields.integer("bitDepth", 1...64)
+            var frames: FrameCombination?
+            if fields.has("frames") {
+                frames = FrameCombination(rawValue: try fields.string("frames"))
+                guard frames != nil else { throw fields.error("\"frames\" must be \"sum\" or \"mean\"") }
+            }
             return .start(
                 StartRecord(
                     t: try fields.time(), image: try fields.string("image"),
@@ -39,7 +46,8 @@ public struct SessionLogDecoder {
                     width: try fields.integer("width", 1...65536), height: try fields.integer("height", 1...65536),
                     bitDepth: bitDepth, sampleType: try fields.optionalString("sampleType") ?? "uint\(bitDepth)",
                     profile: try fields.string("profile"), sampleRate: try fields.integer("sampleRate", 8000...384_000),
-                    voice: try fields.optionalString("voice"), rate: try fields.optionalInteger("rate", 80...450)))
+                    frames: frames, voice: try fields.optionalString("voice"),
+                    rate: try fields.optionalInteger("rate", Profile.SpeechSettings.rates)))
         case "viewport":
             let scale = try fields.number("scale")
             guard scale > 0 && scale <= Self.scaleLimit else {
@@ -133,6 +141,8 @@ public struct SessionLogDecoder {
             return .window(
                 t: try fields.time(),
                 PlayedWindow(start: start, end: end, background: try fields.optionalBool("background") ?? false))
+        case "frame":
+            return .frame(t: try fields.time(), number: try fields.integer("number", 1...Self.mostFrames))
         default:
             return nil
         }
@@ -230,6 +240,8 @@ public struct SessionLogCheck: Sendable {
     public private(set) var speaks = false
     /// Whether the log plays spectra or energy windows' maps: `render` then needs the spectrum image's.
     public private(set) var playsSpectra = false
+    /// The highest frame number a `frame` record plays (0: none): the stack must have as many.
+    public private(set) var highestFrame = 0
 
     public init() {}
 
@@ -260,6 +272,12 @@ public struct SessionLogCheck: Sendable {
             playsSpectra = true
         }
         if case .window = record { playsSpectra = true }
+        if case .frame(_, let number) = record {
+            guard start?.frames == nil else {
+                throw SessionLogError(message: "\(place): a frame played, but the frames were played combined")
+            }
+            highestFrame = max(highestFrame, number)
+        }
         if case .sweep(_, let sweep?) = record, let start, !Self.fits(sweep, start) {
             throw SessionLogError(message: "\(place): the \(sweep.kind) to sweep is outside the image")
         }

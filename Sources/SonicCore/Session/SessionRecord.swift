@@ -31,6 +31,8 @@ public enum SessionRecord: Sendable, Equatable {
     /// A spectrum image's energy window, whose map plays and shows from now on (`render` makes it again from the
     /// file).
     case window(t: Double, PlayedWindow)
+    /// Frame `number` of the stack (from 1, as said) plays from now on.
+    case frame(t: Double, number: Int)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -45,6 +47,7 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("sampleType", s.sampleType)
             line.add("profile", s.profile)
             line.add("sampleRate", s.sampleRate)
+            if let frames = s.frames { line.add("frames", frames.rawValue) }
             if let voice = s.voice { line.add("voice", voice) }
             if let rate = s.rate { line.add("rate", rate) }
         case .viewport(let t, let v):
@@ -141,6 +144,9 @@ public enum SessionRecord: Sendable, Equatable {
             line.add("start", window.start)
             line.add("end", window.end)
             line.add("background", window.background)
+        case .frame(let t, let number):
+            line = JSONLine(type: "frame", t: t)
+            line.add("number", number)
         }
         return line.result
     }
@@ -166,17 +172,20 @@ public struct StartRecord: Sendable, Equatable {
     public var sampleType: String
     public var profile: String
     public var sampleRate: Int
+    /// How a stack's frames were combined into the image played; nil when they play one by one (or for an image).
+    public var frames: FrameCombination?
     /// The voice and speech rate the session spoke with (so a render speaks alike).
     public var voice: String?
     public var rate: Int?
 
     public init(
         t: Double, image: String, imageNumber: Int = 1, width: Int, height: Int, bitDepth: Int,
-        sampleType: String, profile: String, sampleRate: Int, voice: String? = nil, rate: Int? = nil
+        sampleType: String, profile: String, sampleRate: Int, frames: FrameCombination? = nil, voice: String? = nil,
+        rate: Int? = nil
     ) {
         self.t = t; self.image = image; self.imageNumber = imageNumber; self.width = width; self.height = height
         self.bitDepth = bitDepth; self.sampleType = sampleType; self.profile = profile; self.sampleRate = sampleRate
-        self.voice = voice; self.rate = rate
+        self.frames = frames; self.voice = voice; self.rate = rate
     }
 }
 

@@ -21,3 +21,11 @@ public struct Utterance: Sendable, Equatable {
         self.after = after
     }
 }
+
+extension [Utterance] {
+    /// What waits to be said once `utterance` is asked for: one said after joins the end, any other
+    /// replaces everything waiting.
+    public mutating func queue(_ utterance: Utterance) {
+        if utterance.after { append(utterance) } else { self = [utterance] }
+    }
+}

@@ -2,7 +2,7 @@
 /// reader, so reader tests compare against a separate implementation. It writes images the way
 /// DigitalMicrograph lays them out (`ImageList` entries with `ImageData`, `Name`, calibrations) and,
 /// for damaged files, any tag tree at all, including raw info words and payloads.
-public struct TestDM {
+public struct SampleDM {
     /// Tag data element types (the first info word).
     public enum ElementType: UInt64, Sendable {
         case int16 = 2
@@ -135,7 +135,7 @@ public struct TestDM {
     public var littleEndian: Bool
     public var images: [Image]
     /// Root tags written before `ImageList`.
-    public var leadingTags: [Tag] = TestDM.typicalLeadingTags
+    public var leadingTags: [Tag] = SampleDM.typicalLeadingTags
 
     public init(version: Int = 4, littleEndian: Bool = true, images: [Image]) {
         self.version = version

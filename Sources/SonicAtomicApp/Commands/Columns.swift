@@ -26,10 +26,13 @@ struct Columns: ParsableCommand {
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
     var image: String
 
-    @Option(
-        name: .customLong("image"),
-        help: "Which signal of a file holding several (1, 2, ..., as inspect lists them). Default: the largest image.")
-    var imageNumber: Int?
+    @OptionGroup var imageChoice: ImageChoice
+
+    @Option(help: "Of a stack: the frame to find the columns in (1, 2, ...). Default: the first.")
+    var frame: Int?
+
+    @Option(help: "Of a stack: find the columns in its frames added (sum) or averaged (mean).")
+    var frames: FrameCombination?
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
@@ -40,19 +43,14 @@ struct Columns: ParsableCommand {
     @Option(help: "Snap just this point (X,Y in image coordinates); may be given several times.")
     var near: [String] = []
 
-    @Option(
-        name: .customLong("pixel-size"),
-        help: "The size of a pixel (e.g. 18pm, 0.018nm), for displacements in picometres; overrides the file's.")
-    var pixelSize: String?
+    @OptionGroup var pixelSize: PixelSizeChoice
 
     func validate() throws {
         if json && csv { throw ValidationError("choose --json or --csv, not both") }
-        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
+        if let frame, frame < 1 { throw ValidationError("--frame counts from 1") }
+        if frame != nil && frames != nil { throw ValidationError("choose --frame or --frames, not both") }
         for point in near where Self.point(point) == nil {
             throw ValidationError("--near takes X,Y in image coordinates, e.g. --near 120.5,88")
-        }
-        if let pixelSize, PixelSize(pixelSize) == nil {
-            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
         }
     }
 
@@ -68,12 +66,9 @@ struct Columns: ParsableCommand {
     }
 
     func run() throws {
-        let opened: ImageFiles.Opened
-        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
-            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
-        }
+        let opened = try openImage(image, number: imageChoice.number, frame: frame, frames: frames)
         let picture = opened.image
-        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.calibration.pixelSize
+        let scale = pixelSize.size ?? opened.calibration.pixelSize
         let finder = ColumnFinder(image: picture)
         let rows: [Row]
         var lattice: LatticeAnalysis?

@@ -7,23 +7,24 @@ struct Play: ParsableCommand {
         abstract: "Show an image full-screen and play it: the pen's nib sounds the intensity under it.",
         discussion: Bindings.help(spoken: false))
 
-    static let sampleRate = 48_000
-    /// Room for the longest announcement (the key help) at 48 kHz.
+    /// Room for the longest announcement (the key help), in seconds.
     static let speechSeconds = 60.0
 
     @Argument(
         help:
-            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
+            "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays from its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
     )
     var image: String?
 
-    @Option(
-        name: .customLong("image"),
-        help: "Which signal of a file holding several (1, 2, ...; `inspect` lists them). Default: the largest image.")
-    var imageNumber: Int?
+    @OptionGroup var imageChoice: ImageChoice
 
-    @Option(help: "A profile name (from your profiles, then the shipped ones) or a path to a profile file.")
-    var profile = "default"
+    @Option(
+        help:
+            "Play a stack's frames added (sum) or averaged (mean) into one image, rather than one by one with Page Up and Page Down."
+    )
+    var frames: FrameCombination?
+
+    @OptionGroup var profileChoice: ProfileChoice
 
     @Option(name: .customLong("events"), help: "Write the session log (JSON Lines) to this file.")
     var eventsPath: String?
@@ -46,15 +47,13 @@ struct Play: ParsableCommand {
     @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
     var voice: String?
 
-    @Option(help: "Speech rate in words per minute (80-450); overrides the profile's.")
+    @Option(
+        help:
+            "Speech rate in words per minute (\(Profile.SpeechSettings.rates.lowerBound)-\(Profile.SpeechSettings.rates.upperBound)); overrides the profile's."
+    )
     var rate: Int?
 
-    @Option(
-        name: .customLong("pixel-size"),
-        help:
-            "The size of a pixel (e.g. 9.33pm, 0.933nm): lattice parameters are then spoken in picometres. Saved with the tags."
-    )
-    var pixelSize: String?
+    @OptionGroup var pixelSize: PixelSizeChoice
 
     // Unconditional: a window may begin with a minus sign (-0.05:0.05keV).
     @Option(
@@ -80,9 +79,11 @@ struct Play: ParsableCommand {
     var exportTags: String?
 
     func validate() throws {
-        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
         guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
-        if let rate, !(80...450).contains(rate) { throw ValidationError("--rate must be 80 to 450 words per minute") }
+        if let rate, !Profile.SpeechSettings.rates.contains(rate) {
+            let rates = Profile.SpeechSettings.rates
+            throw ValidationError("--rate must be \(rates.lowerBound) to \(rates.upperBound) words per minute")
+        }
         if window != nil && element != nil { throw ValidationError("give --window or --element, not both") }
         if let element, Element.named(element) == nil {
             throw ValidationError("--element takes an element's symbol or name, e.g. Ti or titanium; not \(element)")
@@ -92,9 +93,6 @@ struct Play: ParsableCommand {
             guard window != nil || element != nil else {
                 throw ValidationError("--background needs --window or --element")
             }
-        }
-        if let pixelSize, PixelSize(pixelSize) == nil {
-            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
         }
     }
 

@@ -16,34 +16,19 @@ struct Describe: ParsableCommand {
             Lengths are in picometres with a pixel size (--pixel-size, or the file's calibration), else in pixels.
             """)
 
-    @Argument(help: "An image file: PNG, DM3/DM4, TIFF or EMD.")
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
     var image: String
 
-    @Option(
-        name: .customLong("image"), help: "Which image of a file holding several (1, 2, ...). Default: the largest.")
-    var imageNumber: Int?
+    @OptionGroup var imageChoice: ImageChoice
 
-    @Option(
-        name: .customLong("pixel-size"),
-        help: "The size of a pixel (e.g. 18pm, 0.018nm), for lengths in picometres; overrides the file's.")
-    var pixelSize: String?
+    @OptionGroup var pixelSize: PixelSizeChoice
 
     @Flag(help: "Print one JSON object instead of sentences.")
     var json = false
 
-    func validate() throws {
-        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
-        if let pixelSize, PixelSize(pixelSize) == nil {
-            throw ValidationError("--pixel-size must be a size like 9.33pm, 0.933nm or 9.33Å")
-        }
-    }
-
     func run() throws {
-        let opened: ImageFiles.Opened
-        do { opened = try ImageFiles.open(image, number: imageNumber) } catch {
-            throw fail("cannot read image \(image): \(error)", status: ExitStatus.badInput)
-        }
-        let scale = pixelSize.flatMap(PixelSize.init) ?? opened.entry.calibration.pixelSize
+        let opened = try openImage(image, number: imageChoice.number)
+        let scale = pixelSize.size ?? opened.entry.calibration.pixelSize
         let overview = ImageOverview(image: opened.image, pixelSize: scale)
         print(json ? Self.json(overview) : Self.text(overview), terminator: "")
     }

@@ -1,7 +1,7 @@
 /// A baseline TIFF writer written from the specification (TIFF 6.0), independent of libtiff, so tests
 /// compare libtiff's reading against a separate implementation: one uncompressed gray page per image,
 /// little-endian, in one strip, with an optional ImageJ calibration.
-public struct TestTIFF {
+public struct SampleTIFF {
     public enum SampleKind: Sendable {
         case unsigned(bits: Int)
         case signed(bits: Int)

@@ -18,13 +18,9 @@ struct Inspect: ParsableCommand {
     @Argument(help: "A microscope file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
     var image: String
 
-    @Option(
-        name: .customLong("image"),
-        help: "Which signal of a file holding several (1, 2, ...). Default: the largest image, as play opens.")
-    var imageNumber: Int?
+    @OptionGroup var imageChoice: ImageChoice
 
-    @Option(help: "The profile whose stretch to report (name or path).")
-    var profile = "default"
+    @OptionGroup var profileChoice: ProfileChoice
 
     @Option(help: "How many histogram bands (2-64).")
     var bands = 16
@@ -34,20 +30,17 @@ struct Inspect: ParsableCommand {
 
     func validate() throws {
         guard (2...64).contains(bands) else { throw ValidationError("--bands must be 2 to 64") }
-        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
     }
 
     func run() throws {
-        let settings: Profile
-        do { settings = try Installation.loadProfile(profile) } catch let error as ProfileError {
-            throw fail(error.description, status: ExitStatus.badInput)
-        }
+        let settings = try profileChoice.load()
         let report: String
         do {
             let contents = try ImageFiles.contents(of: image)
             let signals = contents.entries.filter(\.isSignal)
             // A file of spectra only is described by its first.
-            let number = imageNumber ?? (signals.allSatisfy { $0.kind == .spectrum } && !signals.isEmpty ? 1 : nil)
+            let number =
+                imageChoice.number ?? (signals.allSatisfy { $0.kind == .spectrum } && !signals.isEmpty ? 1 : nil)
             let (index, chosen) = try ImageFiles.signal(number, in: contents)
             let described: Described
             if contents.entries[index].kind == .spectrum {
@@ -115,7 +108,7 @@ private struct Described {
                 type.isFloat
                 ? "\(type.bits)-bit float" : "\(type.bits)-bit\(type.rawValue.hasPrefix("int") ? " signed" : "")"
             lines.append(
-                "\(opened.description.spokenName): \(samples.width) by \(samples.height) pixels, \(kind) gray, "
+                "\(opened.openedImage.spokenName): \(samples.width) by \(samples.height) pixels, \(kind) gray, "
                     + "\(samples.width * samples.height) samples.")
         } else {
             let name = [URL(fileURLWithPath: path).lastPathComponent, entry.title].filter { !$0.isEmpty }
@@ -151,7 +144,7 @@ private struct Described {
             let calibration = opened.calibration
             if let size = calibration.pixelSize {
                 lines.append("Pixel size from the file: \(size.spoken).")
-            } else if let scale = opened.description.spokenScale(pixelSize: nil) {
+            } else if let scale = opened.openedImage.spokenScale(pixelSize: nil) {
                 lines.append("Calibration from the file: \(scale).")
             } else if let axis = calibration.x ?? calibration.y {
                 lines.append("Calibration from the file: \(value: axis.scale) \(axis.unit) per pixel.")

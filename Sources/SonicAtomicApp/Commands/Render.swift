@@ -41,14 +41,15 @@ struct Render: ParsableCommand {
             }
         } catch { throw fail(error.message, status: .badInput) }
         guard let start = checked.start else { throw fail("\(session): no start record", status: .badInput) }
-        let chosen: Profile
-        do { chosen = try Installation.loadProfile(profile ?? start.profile) } catch let error as ProfileError {
-            throw fail(error.description, status: .badInput)
-        }
-        // The image of the file the session played, and its spectra for the spectra it played.
-        let opened: ImageFiles.Opened
-        do { opened = try ImageFiles.open(image, number: start.imageNumber) } catch {
-            throw fail("cannot read image \(image): \(error)", status: .badInput)
+        let chosen = try loadProfile(profile ?? start.profile)
+        // The image of the file the session played, the stack whose frames it stepped through, and its spectra for
+        // the spectra it played.
+        let opened = try openImage(image, number: start.imageNumber, frames: start.frames)
+        let frameCount = opened.frames?.stack.count ?? 0
+        guard checked.highestFrame <= frameCount else {
+            throw fail(
+                "the session played frame \(checked.highestFrame), and image \(start.imageNumber) of \(image) has "
+                    + (frameCount == 0 ? "no frames" : "\(frameCount)"), status: .badInput)
         }
         let picture = opened.image
         let spectra = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: chosen) }
@@ -68,18 +69,21 @@ struct Render: ParsableCommand {
         if let rate = start.rate { spoken.rate = rate }
         let voice = checked.speaks ? speech(spoken) : nil
         let replay = SessionReplay(
-            image: picture, profile: chosen, sampleRate: Play.sampleRate, speech: voice, start: start, spectra: spectra)
+            image: picture, profile: chosen, sampleRate: AudioFormat.sampleRate, speech: voice, start: start,
+            spectra: spectra, stack: opened.frames?.stack)
         let format: WAVEncoder.Format = float ? .float32 : .pcm16
         let mostFrames = replay.frame(at: checked.lastTime) + replay.maximumTailFrames
         let output: WAVStream
         do {
-            output = try WAVStream(path: out, mostFrames: mostFrames, sampleRate: Play.sampleRate, format: format)
+            output = try WAVStream(
+                path: out, mostFrames: mostFrames, sampleRate: AudioFormat.sampleRate, format: format)
         } catch { throw fail(error.message, status: .badInput) }
-        let progress = RenderProgress(total: Double(replay.frame(at: checked.lastTime)) / Double(Play.sampleRate))
+        let progress = RenderProgress(
+            total: Double(replay.frame(at: checked.lastTime)) / Double(AudioFormat.sampleRate))
         do {
             try SessionLogReader(path: session).forEachRecord { record, _ throws(RenderError) in
                 try replay.play(record) { sound throws(RenderError) in try output.write(sound) }
-                progress?.show(seconds: Double(replay.frames) / Double(Play.sampleRate))
+                progress?.show(seconds: Double(replay.frames) / Double(AudioFormat.sampleRate))
             }
             try replay.finish { sound throws(RenderError) in try output.write(sound) }
             progress?.finish()

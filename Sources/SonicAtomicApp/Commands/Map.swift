@@ -32,10 +32,7 @@ struct Map: ParsableCommand {
         parsing: .unconditional, help: "A background window to take away: A:B with an optional unit, or \"before\".")
     var background: String?
 
-    @Option(
-        name: .customLong("image"),
-        help: "Which signal of the file (1, 2, ..., as inspect numbers them). Default: its largest spectrum image.")
-    var imageNumber: Int?
+    @OptionGroup var imageChoice: ImageChoice
 
     @Flag(help: "Print one JSON object instead of a sentence.")
     var json = false
@@ -48,13 +45,12 @@ struct Map: ParsableCommand {
         if let element, Element.named(element) == nil {
             throw ValidationError("--element takes an element's symbol or name, e.g. Ti or titanium; not \(element)")
         }
-        if let imageNumber, imageNumber < 1 { throw ValidationError("--image counts from 1") }
     }
 
     func run() throws {
         do {
             let contents = try ImageFiles.contents(of: file)
-            let (index, number) = try Self.spectra(imageNumber, in: contents)
+            let (index, number) = try Self.spectra(imageChoice.number, in: contents)
             let entry = contents.entries[index]
             guard let cube = entry.spectra else {
                 throw ImageFileError(

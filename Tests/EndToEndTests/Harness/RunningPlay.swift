@@ -1,7 +1,7 @@
 import Foundation
 
 /// `sonic-atomic play` running against a test display and sound server, with its session log.
-final class PlaySession {
+final class RunningPlay {
     let process: Subprocess
     let logPath: String
     private let display: TestDisplay

@@ -1,0 +1,4 @@
+import ArgumentParser
+import SonicCore
+
+extension FrameCombination: ExpressibleByArgument {}
