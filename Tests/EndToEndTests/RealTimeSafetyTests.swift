@@ -5,8 +5,9 @@ extension EndToEnd {
     /// The audio thread must never allocate: allocation takes the allocator's locks and can stall
     /// for as long as the system likes. The engine is rendered by the benchmark program with an
     /// allocation counter interposed on malloc and free, through each shipped chain, sweeping the image,
-    /// beeping the guide, playing spectra through the spectrum bank and handing the sweeps another image's
-    /// tables; and played live through native PipeWire, whose thread the program does not own.
+    /// beeping the guide and playing spectra through the spectrum bank; and played live through native PipeWire,
+    /// whose thread the program does not own. (Another image's sweep tables are offered beside the ring and taken
+    /// without allocating: `StackFrameTests`.)
     @Suite struct RealTimeSafetyTests {
         @Test(arguments: ["default", "classic"])
         func renderingAllocatesNothing(profile: String) throws {
