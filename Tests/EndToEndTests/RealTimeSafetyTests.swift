@@ -6,8 +6,8 @@ extension EndToEnd {
     /// for as long as the system likes. The engine is rendered by the benchmark program with an
     /// allocation counter interposed on malloc and free, through each shipped chain, sweeping the image,
     /// beeping the guide and playing spectra through the spectrum bank; and played live through native PipeWire,
-    /// whose thread the program does not own. (Another image's sweep tables are offered beside the ring and taken
-    /// without allocating: `StackFrameTests`.)
+    /// whose thread the program does not own. (Another image's sweep tables reach the audio thread through
+    /// `SweepTableExchange`, by atomic exchanges alone, and are freed on the thread that offers the next.)
     @Suite struct RealTimeSafetyTests {
         @Test(arguments: ["default", "classic"])
         func renderingAllocatesNothing(profile: String) throws {
