@@ -61,6 +61,27 @@ import Testing
             "the frame played is the stack's own")
     }
 
+    @Test func whereAmIAndTheStatusPanelNameTheFramePlayed() {
+        let (_, controller) = session()
+        var buttons = PenButtons()
+        buttons.insert(PenButtons.tip)
+        _ = controller.handle(
+            PenEvent(time: 1, rootX: 50, rootY: 50, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: buttons, inWindow: true)
+        )
+        #expect(spoken(controller.handle(key: "Space", at: 2)).first?.contains(", frame 1 of 3") == true)
+        _ = controller.handle(key: "End", at: 3)
+        let here = spoken(controller.handle(key: "Space", at: 4))
+        #expect(here.first?.contains(", frame 3 of 3") == true, "\(here)")
+        _ = controller.handle(key: "H", at: 5)
+        #expect(controller.overlay.status.contains("Frame 3 of 3"), "\(controller.overlay.status)")
+        // An image has no frame to name.
+        let (_, image) = session(nil)
+        _ = image.handle(
+            PenEvent(time: 1, rootX: 50, rootY: 50, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: buttons, inWindow: true)
+        )
+        #expect(spoken(image.handle(key: "Space", at: 2)).first?.contains("frame") == false)
+    }
+
     @Test func anImageOrAStackPlayedCombinedHasNoFramesToStepTo() {
         let (_, image) = session(nil)
         for key in ["PageDown", "PageUp", "Home", "End"] {

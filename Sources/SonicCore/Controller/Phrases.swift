@@ -270,6 +270,9 @@ public enum Phrases {
         "Frame \(number) of \(count)" + (position.map { ", \($0)" } ?? "") + "."
     }
 
+    /// Where the pen is, on a stack stepped through: "frame 3 of 12".
+    public static func inFrame(_ number: Int, of count: Int) -> String { "frame \(number) of \(count)" }
+
     public static let firstFrame = "First frame."
     public static let lastFrame = "Last frame."
     public static let noFrames = "No frames: this image is not a stack."

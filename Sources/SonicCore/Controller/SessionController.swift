@@ -67,7 +67,7 @@ public final class SessionController {
     public var overlay: Overlay {
         var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
         overlay.status = statusPanel.lines(
-            modeNumber: modes.number, mode: state.mode, pen: instrument.lastRecord,
+            modeNumber: modes.number, mode: state.mode, frame: framePlayed, pen: instrument.lastRecord,
             zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays)
         overlay.textSize = statusPanel.textSize
         return overlay
@@ -418,8 +418,15 @@ public final class SessionController {
             return ", " + Phrases.cellPosition(n, m)
         }
         let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
-        return describe(point, precise: false) + columnPhysics(at: point) + (cell ?? "") + needs
+        let frame = framePlayed.map { ", " + Phrases.inFrame($0.number, of: $0.count) } ?? ""
+        return describe(point, precise: false) + frame + columnPhysics(at: point) + (cell ?? "") + needs
             + spectrumPeaks(at: point)
+    }
+
+    /// On a stack stepped through frame by frame, the frame played (from 1) and how many there are.
+    private var framePlayed: (number: Int, count: Int)? {
+        guard let frames = frameStepper.frames, frames.combination == nil else { return nil }
+        return (state.frame + 1, frames.stack.count)
     }
 
     /// In the spectrum mode, the strongest peaks of the spectrum under the pen and what they likely are:
