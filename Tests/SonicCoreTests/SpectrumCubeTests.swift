@@ -2,8 +2,9 @@ import Foundation
 import SonicCore
 import Testing
 
-/// Spectra held in memory, read only through `spectra(columns:rows:)`: the protocol's own sweep.
-private struct ArraySpectra: SpectrumSource {
+/// Spectra held in memory, a function of the pixel and channel, read only through `spectra(columns:rows:)`: the
+/// protocol's own sweep.
+struct ArraySpectra: SpectrumSource {
     let width: Int
     let height: Int
     let channels: Int

@@ -4,25 +4,13 @@ import Testing
 
 @testable import SonicCore
 
-/// Spectra held in memory, a function of the pixel and channel.
-private struct ComputedSpectra: SpectrumSource {
-    let width: Int
-    let height: Int
-    let channels: Int
-    let value: @Sendable (Int, Int, Int) -> Float
-
-    func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
-        rows.flatMap { y in columns.flatMap { x in (0..<channels).map { value(x, y, $0) } } }
-    }
-}
-
 /// The spectrum mode: how a spectrum becomes the spectrum bank's amplitudes, the bank itself, the controller asking
 /// for spectra and saying what peaks are under the pen, and the session log's spectrum records.
 @Suite struct SpectrumModeTests {
     /// An EDS spectrum image of 8 × 6 pixels over 0–10.24 keV: a low continuum everywhere, titanium Kα on the
     /// left half, copper Kα on the right, and pixel (7, 5) holds nothing.
     static func edsCube() -> SpectrumCube {
-        let source = ComputedSpectra(width: 8, height: 6, channels: 1024) { x, y, c in
+        let source = ArraySpectra(width: 8, height: 6, channels: 1024) { x, y, c in
             if x == 7 && y == 5 { return 0 }
             let energy = Double(c) * 0.01
             let line = x < 4 ? 4.51 : 8.04
