@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         // Debian's serial HDF5: headers under hdf5/serial, library libhdf5_serial.
         .systemLibrary(name: "CHDF5", pkgConfig: "hdf5-serial", providers: [.apt(["libhdf5-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ATK's pkg-config file gives GLib's include folders, which the bridge's header needs too.
         .systemLibrary(name: "CATK", pkgConfig: "atk", providers: [.apt(["libatk-bridge2.0-dev"])]),
 
@@ -50,10 +51,12 @@ let package = Package(
         .target(name: "SonicSpeechDispatcher", dependencies: ["SonicCore", "CSpeechd"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
         .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
+        .target(name: "SonicBruker", dependencies: ["SonicCore", "CZlib"]),
         .target(name: "SonicAccessibility", dependencies: ["CATK"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
-        .target(name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF", "SonicHDF5"]),
+        .target(
+            name: "SonicImageFiles", dependencies: ["SonicCore", "SonicPNG", "SonicTIFF", "SonicHDF5", "SonicBruker"]),
 
         // The live sound output: native PipeWire or PulseAudio, one falling back to the other.
         .target(name: "SonicAudio", dependencies: ["SonicCore", "SonicPulse", "SonicPipeWire"]),
@@ -98,7 +101,9 @@ let package = Package(
         .testTarget(name: "SonicTIFFTests", dependencies: ["SonicTIFF", "SonicCore", "SampleWriters", "TestSupport"]),
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
         .testTarget(
-            name: "SonicHDF5Tests", dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicCore", "TestSupport"]),
+            name: "SonicHDF5Tests",
+            dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicBruker", "SonicCore", "TestSupport"]),
+        .testTarget(name: "SonicBrukerTests", dependencies: ["SonicBruker", "SonicCore", "SampleWriters"]),
         .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
         .testTarget(
             name: "EndToEndTests",

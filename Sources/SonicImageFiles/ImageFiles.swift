@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SonicBruker
 import SonicCore
 import SonicHDF5
 import SonicPNG
@@ -41,13 +42,14 @@ public enum ImageFiles {
         let head = try readBytes(path, atMost: 16)
         guard !head.isEmpty else { throw ImageFileError("the file is empty") }
         guard let format = ImageFileFormat.recognise(head) else {
-            throw ImageFileError("not an image file this program reads (PNG, DM3, DM4, TIFF, EMD or HyperSpy)")
+            throw ImageFileError("not an image file this program reads (PNG, DM3, DM4, TIFF, EMD, HyperSpy or Bruker)")
         }
         switch format {
         case .png: return try PNGDecoder.contents(of: readBytes(path))
         case .dm3, .dm4: return try DigitalMicrograph.contents(of: MappedFile.bytes(of: path))
         case .tiff: return try TIFFReader.contents(path: path)
         case .emd, .hspy: return try EMDReader.contents(path: path)
+        case .bcf: return try BCFReader.contents(of: MappedFile.bytes(of: path))
         }
     }
 

@@ -5,6 +5,7 @@ import RealModule
 //   swift run make-images [OUTPUT-FOLDER]          (default: images)
 //   swift run make-images --lattice SIZE PATH      a SIZE × SIZE lattice for benchmarks (PATH.png, .dm4 or .tif)
 //   swift run make-images --overlapping-lattice SIZE PATH   the same with strongly overlapping columns
+//   swift run make-images --bcf FOLDER              small Bruker files, stored and compressed (the fuzzer's seeds)
 import SampleWriters
 import SonicCore
 import SonicPNG
@@ -206,6 +207,9 @@ if arguments.count == 4, ["--lattice", "--overlapping-lattice"].contains(argumen
     let size = Int(arguments[2]), size > 0
 {
     write(lattice(size: size, overlapping: arguments[1] == "--overlapping-lattice").render(), arguments[3])
+} else if arguments.count == 3, arguments[1] == "--bcf" {
+    write(SampleBCF.example(compressed: false).bytes(), arguments[2] + "/stored.bcf")
+    write(SampleBCF.example(compressed: true).bytes(), arguments[2] + "/compressed.bcf")
 } else {
     let folder = arguments.count > 1 ? arguments[1] : "images"
     let atomicLattice = lattice(size: 384).render()

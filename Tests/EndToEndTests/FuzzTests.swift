@@ -23,6 +23,9 @@ extension EndToEnd {
                 return try files(repository + "/images", ["dm4"])
                     + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
+            case "bcf":
+                return try files(repository + "/Tests/Fixtures/bcf", ["bcf"])
+                    + (try shared.map { try files($0 + "/spectra", ["bcf"]) } ?? [])
             case "spectra": return try shared.map { try files($0 + "/spectra", ["dm3", "dm4"]) } ?? []
             case "hspy":
                 return try files(repository + "/Tests/Fixtures/hspy", ["hspy"])
@@ -42,7 +45,7 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: ["png", "dm", "tiff", "emd", "hspy", "velox"])
+        @Test(arguments: ["png", "dm", "tiff", "emd", "hspy", "velox", "bcf"])
         func damagedImageFilesGiveImagesOrCleanErrors(kind: String) throws {
             try fuzzImages(kind)
         }

@@ -66,6 +66,26 @@ extension EndToEnd {
                 #expect(said.contains("strontium L alpha") && !said.contains("titanium"), "\(said)")
                 try display.up()
                 _ = try sound.waitForSilence()
+
+                // The window keys: up by its width, then wider around its middle; each change spoken and logged.
+                for key in ["bracketright", "braceright"] {
+                    let spokenBefore = try session.spokenTexts().count
+                    try display.key(key)
+                    try waitFor("the window after \(key)", timeout: 5) {
+                        (try? session.spokenTexts())?.dropFirst(spokenBefore).contains { $0.hasPrefix("Window ") }
+                            == true
+                    }
+                }
+                let windows = try session.records(ofType: "window").compactMap { record in
+                    (record["start"] as? Double).flatMap { start in (record["end"] as? Double).map { (start, $0) } }
+                }
+                #expect(windows.count == 3, "\(windows)")
+                if windows.count == 3 {
+                    let widths = windows.map { $0.1 - $0.0 }, middles = windows.map { ($0.0 + $0.1) / 2 }
+                    #expect(abs(windows[1].0 - windows[0].1) < 1e-9 && abs(widths[1] - widths[0]) < 1e-9, "\(windows)")
+                    #expect(abs(middles[2] - middles[1]) < 0.011 && widths[2] > widths[1] * 1.2, "\(windows)")
+                }
+                _ = try sound.waitForSilence()
                 #expect(try session.quitWithKey() == 0)
 
                 // Heard: titanium's band louder on the left, strontium's on the right.

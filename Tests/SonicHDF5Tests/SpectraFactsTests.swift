@@ -1,4 +1,5 @@
 import Foundation
+import SonicBruker
 import SonicCore
 import TestSupport
 import Testing
@@ -28,6 +29,9 @@ import Testing
     static func contents(_ path: String) throws -> ImageFileContents {
         if path.hasSuffix(".dm3") || path.hasSuffix(".dm4") {
             return try DigitalMicrograph.contents(of: [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+        if path.hasSuffix(".bcf") {
+            return try BCFReader.contents(of: FileBytes(copying: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
         }
         return try EMDReader.contents(path: path)
     }
@@ -65,9 +69,8 @@ import Testing
 
     @Test(.disabled(if: SharedFormats.skip, "the real microscope files are not beside the repository"))
     func everyFileReadsAsRosettaSciIOReadsIt() throws {
-        let files = try SharedFormats.spectra("dm3", "dm4", "emd", "hspy")
-        // Every file but the Bruker one, which this program does not read.
-        #expect(files.count == 38)
+        let files = try SharedFormats.spectra("dm3", "dm4", "emd", "hspy", "bcf")
+        #expect(files.count == 39)
         for path in files {
             let name = URL(fileURLWithPath: path).lastPathComponent
             let signals = try #require(try SharedFormats.facts(path)["signals"] as? [[String: Any]], "\(name)")

@@ -23,7 +23,7 @@ struct Columns: ParsableCommand {
             lattice is not read.
             """)
 
-    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
     var image: String
 
     @OptionGroup var imageChoice: ImageChoice

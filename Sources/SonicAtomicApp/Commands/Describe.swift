@@ -16,7 +16,7 @@ struct Describe: ParsableCommand {
             Lengths are in picometres with a pixel size (--pixel-size, or the file's calibration), else in pixels.
             """)
 
-    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
+    @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
     var image: String
 
     @OptionGroup var imageChoice: ImageChoice

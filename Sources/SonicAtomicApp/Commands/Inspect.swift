@@ -15,7 +15,7 @@ struct Inspect: ParsableCommand {
             by the X-ray line nearest them. With --json, one JSON object for scripts.
             """)
 
-    @Argument(help: "A microscope file: PNG, DM3/DM4, TIFF, EMD or HyperSpy (.hspy).")
+    @Argument(help: "A microscope file: PNG, DM3/DM4, TIFF, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
     var image: String
 
     @OptionGroup var imageChoice: ImageChoice

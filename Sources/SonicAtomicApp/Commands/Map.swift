@@ -18,7 +18,7 @@ struct Map: ParsableCommand {
             window's channels. The map is written as a 32-bit float TIFF with the scan's calibration.
             """)
 
-    @Argument(help: "A file holding spectra: DM3/DM4, EMD or HyperSpy (.hspy).")
+    @Argument(help: "A file holding spectra: DM3/DM4, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
     var file: String
 
     // Unconditional: a window may begin with a minus sign (-0.05:0.05keV).

@@ -32,8 +32,9 @@ public enum SampleType: String, Sendable, CaseIterable, Equatable {
 
 /// The formats a file is recognised as, by its first bytes.
 public enum ImageFileFormat: String, Sendable, CaseIterable, Equatable {
-    /// HDF5 files are recognised as `emd`, and become `hspy` when they are HyperSpy's.
-    case png, dm3, dm4, tiff, emd, hspy
+    /// HDF5 files are recognised as `emd`, and become `hspy` when they are HyperSpy's; `bcf` is
+    /// Bruker Esprit's.
+    case png, dm3, dm4, tiff, emd, hspy, bcf
 
     /// The format the file's first bytes announce (16 are enough), or nil.
     public static func recognise(_ head: some Collection<UInt8>) -> ImageFileFormat? {
@@ -50,6 +51,8 @@ public enum ImageFileFormat: String, Sendable, CaseIterable, Equatable {
         // DigitalMicrograph: a big-endian version number, 3 or 4.
         if starts([0, 0, 0, 3]) { return .dm3 }
         if starts([0, 0, 0, 4]) { return .dm4 }
+        // Bruker: the AidAim SFS container.
+        if starts(Array("AAMVHFSS".utf8)) { return .bcf }
         return nil
     }
 }
@@ -284,12 +287,17 @@ public enum ImageLimits {
     /// HDF5 file, which fills in what it does not store, cannot promise a sweep without end.
     public static let maxSpectrumValues = 1 << 31
 
-    /// Throws unless a scan of width × height pixels of `channels` channels is one this program accepts.
-    public static func check(width: Int, height: Int, channels: Int) throws(ImageFileError) {
+    /// Throws unless a spectrum of `channels` channels is one this program accepts.
+    public static func check(channels: Int) throws(ImageFileError) {
         guard channels > 0 else { throw ImageFileError("the spectra have no channels") }
         guard channels <= maxChannels else {
             throw ImageFileError("the spectra have \(channels) channels, more than the \(maxChannels) limit")
         }
+    }
+
+    /// Throws unless a scan of width × height pixels of `channels` channels is one this program accepts.
+    public static func check(width: Int, height: Int, channels: Int) throws(ImageFileError) {
+        try check(channels: channels)
         guard width > 0, height > 0 else { throw ImageFileError("the scan has no pixels") }
         guard width <= maxPixels, height <= maxPixels, width * height <= maxPixels else {
             throw ImageFileError("the scan is \(width) × \(height) pixels, more than the 8192 × 8192 limit")
