@@ -23,7 +23,10 @@ final class PlaySession {
     private let pixelSize: PixelSize?
     /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
     private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
-    private let windowMaps: LatestWork<PlayedWindow, (PlayedWindow, Result<GrayImage, ImageFileError>)>?
+    private let windowMaps:
+        LatestWork<(PlayedWindow, ImagePreparation), (PlayedWindow, Result<PlayedImage, ImageFileError>)>?
+    /// A stack's frames, read and made ready as the keys step to them.
+    private let frames: LatestWork<(Int, ImagePreparation), (Int, Result<PlayedImage, ImageFileError>)>?
     /// The energy window `--window` or `--element` chose, and its map.
     private let chosenWindow: (window: PlayedWindow, map: GrayImage)?
     /// What the greeting ends with: what the user must know before starting.
@@ -52,8 +55,24 @@ final class PlaySession {
             }
         }
         windowMaps = opened.entry.spectra.map { cube in
-            LatestWork(label: "window maps") { window in
-                (window, Result { () throws(ImageFileError) in try window.map(of: cube) })
+            LatestWork(label: "window maps") { window, preparation in
+                (
+                    window,
+                    Result { () throws(ImageFileError) in
+                        preparation.prepare(try window.map(of: cube), ownStretch: true)
+                    }
+                )
+            }
+        }
+        // Frames played combined are one image: nothing to step through.
+        frames = (options.frames == nil ? opened.frames : nil).map { frames in
+            LatestWork(label: "frames") { index, preparation in
+                (
+                    index,
+                    Result { () throws(ImageFileError) in
+                        preparation.prepare(try frames.stack.frame(index), ownStretch: false)
+                    }
+                )
             }
         }
         chosenWindow = try Self.chosenWindow(options, opened)
@@ -116,12 +135,14 @@ final class PlaySession {
     func run() {
         installQuitSignals()
         if let (window, map) = chosenWindow {
-            perform(controller.windowMapMade(map, for: window, at: monotonicSeconds()))
+            let played = controller.instrument.preparation.prepare(map, ownStretch: true)
+            perform(controller.windowMapMade(played, for: window, at: monotonicSeconds()))
         }
         perform(controller.start(notices: notices))
         while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
-            let busy = snaps.isBusy || spectra?.isBusy == true || windowMaps?.isBusy == true
+            let busy =
+                snaps.isBusy || spectra?.isBusy == true || windowMaps?.isBusy == true || frames?.isBusy == true
             let untilDeadline =
                 busy ? 0.002 : controller.deadline.map { max(0, $0 - monotonicSeconds()) } ?? 0.1
             for event in frontend.nextEvents(timeout: Int32(min(0.1, untilDeadline) * 1000) + 1) {
@@ -146,6 +167,12 @@ final class PlaySession {
                 case .failure(let error):
                     warn("cannot map the window: \(error)")
                     perform(controller.windowMapFailed())
+                }
+            }
+            if let (index, read) = frames?.takeFinished() {
+                switch read {
+                case .success(let frame): perform(controller.frameRead(frame, index: index, at: monotonicSeconds()))
+                case .failure(let error): perform(controller.frameUnreadable(index: index, error))
                 }
             }
             if controller.columns == nil, let found = columnSearch.result {
@@ -208,15 +235,16 @@ final class PlaySession {
             case .guidance(let guidance): log?.write(.guide(t: now, guidance))
             case .fetchSpectrum(let request): spectra?.submit(request)
             case .spectrum(let request, let time): log?.write(.spectrum(t: time, request))
-            case .makeWindowMap(let window): windowMaps?.submit(window)
+            case .makeWindowMap(let window): windowMaps?.submit((window, controller.instrument.preparation))
+            case .readFrame(let index): frames?.submit((index, controller.instrument.preparation))
             case .window(let window, let time): log?.write(.window(t: time, window))
-            case .windowMap(let image): playedImageChanged(image)
+            case .windowMap(let map): playedImageChanged(map.image)
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
-            case .frame(let index, let image):
+            case .frame(let index, let frame):
                 log?.write(.frame(t: now, number: index + 1))
-                playedImageChanged(image)
+                playedImageChanged(frame.image)
             case .quit: quitAsked = true
             }
         }

@@ -325,10 +325,11 @@ import Testing
         #expect(abs((wider.end - wider.start) - 1.5 * (up.end - up.start)) < 1e-9)
         #expect(abs((wider.start + wider.end) - (up.start + up.end)) < 1e-9)
         // Its map made: it plays and shows, logged; the pen sounds it.
-        let map = try wider.map(of: controller.instrument.spectra!.cube)
+        let map = controller.instrument.preparation.prepare(
+            try wider.map(of: controller.instrument.spectra!.cube), ownStretch: true)
         let made = controller.windowMapMade(map, for: wider, at: 3)
         #expect(made.prefix(2) == [.window(wider, time: 3), .windowMap(map)])
-        #expect(controller.instrument.image == map && controller.state.window == wider)
+        #expect(controller.instrument.image == map.image && controller.state.window == wider)
         // A window on titanium Kα is named; at the axis's end it goes no further.
         var titanium = PlayedWindow(start: 4.36, end: 4.66)
         #expect(
@@ -402,7 +403,9 @@ import Testing
             return UnsafeBufferPointer(start: output, count: frames).map { Double(abs($0)) }.max() ?? 0
         }
         #expect(sweptLoudness() < 1e-4)
-        sound.apply(.playedImage(bright, ownStretch: true), to: &state, at: SynthControls.immediately)
+        sound.apply(
+            .playedImage(sound.instrument.preparation.prepare(bright, ownStretch: true)), to: &state,
+            at: SynthControls.immediately)
         #expect(sound.instrument.image == bright)
         #expect(sweptLoudness() > 0.05)
     }

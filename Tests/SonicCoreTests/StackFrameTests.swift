@@ -24,6 +24,22 @@ import Testing
         outputs.compactMap { if case .speak(let text) = $0 { text } else { nil } }
     }
 
+    /// A key, with the frame it asks for read and handed back at once, as the session's reader does a moment later.
+    func press(_ key: String, at time: Double, on controller: SessionController, stack: FrameStack = stack)
+        -> [ControllerOutput]
+    {
+        var outputs = controller.handle(key: key, at: time)
+        for case .readFrame(let index) in outputs {
+            do throws(ImageFileError) {
+                let frame = controller.instrument.preparation.prepare(try stack.frame(index), ownStretch: false)
+                outputs += controller.frameRead(frame, index: index, at: time)
+            } catch {
+                outputs += controller.frameUnreadable(index: index, error)
+            }
+        }
+        return outputs
+    }
+
     func framePlayed(_ outputs: [ControllerOutput]) -> Int? {
         outputs.lazy.compactMap { if case .frame(let index, _) = $0 { index } else { nil } }.first
     }
@@ -44,21 +60,35 @@ import Testing
 
     @Test func theKeysStepThroughTheFramesAndSayTheEnds() {
         let (_, controller) = session()
-        #expect(spoken(controller.handle(key: "PageUp", at: 1)) == ["First frame."])
-        let next = controller.handle(key: "PageDown", at: 2)
+        #expect(spoken(press("PageUp", at: 1, on: controller)) == ["First frame."])
+        let next = press("PageDown", at: 2, on: controller)
         #expect(framePlayed(next) == 1 && spoken(next) == ["Frame 2 of 3, 0.5 seconds."])
         #expect(controller.frame == 1)
-        let last = controller.handle(key: "End", at: 3)
+        let last = press("End", at: 3, on: controller)
         #expect(framePlayed(last) == 2 && spoken(last) == ["Frame 3 of 3, 1 second."])
-        #expect(spoken(controller.handle(key: "PageDown", at: 4)) == ["Last frame."])
+        #expect(spoken(press("PageDown", at: 4, on: controller)) == ["Last frame."])
         // At the last frame, End says it again and plays nothing new.
-        let again = controller.handle(key: "End", at: 5)
+        let again = press("End", at: 5, on: controller)
         #expect(framePlayed(again) == nil && spoken(again) == ["Frame 3 of 3, 1 second."])
-        let first = controller.handle(key: "Home", at: 6)
+        let first = press("Home", at: 6, on: controller)
         #expect(framePlayed(first) == 0 && spoken(first) == ["Frame 1 of 3, 0 seconds."])
-        #expect(
-            controller.handle(key: "PageDown", at: 7).contains(.frame(index: 1, Self.frames[1])),
-            "the frame played is the stack's own")
+        #expect(framePlayed(press("PageDown", at: 7, on: controller)) == 1)
+        #expect(controller.instrument.image == Self.frames[1], "the frame played is the stack's own")
+    }
+
+    /// Frames are read away from the event loop: keys pressed before a frame is read step on from the frame asked
+    /// for, and only a frame read plays.
+    @Test func keysStepOnFromTheFrameAskedForBeforeItIsRead() {
+        let (_, controller) = session()
+        let first = controller.handle(key: "PageDown", at: 1)
+        #expect(first == [.speak("Frame 2 of 3, 0.5 seconds."), .readFrame(index: 1)])
+        let second = controller.handle(key: "PageDown", at: 2)
+        #expect(second == [.speak("Frame 3 of 3, 1 second."), .readFrame(index: 2)])
+        #expect(controller.frame == 0 && controller.instrument.image == Self.frames[0])
+        let frame = controller.instrument.preparation.prepare(Self.frames[2], ownStretch: false)
+        #expect(framePlayed(controller.frameRead(frame, index: 2, at: 3)) == 2)
+        #expect(controller.frame == 2 && controller.instrument.image == Self.frames[2])
+        #expect(spoken(controller.handle(key: "PageDown", at: 4)) == ["Last frame."])
     }
 
     @Test func whereAmIAndTheStatusPanelNameTheFramePlayed() {
@@ -69,7 +99,7 @@ import Testing
             PenEvent(time: 1, rootX: 50, rootY: 50, pressure: 0.5, tiltX: 0, tiltY: 0, buttons: buttons, inWindow: true)
         )
         #expect(spoken(controller.handle(key: "Space", at: 2)).first?.contains(", frame 1 of 3") == true)
-        _ = controller.handle(key: "End", at: 3)
+        _ = press("End", at: 3, on: controller)
         let here = spoken(controller.handle(key: "Space", at: 4))
         #expect(here.first?.contains(", frame 3 of 3") == true, "\(here)")
         _ = controller.handle(key: "H", at: 5)
@@ -102,8 +132,10 @@ import Testing
             return Self.frames[0]
         }
         let (_, controller) = session(SessionFrames(stack: broken, axis: nil))
-        let outputs = controller.handle(key: "PageDown", at: 1)
-        #expect(framePlayed(outputs) == nil && spoken(outputs) == ["Frame 2 cannot be read: the data ends early."])
+        let outputs = press("PageDown", at: 1, on: controller, stack: broken)
+        #expect(
+            framePlayed(outputs) == nil
+                && spoken(outputs) == ["Frame 2 of 2.", "Frame 2 cannot be read: the data ends early."])
         #expect(controller.frame == 0)
     }
 
@@ -117,7 +149,7 @@ import Testing
             inWindow: true)
         _ = controller.handle(touch)
         let frequencies = try (0..<3).map { frame -> Double in
-            let outputs = frame == 0 ? [] : controller.handle(key: "PageDown", at: 2 + Double(frame))
+            let outputs = frame == 0 ? [] : press("PageDown", at: 2 + Double(frame), on: controller)
             if frame > 0 {
                 let record = try #require(
                     outputs.lazy.compactMap { if case .pen(let record) = $0 { record } else { nil } }.first)
@@ -132,7 +164,7 @@ import Testing
 
         _ = controller.setColumns([ImagePoint(x: 0, y: 0)], lattice: nil)
         #expect(controller.columns != nil)
-        _ = controller.handle(key: "Home", at: 9)
+        _ = press("Home", at: 9, on: controller)
         #expect(controller.columns == nil && controller.state.lattice == nil && controller.state.overview == nil)
     }
 
@@ -158,7 +190,7 @@ import Testing
             return SignalAnalysis.peak(out[4800...])
         }
         #expect(sweepPeak() == 0)
-        sound.apply(.playedImage(bright, ownStretch: false), to: &state, at: 0)
+        sound.apply(.playedImage(sound.instrument.preparation.prepare(bright, ownStretch: false)), to: &state, at: 0)
         #expect(sweepPeak() > 0.01)
     }
 

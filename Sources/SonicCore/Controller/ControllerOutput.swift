@@ -36,9 +36,12 @@ public enum ControllerOutput: Sendable, Equatable {
     /// The map of this window plays from `time` on: for the session log.
     case window(PlayedWindow, time: Double)
     /// The window's map plays from now on: show it (through `instrument.stretch`), and find its columns.
-    case windowMap(GrayImage)
+    case windowMap(PlayedImage)
+    /// Read this frame of the stack (from 0) away from the event loop, make it ready with `instrument.preparation`,
+    /// and hand it to `frameRead(_:index:at:)`; a newer frame makes older ones stale.
+    case readFrame(index: Int)
     /// Another frame of the stack plays (`index` from 0): show it, log it, and find its columns.
-    case frame(index: Int, GrayImage)
+    case frame(index: Int, PlayedImage)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

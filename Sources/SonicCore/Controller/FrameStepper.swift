@@ -18,12 +18,12 @@ public struct SessionFrames: Sendable {
     }
 }
 
-/// Steps through a stack's frames: each frame is read as it is stepped to, and said with its place along the
-/// frames' axis. What changes comes back for the controller to make: the frame played, and what is said.
+/// Steps through a stack's frames: each frame stepped to is said with its place along the frames' axis, and asked
+/// to be read (away from the event loop: a large frame, or one read through a helper process, takes a while).
 struct FrameStepper {
     let frames: SessionFrames?
 
-    /// The frame `command` goes to from `current` (from 0), read, and said; or why it goes nowhere.
+    /// The frame `command` goes to from `current` (from 0), said and asked for; or why it goes nowhere.
     func step(_ command: Command, from current: Int) -> [ControllerOutput] {
         guard let frames else { return [.speak(Phrases.noFrames)] }
         let stack = frames.stack
@@ -45,10 +45,6 @@ struct FrameStepper {
         let said = Phrases.frame(
             target + 1, of: stack.count, at: frames.axis.flatMap { Phrases.position(target, on: $0) })
         guard target != current else { return [.speak(said)] }
-        do {
-            return [.frame(index: target, try stack.frame(target)), .speak(said)]
-        } catch {
-            return [.speak(Phrases.frameUnreadable(target + 1, error.description))]
-        }
+        return [.speak(said), .readFrame(index: target)]
     }
 }

@@ -26,6 +26,8 @@ public final class SessionController {
     private var requestedSpectrum: SpectrumRequest?
     /// The energy window last asked for, whose map may still be being made.
     private var requestedWindow: PlayedWindow?
+    /// The frame last asked to be read, until it plays.
+    private var requestedFrame: Int?
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,
@@ -213,10 +215,23 @@ public final class SessionController {
     }
 
     /// The map of a window asked for is made: it plays and shows from `time` on.
-    public func windowMapMade(_ image: GrayImage, for window: PlayedWindow, at time: Double) -> [ControllerOutput] {
+    public func windowMapMade(_ map: PlayedImage, for window: PlayedWindow, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         state.window = window
-        return settle([.window(window, time: now), .windowMap(image)])
+        return settle([.window(window, time: now), .windowMap(map)])
+    }
+
+    /// A frame asked for is read: it plays and shows from `time` on.
+    public func frameRead(_ frame: PlayedImage, index: Int, at time: Double) -> [ControllerOutput] {
+        now = max(now, time)
+        if requestedFrame == index { requestedFrame = nil }
+        return settle([.frame(index: index, frame)])
+    }
+
+    /// A frame asked for could not be read: said, and the frame played stays.
+    public func frameUnreadable(index: Int, _ error: ImageFileError) -> [ControllerOutput] {
+        requestedFrame = nil
+        return settle([.speak(Phrases.frameUnreadable(index + 1, error.description))])
     }
 
     /// The map of the window asked for could not be made: said, and the window stays as it was.
@@ -239,8 +254,8 @@ public final class SessionController {
     /// The one way another image of the same size takes the session's place (a stack's frame, a window's map): it
     /// plays from now on, and the still pen sounds what it is over in it. The columns, the overview and its tour were
     /// the image's before: they are found again for this one.
-    private func play(_ image: GrayImage, ownStretch: Bool) -> [ControllerOutput] {
-        sound.apply(.playedImage(image, ownStretch: ownStretch), to: &state, at: now)
+    private func play(_ played: PlayedImage) -> [ControllerOutput] {
+        sound.apply(.playedImage(played), to: &state, at: now)
         columnCursor.setColumns(nil)
         tour = OverviewTour()
         return sound.apply(.stillPen, to: &state, at: now).map { [.pen($0)] } ?? []
@@ -268,10 +283,11 @@ public final class SessionController {
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
             case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
-            case .frame(let index, let image):
+            case .frame(let index, let frame):
                 state.frame = index
-                settled += play(image, ownStretch: false)
-            case .windowMap(let image): settled += play(image, ownStretch: true)
+                settled += play(frame)
+            case .windowMap(let map): settled += play(map)
+            case .readFrame(let index): requestedFrame = index
             case .speak(let text), .speakAfter(let text):
                 lastAnnouncement = text
                 if !state.soundPlays { unheard = text }
@@ -343,7 +359,8 @@ public final class SessionController {
             let pixel = point.nearestPixel
             return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
         case .windowDown, .windowUp, .windowNarrower, .windowWider: return changeWindow(command)
-        case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frameStepper.step(command, from: state.frame)
+        case .nextFrame, .previousFrame, .firstFrame, .lastFrame:
+            return frameStepper.step(command, from: requestedFrame ?? state.frame)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }

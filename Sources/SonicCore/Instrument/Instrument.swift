@@ -56,12 +56,15 @@ public final class Instrument {
         return SpectrumRequest(x: pixel.x, y: pixel.y, radius: SpectrumRequest.radius(pressure: record.pressure))
     }
 
-    /// Plays `image` from now on in place of the image played: through its own stretch, or through the same one, so
-    /// that a frame of a stack brighter than another sounds higher.
-    func play(_ image: GrayImage, ownStretch: Bool) {
-        precondition(image.width == self.image.width && image.height == self.image.height, "an image of the same size")
-        self.image = image
-        if ownStretch { stretch = profile.level.stretch(SampleStatistics(image)) }
+    /// What makes another image ready to play in this instrument's place.
+    public var preparation: ImagePreparation { ImagePreparation(profile: profile, pitch: pitch, stretch: stretch) }
+
+    /// Plays `played` from now on in place of the image played.
+    func play(_ played: PlayedImage) {
+        precondition(
+            played.image.width == image.width && played.image.height == image.height, "an image of the same size")
+        image = played.image
+        stretch = played.stretch
     }
 
     /// What the session starts as, for this instrument's profile: its first mode, ticks as it says,
@@ -223,10 +226,13 @@ public final class Instrument {
 
     /// The pitch the pen sounds at a level (and sample): with notes, one per band, the band's middle level's.
     func frequency(level: Double, sample: Double) -> Double {
-        guard case .notes(let bands, _) = profile.articulation else {
-            return pitch.frequency(level: level, sample: sample)
-        }
-        return pitch.frequency(level: (Double(Self.band(of: level, bands)) + 0.5) / Double(bands), sample: sample)
+        Self.frequency(level: level, sample: sample, articulation: profile.articulation, pitch: pitch)
+    }
+
+    static func frequency(level: Double, sample: Double, articulation: Profile.Articulation, pitch: PitchMap) -> Double
+    {
+        guard case .notes(let bands, _) = articulation else { return pitch.frequency(level: level, sample: sample) }
+        return pitch.frequency(level: (Double(band(of: level, bands)) + 0.5) / Double(bands), sample: sample)
     }
 
     /// Which of `bands` equal bands a level falls in.

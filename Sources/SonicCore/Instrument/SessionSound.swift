@@ -19,10 +19,10 @@ public enum SoundChange: Sendable {
     case guidance(Guidance?)
     /// The spectrum the spectrum bank plays from now on.
     case spectrum(SpectrumLevels)
-    /// Another image of the same size plays and shows in place of the one before — a stack's frame, through the
-    /// same stretch so that frames compare, or a window's map, through its own — and a sweep playing stops; the
-    /// columns found in the image before are gone with it.
-    case playedImage(GrayImage, ownStretch: Bool)
+    /// Another image of the same size, made ready, plays and shows in place of the one before — a stack's frame,
+    /// through the same stretch so that frames compare, or a window's map, through its own — and a sweep playing
+    /// stops; the columns found in the image before are gone with it.
+    case playedImage(PlayedImage)
     /// Silence, as the session ends.
     case silence
 }
@@ -72,13 +72,13 @@ public final class SessionSound {
             set(controls.targets, in: state, at: time)
         case .spectrum(let levels):
             controls.setSpectrum(levels.amplitudes, at: time)
-        case .playedImage(let image, let ownStretch):
+        case .playedImage(let played):
             if state.sweep != nil {
                 state.sweep = nil
                 controls.sweep(nil, at: time)
             }
-            instrument.play(image, ownStretch: ownStretch)
-            controls.sweepTables.offer(instrument.sweepTables)
+            instrument.play(played)
+            controls.sweepTables.offer(played.tables)
             state.columns = nil
             state.overview = nil
             state.lattice = nil

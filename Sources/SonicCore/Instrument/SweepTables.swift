@@ -7,11 +7,21 @@ public struct SweepTables: Sendable {
 }
 
 extension Instrument {
-    /// This instrument's image, boxed for the sweeps: each box's mean sample, through the stretch (and, for a line,
-    /// the pitch map), as the pen would hear that sample.
-    public var sweepTables: SweepTables {
+    /// This instrument's image, boxed for the sweeps.
+    public var sweepTables: SweepTables { SweepTables(image: image, profile: profile, pitch: pitch, stretch: stretch) }
+}
+
+extension SweepTables {
+    /// `image`, boxed for the sweeps: each box's mean sample, through `stretch` (and, for a line, the pitch map), as
+    /// the pen would hear that sample.
+    init(image: GrayImage, profile: Profile, pitch: PitchMap, stretch: LevelStretch) {
         let width = image.width, height = image.height
         let chain = profile.chain
+        /// The pitch of a box whose mean sample is `mean`.
+        func tone(mean: Double) -> Double {
+            Instrument.frequency(
+                level: stretch.level(value: mean), sample: mean, articulation: profile.articulation, pitch: pitch)
+        }
         let imageSteps = max(1, min(width, Int((chain.sweepLength * ImageSweep.stepsPerSecond).rounded())))
         let rowSteps = min(width, LineSweep.Table.mostSteps)
         let columnSteps = min(height, LineSweep.Table.mostSteps)
@@ -60,16 +70,13 @@ extension Instrument {
         let columns = (0..<(width * columnSteps)).map { i in
             Float(tone(mean: columnSums[i] / Double(columnBoxes[i % columnSteps].count)))
         }
-        return SweepTables(
+        self.init(
             image: ImageSweep.Table(
                 levels: levels, steps: imageSteps, toneAmplitude: profile.amplitude, peak: chain.limiterThreshold),
             lines: LineSweep.Table(
                 width: width, height: height, rowSteps: rowSteps, columnSteps: columnSteps,
                 amplitude: profile.amplitude, rows: rows, columns: columns))
     }
-
-    /// The pitch of a box whose mean sample is `mean`.
-    private func tone(mean: Double) -> Double { frequency(level: stretch.level(value: mean), sample: mean) }
 
     /// `count` boxes splitting `size` pixels as evenly as whole pixels allow; where they outnumber the pixels, each
     /// is the pixel it falls on.

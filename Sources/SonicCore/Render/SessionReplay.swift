@@ -95,11 +95,11 @@ public final class SessionReplay {
             // The same window's map, made again from the file; the still pen's sound in it is logged after it.
             guard let cube = sound.instrument.spectra?.cube, let map = try? window.map(of: cube) else { break }
             state.window = window
-            sound.apply(.playedImage(map, ownStretch: true), to: &state, at: t)
+            sound.apply(.playedImage(sound.instrument.preparation.prepare(map, ownStretch: true)), to: &state, at: t)
         case .frame(let t, let number):
             guard let frame = try? stack?.frame(number - 1) else { break }
             state.frame = number - 1
-            sound.apply(.playedImage(frame, ownStretch: false), to: &state, at: t)
+            sound.apply(.playedImage(sound.instrument.preparation.prepare(frame, ownStretch: false)), to: &state, at: t)
         case .lattice(let t, let pixelSize):
             // The same finder on the same image (the frame played) finds the same columns as the session did.
             let lattice = LatticeColumns(finding: ColumnFinder(image: sound.instrument.image), pixelSize: pixelSize)
