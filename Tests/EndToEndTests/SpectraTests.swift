@@ -30,7 +30,7 @@ extension EndToEnd {
         /// `map` gives every window's map of the facts, to float precision.
         @Test(.disabled(if: SharedFormats.skip, "the real microscope files are not beside the repository"))
         func everyFileListsItsSignalsAndMapsItsWindowsAsRosettaSciIO() throws {
-            for path in try SharedFormats.spectra("dm3", "dm4", "emd", "hspy") {
+            for path in try SharedFormats.spectra("dm3", "dm4", "emd", "hspy", "bcf") {
                 let name = URL(fileURLWithPath: path).lastPathComponent
                 let facts = try #require(try SharedFormats.facts(path)["signals"] as? [[String: Any]])
                 let report = try json(["inspect", "--json", path])
