@@ -12,7 +12,11 @@ public enum BCFReader {
         guard let headerItem = container.item(["EDSDatabase", "HeaderData"]) else {
             throw ImageFileError("a Bruker file without its header")
         }
-        let xml = try XMLNode.parse(container.contents(of: headerItem))
+        let header = try SFSStream(headerItem, in: container)
+        guard header.count <= ImageLimits.maxFileBytes else {
+            throw ImageFileError("a Bruker file whose header is \(header.count) bytes")
+        }
+        let xml = try XMLNode.parse(header.bytes(0..<header.count))
         guard let database = xml.child("ClassInstance", type: "TRTSpectrumDatabase") else {
             throw ImageFileError("a Bruker file whose header holds no spectrum database")
         }
@@ -109,7 +113,7 @@ public enum BCFReader {
         try ImageLimits.check(channels: channels)
         let source = DeferredSpectra(width: width, height: height, channels: channels) {
             () throws(ImageFileError) -> any SpectrumSource in
-            try BrukerHypermap(container.contents(of: item), width: width, height: height, channels: channels)
+            try BrukerHypermap(SFSStream(item, in: container), width: width, height: height, channels: channels)
         }
         let energy = SignalAxis(
             name: "Energy", size: channels, scale: scale, offset: offset, units: "keV", navigation: false)

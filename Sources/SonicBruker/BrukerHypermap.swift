@@ -6,24 +6,26 @@ import SonicCore
 /// ways: a list of 16-bit pulses, a list of 12-bit pulses, or runs of channels, each run a gain and
 /// values above it 4, 8, 16 or 32 bits wide, with extra pulses after. Pixels left out hold no counts.
 ///
-/// The decompressed hypermap is gone through once to note where each pixel starts; a pixel's
-/// spectrum is decoded when asked for.
+/// The hypermap is gone through once, a stretch at a time, to note where each pixel starts and ends; a pixel's
+/// spectrum is read and decoded when asked for. Neither the hypermap nor its dense cube (4096 channels of 1024 × 768
+/// pixels pass 2³¹ values) is ever held whole, so only the scan and the channels are limited.
 struct BrukerHypermap: SpectrumSource {
     let width: Int
     let height: Int
     let channels: Int
-    private let data: [UInt8]
-    /// Where each pixel's header starts, row by row; -1 for pixels the hypermap leaves out.
-    private let starts: [Int]
+    private let stream: SFSStream
+    /// Where each pixel's record starts and ends, row by row; empty for pixels the hypermap leaves out.
+    private let records: [Range<Int>]
 
     static let headerSize = 0x1A0, pixelHeaderSize = 22
+    /// How much of the hypermap is read at a time while going through it.
+    static let stretch = 1 << 20
 
-    init(_ data: [UInt8], width: Int, height: Int, channels: Int) throws(ImageFileError) {
-        // Hypermaps are sparse: the dense cube's size (4096 channels of 1024 × 768 pixels pass 2³¹
-        // values) is never held, so only the scan and the channels are limited.
+    init(_ stream: SFSStream, width: Int, height: Int, channels: Int) throws(ImageFileError) {
         try ImageLimits.check(width: width, height: height)
         try ImageLimits.check(channels: channels)
-        guard let storedHeight = data.int32(at: 0), let storedWidth = data.int32(at: 4) else {
+        var reader = Reader(stream: stream)
+        guard let storedHeight = try reader.int32(at: 0), let storedWidth = try reader.int32(at: 4) else {
             throw ImageFileError("its hypermap is cut short")
         }
         guard storedWidth == width, storedHeight == height else {
@@ -33,31 +35,31 @@ struct BrukerHypermap: SpectrumSource {
         self.width = width
         self.height = height
         self.channels = channels
-        var starts = [Int](repeating: -1, count: width * height)
+        self.stream = stream
+        var records = [Range<Int>](repeating: 0..<0, count: width * height)
         var at = Self.headerSize
         for line in 0..<height {
-            guard let pixels = data.int32(at: at), (0...width).contains(pixels) else {
-                throw ImageFileError("its hypermap is damaged at line \(line + 1)")
-            }
+            func damaged() -> ImageFileError { ImageFileError("its hypermap is damaged at line \(line + 1)") }
+            guard let pixels = try reader.int32(at: at), (0...width).contains(pixels) else { throw damaged() }
             at += 4
             for _ in 0..<pixels {
-                guard let x = data.uint32(at: at), x < width, let packing = data.uint16(at: at + 12),
-                    let pulses = data.uint16(at: at + 16), let size = data.uint32(at: at + 18)
-                else { throw ImageFileError("its hypermap is damaged at line \(line + 1)") }
-                starts[line * width + x] = at
+                guard let header = try reader.bytes(at: at, count: Self.pixelHeaderSize),
+                    let x = header.uint32(at: 0), x < width
+                else { throw damaged() }
+                let (packing, pulses, size) = (header.uint16(at: 12)!, header.uint16(at: 16)!, header.uint32(at: 18)!)
                 var next = at + Self.pixelHeaderSize + size
                 if packing > 1, pulses > 0 {
-                    guard size >= 4, let extra = data.uint32(at: next - 4) else {
-                        throw ImageFileError("its hypermap is damaged at line \(line + 1)")
-                    }
+                    guard size >= 4, let extra = try reader.uint32(at: next - 4) else { throw damaged() }
                     next += extra
                 }
-                guard next <= data.count else { throw ImageFileError("its hypermap is cut short at line \(line + 1)") }
+                guard next <= stream.count else {
+                    throw ImageFileError("its hypermap is cut short at line \(line + 1)")
+                }
+                records[line * width + x] = at..<next
                 at = next
             }
         }
-        self.data = data
-        self.starts = starts
+        self.records = records
     }
 
     func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
@@ -67,11 +69,15 @@ struct BrukerHypermap: SpectrumSource {
         var at = 0
         for y in rows {
             for x in columns {
-                let start = starts[y * width + x]
-                if start >= 0 {
+                let place = records[y * width + x]
+                if !place.isEmpty {
+                    let record = try stream.bytes(place)
                     try values.withUnsafeMutableBufferPointer { output throws(ImageFileError) in
                         let spectrum = UnsafeMutableBufferPointer(rebasing: output[at..<(at + channels)])
-                        guard decode(at: start, into: spectrum) else {
+                        let whole =
+                            record.count == place.count
+                            && Self.decode(record, channels: channels) { spectrum[$0] += $1 }
+                        guard whole else {
                             throw ImageFileError("its hypermap is damaged at pixel \(x), \(y)")
                         }
                     }
@@ -82,16 +88,62 @@ struct BrukerHypermap: SpectrumSource {
         return values
     }
 
-    /// Adds the counts of the pixel whose header is at `start`; false where its data is damaged.
-    private func decode(at start: Int, into spectrum: UnsafeMutableBufferPointer<Float>) -> Bool {
-        guard let kept = data.uint16(at: start + 4), let packing = data.uint16(at: start + 12),
-            let pulses = data.uint16(at: start + 16), let size = data.uint32(at: start + 18)
+    /// Reads through the hypermap a stretch at a time.
+    private struct Reader {
+        let stream: SFSStream
+        var held: [UInt8] = []
+        var heldStart = 0
+
+        /// `count` bytes from `offset`, or nil past the hypermap's end.
+        mutating func bytes(at offset: Int, count: Int) throws(ImageFileError) -> [UInt8]? {
+            guard offset >= 0, offset + count <= stream.count else { return nil }
+            if offset < heldStart || offset + count > heldStart + held.count {
+                held = try stream.bytes(offset..<(offset + max(count, BrukerHypermap.stretch)))
+                heldStart = offset
+            }
+            return Array(held[(offset - heldStart)..<(offset - heldStart + count)])
+        }
+
+        mutating func uint32(at offset: Int) throws(ImageFileError) -> Int? {
+            try bytes(at: offset, count: 4)?.uint32(at: 0)
+        }
+
+        mutating func int32(at offset: Int) throws(ImageFileError) -> Int? {
+            try bytes(at: offset, count: 4)?.int32(at: 0)
+        }
+    }
+
+    /// Goes through every pixel once, adding each count where it falls: a sparse hypermap is never made dense.
+    func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
+        let windowsOf = WindowTally(windows: windows, channels: channels).windowsOfChannels
+        var maps = windows.map { _ in [Double](repeating: 0, count: width * height) }
+        var summed = [Double](repeating: 0, count: summing ? channels : 0)
+        for (pixel, place) in records.enumerated() where !place.isEmpty {
+            let record = try stream.bytes(place)
+            let whole =
+                record.count == place.count
+                && Self.decode(record, channels: channels) { channel, amount in
+                    for window in windowsOf[channel] { maps[window][pixel] += Double(amount) }
+                    if summing { summed[channel] += Double(amount) }
+                }
+            guard whole else {
+                throw ImageFileError("its hypermap is damaged at pixel \(pixel % width), \(pixel / width)")
+            }
+        }
+        return SpectrumSweep(maps: maps, summed: summing ? summed : nil)
+    }
+
+    /// Hands each count of a pixel's record (its header and data) to `add`, with its channel, below `channels`;
+    /// false where its data is damaged.
+    private static func decode(_ data: [UInt8], channels: Int, _ add: (Int, Float) -> Void) -> Bool {
+        guard let kept = data.uint16(at: 4), let packing = data.uint16(at: 12), let pulses = data.uint16(at: 16),
+            let size = data.uint32(at: 18)
         else { return false }
         // Channels past those the pixel declares, or past the spectrum, are dropped.
         let limit = min(kept, channels)
-        let body = start + Self.pixelHeaderSize
+        let body = pixelHeaderSize
         func count(_ channel: Int, _ amount: Float = 1) {
-            if channel < limit { spectrum[channel] += amount }
+            if channel < limit, amount != 0 { add(channel, amount) }
         }
         switch packing {
         case 0:

@@ -3,7 +3,7 @@ import SonicCore
 /// AidAim's Single File System, the container a Bruker `.bcf` file is: a header, then chunks of one
 /// size, each a 32-byte header (the first 4 bytes: the next chunk of a chained table) and its data.
 /// A table of items (files and folders, each naming its parent) and, per file, a table of the chunks
-/// holding it, say where everything lies. Files may be compressed in zlib blocks.
+/// holding it, say where everything lies. Files may be compressed in zlib blocks (see `SFSStream`).
 struct SFSContainer {
     struct Item {
         let name: String
@@ -20,8 +20,6 @@ struct SFSContainer {
     /// Where chunk 0 starts; a chunk's data follows its 32-byte header.
     static let firstChunk = 0x118, chunkHeader = 0x20
     static let itemSize = 0x200
-    /// Blocks of a compressed file decompress to at most this, each.
-    static let largestBlock = 1 << 26
 
     let file: FileBytes
     let chunkSize: Int
@@ -97,29 +95,30 @@ struct SFSContainer {
         return names.reversed()
     }
 
-    /// The whole of a file, decompressed, in memory.
-    func contents(of item: Item) throws(ImageFileError) -> [UInt8] {
+    /// The stored bytes `range` of a file (inside its size), gathered from its pieces. The stretches of the
+    /// container read are given back (see `FileBytes.doneReading`): a hypermap is gone through once.
+    func stored(_ item: Item, _ range: Range<Int>) -> [UInt8] {
         let usable = self.usable
-        var stored: [UInt8] = []
-        stored.reserveCapacity(item.size)
-        for (index, start) in item.pieces.enumerated() {
-            let length = min(usable, item.size - index * usable)
-            stored.append(contentsOf: file.buffer[start..<(start + length)])
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(range.count)
+        var read: Range<Int>?
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let piece = at / usable
+            let end = min(range.upperBound, (piece + 1) * usable)
+            let start = item.pieces[piece] + at - piece * usable
+            bytes.append(contentsOf: file.buffer[start..<(start + end - at)])
+            // Pieces that follow each other in the container are given back together.
+            if let run = read, run.upperBound == start {
+                read = run.lowerBound..<(start + end - at)
+            } else {
+                read.map(file.doneReading)
+                read = start..<(start + end - at)
+            }
+            at = end
         }
-        guard stored.starts(with: Array("AACS".utf8)) else { return stored }
-        // Compressed: a header (the block count at 12), then from 0x80 each block's 16-byte
-        // header (its compressed and decompressed sizes) and its zlib stream.
-        guard let blocks = stored.uint32(at: 12) else { throw ImageFileError("\(item.name) is cut short") }
-        var output: [UInt8] = []
-        var at = 0x80
-        for _ in 0..<blocks {
-            guard let compressed = stored.uint32(at: at), let decompressed = stored.uint32(at: at + 4),
-                decompressed <= Self.largestBlock, at + 16 + compressed <= stored.count
-            else { throw ImageFileError("\(item.name) is damaged: a compressed block runs past its end") }
-            try Inflate.zlib(stored[(at + 16)..<(at + 16 + compressed)], count: decompressed, into: &output)
-            at += 16 + compressed
-        }
-        return output
+        read.map(file.doneReading)
+        return bytes
     }
 
     /// `bytes` bytes of a table that starts in chunk `first` and, when longer than `perChunk`,

@@ -32,6 +32,21 @@ import Testing
         #expect(block.count == 3 * 2 * 300 && block[0..<300].elementsEqual(sample.counts[6].map(Float.init)))
     }
 
+    /// The sweep goes through the counts themselves, never the dense spectra: each window's map and the summed
+    /// spectrum as the counts written give them.
+    @Test func theSweepAddsEachCountWhereItFalls() throws {
+        let sample = SampleBCF.example(compressed: true)
+        let contents = try BCFReader.contents(of: FileBytes(copying: sample.bytes()))
+        let cube = try #require(contents.entries[2].spectra)
+        let windows = [40..<60, 95..<105, 250..<400]
+        let sweep = try cube.source.sweep(windows: windows, summing: true)
+        for (index, window) in windows.enumerated() {
+            let channels = window.clamped(to: 0..<300)
+            #expect(sweep.maps[index] == sample.counts.map { Double($0[channels].reduce(0, +)) }, "\(window)")
+        }
+        #expect(sweep.summed == (0..<300).map { channel in Double(sample.counts.reduce(0) { $0 + $1[channel] }) })
+    }
+
     @Test func aFileWithoutPixelSizesIsInPixels() throws {
         var sample = SampleBCF.example(compressed: false)
         sample.pixelSize = nil

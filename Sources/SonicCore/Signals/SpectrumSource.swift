@@ -65,8 +65,18 @@ extension SpectrumSource {
 public struct WindowTally: Sendable {
     public let windows: [Range<Int>]
 
+    private let channels: Int
+
     public init(windows: [Range<Int>], channels: Int) {
         self.windows = windows.map { $0.clamped(to: 0..<max(channels, 0)) }
+        self.channels = max(channels, 0)
+    }
+
+    /// For each channel, the windows it falls in: for sources that go through counts rather than whole spectra.
+    public var windowsOfChannels: [[Int]] {
+        var members = [[Int]](repeating: [], count: channels)
+        for (index, window) in windows.enumerated() { for channel in window { members[channel].append(index) } }
+        return members
     }
 
     /// Adds one pixel's spectrum.

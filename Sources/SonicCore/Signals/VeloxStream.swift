@@ -63,10 +63,7 @@ public struct VeloxStreamSpectra: SpectrumSource {
         let pixelsPerFrame = width * height
         var summed = [Double](repeating: 0, count: channels)
         var maps = windows.map { _ in [Double](repeating: 0, count: pixelsPerFrame) }
-        var memberOf = [[Int]](repeating: [], count: channels)
-        for (index, window) in windows.enumerated() {
-            for channel in window.clamped(to: 0..<channels) { memberOf[channel].append(index) }
-        }
+        let memberOf = WindowTally(windows: windows, channels: channels).windowsOfChannels
         for stream in streams {
             stream.forEachCount { pixel, channel in
                 let place = pixel % pixelsPerFrame
