@@ -86,8 +86,8 @@ let package = Package(
         // Reports each time the machine itself stopped running programs (the end-to-end tests and the
         // dropout benchmark tell those dropouts from the program's own).
         .executableTarget(name: "machine-pauses"),
-        // Feeds damaged image files and session logs to their readers (see scripts/fuzz).
-        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles"]),
+        // Feeds damaged image files, HDF5 surveys, Velox streams and session logs to their readers (see scripts/fuzz).
+        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles", "SonicHDF5"]),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "SampleWriters"]),
         // DigitalMicrograph and TIFF writers written from the formats' descriptions, independent of the

@@ -46,7 +46,7 @@ struct ByteReader {
 
     var atEnd: Bool { at == bytes.count }
 
-    private static let garbled = ImageFileError("a garbled message between the HDF5 reader and its helper")
+    static let garbled = ImageFileError("a garbled message between the HDF5 reader and its helper")
 
     mutating func int() throws(ImageFileError) -> Int {
         guard bytes.count - at >= 8 else { throw Self.garbled }

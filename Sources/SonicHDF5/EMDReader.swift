@@ -18,8 +18,27 @@ public enum EMDReader {
         reading: ChildProcess.Limits
     ) throws(ImageFileError) -> ImageFileContents {
         try checkReadable(path)
-        let answer = try HDF5Helper.run(.survey, file: path, limits: listing)
-        let survey = try Survey(decoding: answer)
+        return try contents(of: try survey(path: path, limits: listing), path: path, reading: reading)
+    }
+
+    /// What a helper finds in the file, before it is interpreted.
+    package static func survey(path: String) throws(ImageFileError) -> Survey {
+        try survey(path: path, limits: listingLimits)
+    }
+
+    static func survey(path: String, limits: ChildProcess.Limits) throws(ImageFileError) -> Survey {
+        try Survey(decoding: try HDF5Helper.run(.survey, file: path, limits: limits))
+    }
+
+    /// The entries a survey of the file at `path` makes. Lists only: each signal is read when it
+    /// is asked for.
+    package static func contents(of survey: Survey, path: String) throws(ImageFileError) -> ImageFileContents {
+        try contents(of: survey, path: path, reading: readingLimits)
+    }
+
+    static func contents(of survey: Survey, path: String, reading: ChildProcess.Limits) throws(ImageFileError)
+        -> ImageFileContents
+    {
         let maker = DatasetEntries(file: path, limits: reading)
         if let version = survey.veloxVersion, VeloxEntries.isVelox(version: version) {
             return ImageFileContents(format: .emd, entries: VeloxEntries.entries(survey, maker: maker))
@@ -34,6 +53,11 @@ public enum EMDReader {
         throw ImageFileError(
             "an HDF5 file, but not an EMD file nor HyperSpy's (it has neither Velox's version record, Berkeley EMD's "
                 + "version attributes nor HyperSpy's file format)")
+    }
+
+    /// The values of a Velox file's EDS streams (its `SpectrumStream` datasets), read whole.
+    package static func veloxStreams(of survey: Survey, path: String) throws(ImageFileError) -> [FileBytes] {
+        try VeloxSpectra.read(survey.velox.filter { $0.kind == "SpectrumStream" }, file: path, limits: readingLimits)
     }
 
     /// Clear reasons for the commonest failures, before any process is started.

@@ -189,7 +189,7 @@ final class HDF5Object {
             guard H5Sget_simple_extent_dims(space.id, &extent, nil) == rank else {
                 throw HDF5Failure.current("cannot read a dataset's dimensions")
             }
-            guard extent.allSatisfy({ $0 <= hsize_t(Int32.max) }) else {
+            guard extent.allSatisfy({ $0 <= hsize_t(DatasetLayout.maxDimension) }) else {
                 throw ImageFileError("a dataset's dimension is out of range")
             }
             dims = extent.map { Int($0) }

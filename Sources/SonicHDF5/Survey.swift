@@ -1,91 +1,95 @@
 import SonicCore
 
 /// What the helper process finds in an HDF5 file: the raw facts, which the reader then interprets.
-struct Survey: Equatable {
+/// Seen across the package, for the fuzz tool to damage them.
+package struct Survey: Equatable {
     /// The JSON text of Velox's `/Version` dataset.
-    var veloxVersion: String?
+    package var veloxVersion: String?
     /// Berkeley EMD's `version_major` attribute sits on the root or on a top-level group.
-    var hasBerkeleyVersion = false
-    var velox: [VeloxDataset] = []
-    var berkeley: [BerkeleyDataset] = []
+    package var hasBerkeleyVersion = false
+    package var velox: [VeloxDataset] = []
+    package var berkeley: [BerkeleyDataset] = []
     /// Velox's camera and STEM input operations (JSON), which name the detector behind each image.
-    var operations: [String] = []
+    package var operations: [String] = []
     /// Velox's records of spectrum imaging (`/Features/SIFeature/…`) and those they point to
     /// (`/SharedProperties/…`): JSON by path. They give an EDS scan's area and the image acquired
     /// with the spectra.
-    var veloxRecords: [String: String] = [:]
+    package var veloxRecords: [String: String] = [:]
     /// The root's `file_format` attribute: "HyperSpy" in HyperSpy's files.
-    var fileFormat: String?
-    var hyperspy: [HyperSpyExperiment] = []
+    package var fileFormat: String?
+    package var hyperspy: [HyperSpyExperiment] = []
 }
 
 /// A dataset's extent, HDF5's order (slowest axis first), and how its elements can be read.
-struct DatasetLayout: Equatable {
-    var dims: [Int]
-    var sampleType: SampleType?
+package struct DatasetLayout: Equatable {
+    package var dims: [Int]
+    package var sampleType: SampleType?
     /// Why the elements are not samples ("complex data", "not numeric data"), when they are not.
-    var unsupported: String?
+    package var unsupported: String?
+
+    /// The longest dimension the helper reports: longer ones it refuses as out of range.
+    static let maxDimension = Int(Int32.max)
 }
 
 /// `/Data/<kind>/<id>/Data`, with the frame-0 metadata JSON beside it.
-struct VeloxDataset: Equatable {
-    var kind: String
-    var id: String
-    var layout: DatasetLayout
-    var metadata: String?
+package struct VeloxDataset: Equatable {
+    package var kind: String
+    package var id: String
+    package var layout: DatasetLayout
+    package var metadata: String?
     /// A spectrum stream's `AcquisitionSettings` (channels, scan size), an EELS spectrum image's
     /// `AcquisitionMetadata` (energy offset and dispersion): JSON.
-    var settings: String?
+    package var settings: String?
 
     var path: [String] { ["Data", kind, id, "Data"] }
 }
 
 /// A dataset in a group marked `emd_group_type = 1`, with the `dimN` axes beside it.
-struct BerkeleyDataset: Equatable {
-    var group: [String]
-    var name: String
-    var layout: DatasetLayout
+package struct BerkeleyDataset: Equatable {
+    package var group: [String]
+    package var name: String
+    package var layout: DatasetLayout
     /// Newer files number their axes from `dim0`, older ones from `dim1`.
-    var axesFromZero: Bool
+    package var axesFromZero: Bool
     /// One per axis of the data, in HDF5's order; nil where the file has no usable `dimN`.
-    var axes: [BerkeleyAxis?]
+    package var axes: [BerkeleyAxis?]
 
     var path: [String] { group + [name] }
 }
 
 /// One signal of a HyperSpy file: `/Experiments/<name>/data`, one `axis-i` group per dimension.
-struct HyperSpyExperiment: Equatable {
-    var name: String
-    var layout: DatasetLayout
+package struct HyperSpyExperiment: Equatable {
+    package var name: String
+    package var layout: DatasetLayout
     /// One per `axis-i` group found, i from 0; nil where a group is missing or unreadable.
-    var axes: [HyperSpyAxis?]
-    var title: String?
-    var signalType: String?
+    package var axes: [HyperSpyAxis?]
+    package var title: String?
+    package var signalType: String?
 
     var path: [String] { ["Experiments", name, "data"] }
 }
 
 /// An `axis-i` group's attributes.
-struct HyperSpyAxis: Equatable {
-    var name: String
-    var size: Int
-    var scale: Double
-    var offset: Double
-    var units: String
-    var navigate: Bool
+package struct HyperSpyAxis: Equatable {
+    package var name: String
+    package var size: Int
+    package var scale: Double
+    package var offset: Double
+    package var units: String
+    package var navigate: Bool
     /// HyperSpy's `_type`: "UniformDataAxis" (or none, in older files) for an axis of equal steps.
-    var type: String?
+    package var type: String?
 }
 
 /// A `dimN` dataset: the positions of an axis's pixels and their units.
-struct BerkeleyAxis: Equatable {
-    var first: Double
-    var step: Double
-    var units: String
+package struct BerkeleyAxis: Equatable {
+    package var first: Double
+    package var step: Double
+    package var units: String
 }
 
 extension Survey {
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out = ByteWriter()
         out.optionalString(veloxVersion)
         out.bool(hasBerkeleyVersion)
@@ -139,7 +143,7 @@ extension Survey {
         return out.bytes
     }
 
-    init(decoding bytes: [UInt8]) throws(ImageFileError) {
+    package init(decoding bytes: [UInt8]) throws(ImageFileError) {
         var input = ByteReader(bytes)
         veloxVersion = try input.optionalString()
         hasBerkeleyVersion = try input.bool()
@@ -170,7 +174,7 @@ extension Survey {
         operations = try input.strings()
         let paths = try input.strings(), texts = try input.strings()
         guard paths.count == texts.count else {
-            throw ImageFileError("a garbled message between the HDF5 reader and its helper")
+            throw ByteReader.garbled
         }
         veloxRecords = Dictionary(zip(paths, texts)) { first, _ in first }
         fileFormat = try input.optionalString()
@@ -192,7 +196,7 @@ extension Survey {
                     name: name, layout: layout, axes: axes, title: try input.optionalString(),
                     signalType: try input.optionalString()))
         }
-        guard input.atEnd else { throw ImageFileError("a garbled message between the HDF5 reader and its helper") }
+        guard input.atEnd else { throw ByteReader.garbled }
     }
 }
 
@@ -205,6 +209,9 @@ extension DatasetLayout {
 
     init(from input: inout ByteReader) throws(ImageFileError) {
         dims = try input.ints()
+        guard dims.allSatisfy({ (0...Self.maxDimension).contains($0) }) else {
+            throw ByteReader.garbled
+        }
         let typeName = try input.optionalString()
         sampleType = typeName.flatMap(SampleType.init(rawValue:))
         unsupported = try input.optionalString()

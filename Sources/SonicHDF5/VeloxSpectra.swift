@@ -8,7 +8,7 @@ enum VeloxSpectra {
     /// One `/Data/Spectrum` dataset: a spectrum, or a row of them.
     static func spectrum(_ dataset: VeloxDataset, maker: DatasetEntries) -> ImageEntry {
         let dims = dataset.layout.dims
-        guard dims.count <= 2, !dims.contains(0), let sampleType = dataset.layout.sampleType else {
+        guard (1...2).contains(dims.count), !dims.contains(0), let sampleType = dataset.layout.sampleType else {
             return skipped(
                 dataset, title: "EDS", reason: dataset.layout.unsupported ?? "a spectrum of \(dims.count) dimensions")
         }
@@ -18,7 +18,8 @@ enum VeloxSpectra {
             file: maker.file, limits: maker.limits, path: dataset.path, dims: dims, sampleType: sampleType,
             x: dims.count == 2 && dims[1] > 1 ? 1 : nil, y: nil, channel: 0)
         let scan = source.width > 1 ? [SignalAxis(name: "spectrum", size: source.width, navigation: true)] : []
-        return entry(title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: sampleType)
+        return entry(
+            dataset, title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: sampleType)
     }
 
     /// One `/Data/EelsSpectrumImage` dataset, its scan calibrated as the file's `/Data/SpectrumImage` is.
@@ -43,7 +44,8 @@ enum VeloxSpectra {
         if dims.count == 3 {
             scan.append(SignalAxis(name: "y", size: dims[2], calibration: calibration.y, navigation: true))
         }
-        return entry(title: "EELS", source: source, axes: scan + [energy], spectroscopy: .eels, sampleType: sampleType)
+        return entry(
+            dataset, title: "EELS", source: source, axes: scan + [energy], spectroscopy: .eels, sampleType: sampleType)
     }
 
     /// The EDS spectrum image of every detector's stream, summed: the scan's size and the channels
@@ -67,34 +69,38 @@ enum VeloxSpectra {
             streams.allSatisfy({ $0.layout.dims.count <= 2 && $0.layout.dims.dropFirst().allSatisfy { $0 == 1 } })
         else { return skip("spectrum streams that are not runs of 16-bit values") }
         let (width, height) = records.scanArea(width: Int(rasterWidth), height: Int(rasterHeight))
-        do throws(ImageFileError) {
-            try ImageLimits.check(width: width, height: height, channels: Int(channels))
-        } catch {
-            return skip(error.message)
-        }
         let metadata = first.metadata.flatMap(JSONValue.parse)
         let calibration = VeloxEntries.calibration(metadata)
         let energy = energyAxis(metadata, name: "X-ray energy", channels: Int(channels))
         let (file, limits) = (maker.file, maker.limits)
         let source = DeferredSpectra(width: width, height: height, channels: Int(channels)) {
             () throws(ImageFileError) -> any SpectrumSource in
-            var bytes: [FileBytes] = []
-            for stream in streams {
-                let slab = Hyperslab(
-                    path: stream.path, dims: stream.layout.dims, sampleType: .uint16, element: .uint16)
-                let shared = try slab.read(file: file, limits: limits)
-                bytes.append(
-                    FileBytes(
-                        buffer: UnsafeRawBufferPointer(shared.bytes),
-                        release: { _ in withExtendedLifetime(shared) {} }, giveBack: { _ in }))
-            }
-            return try VeloxStreamSpectra(streams: bytes, width: width, height: height, channels: Int(channels))
+            try VeloxStreamSpectra(
+                streams: try read(streams, file: file, limits: limits), width: width, height: height,
+                channels: Int(channels))
         }
         let scan = [
             SignalAxis(name: "x", size: width, calibration: calibration.x, navigation: true),
             SignalAxis(name: "y", size: height, calibration: calibration.y, navigation: true)
         ]
-        return entry(title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: .uint16)
+        return entry(
+            first, title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: .uint16)
+    }
+
+    /// Each stream's values, read whole in a helper process.
+    static func read(_ streams: [VeloxDataset], file: String, limits: ChildProcess.Limits) throws(ImageFileError)
+        -> [FileBytes]
+    {
+        var bytes: [FileBytes] = []
+        for stream in streams {
+            let slab = Hyperslab(path: stream.path, dims: stream.layout.dims, sampleType: .uint16, element: .uint16)
+            let shared = try slab.read(file: file, limits: limits)
+            bytes.append(
+                FileBytes(
+                    buffer: UnsafeRawBufferPointer(shared.bytes),
+                    release: { _ in withExtendedLifetime(shared) {} }, giveBack: { _ in }))
+        }
+        return bytes
     }
 
     /// The energy axis Velox's metadata gives an EDS detector: its `Dispersion` and `OffsetEnergy`
@@ -116,10 +122,17 @@ enum VeloxSpectra {
         return SignalAxis(name: name, size: channels, navigation: false)
     }
 
+    /// The entry of the spectra of `dataset`, or one saying why they are skipped: a scan or
+    /// channels beyond what the program accepts.
     private static func entry(
-        title: String, source: any SpectrumSource, axes: [SignalAxis], spectroscopy: Spectroscopy,
-        sampleType: SampleType
+        _ dataset: VeloxDataset, title: String, source: any SpectrumSource, axes: [SignalAxis],
+        spectroscopy: Spectroscopy, sampleType: SampleType
     ) -> ImageEntry {
+        do throws(ImageFileError) {
+            try ImageLimits.check(width: source.width, height: source.height, channels: source.channels)
+        } catch {
+            return skipped(dataset, title: title, reason: error.message)
+        }
         let cube = SpectrumCube(source: source, spectralAxis: axes.last!, spectroscopy: spectroscopy)
         return ImageEntry(title: title, spectra: cube, axes: axes, sampleType: sampleType)
     }

@@ -4,8 +4,18 @@ import SonicImageFiles
 
 /// One kind of input and what must hold for it.
 protocol FuzzTrial {
-    /// Reads the input; throws the reader's own error when it refuses it, or a `FuzzFinding`.
-    func run(_ path: String) throws
+    /// The input that damaged copies are made from, from a seed file: by default its bytes.
+    func seedInput(_ path: String) throws -> [UInt8]
+    /// A damaged copy of a seed's input: by default damaged as bytes.
+    func damaged(_ input: [UInt8], by mutator: inout Mutator) -> [UInt8]
+    /// Reads the input at `path`, made from the seed file `seed`; throws the reader's own error when
+    /// it refuses it, or a `FuzzFinding`.
+    func run(_ path: String, seed: String) throws
+}
+
+extension FuzzTrial {
+    func seedInput(_ path: String) throws -> [UInt8] { try ImageFiles.readBytes(path) }
+    func damaged(_ input: [UInt8], by mutator: inout Mutator) -> [UInt8] { mutator.mutate(input) }
 }
 
 /// The reader accepted an input but gave a wrong result: a finding, which stops the run.
@@ -21,7 +31,7 @@ struct ImageFileTrial: FuzzTrial {
     /// few stand for the rest.
     static let framesReadAtEachEnd = 8
 
-    func run(_ path: String) throws {
+    func run(_ path: String, seed: String) throws {
         let contents = try ImageFiles.contents(of: path)
         for entry in Self.sampled(contents.entries.filter(\.isImage)) {
             let image = try entry.read()
@@ -34,7 +44,7 @@ struct ImageFileTrial: FuzzTrial {
             if let stack = entry.stack {
                 for index in Set([0, stack.count - 1]) { try check(try stack.frame(index), stack.width, stack.height) }
             }
-            if let cube = entry.spectra { try read(cube) }
+            if let cube = entry.spectra { try Self.read(cube) }
         }
     }
 
@@ -44,7 +54,8 @@ struct ImageFileTrial: FuzzTrial {
         }
     }
 
-    private func read(_ cube: SpectrumCube) throws {
+    /// Reads what a spectrum image is played by, at the sizes it promised.
+    static func read(_ cube: SpectrumCube) throws {
         let (width, height, channels) = (cube.width, cube.height, cube.channels)
         let overview = try cube.overview()
         guard overview.totalCounts.values.count == width * height, overview.summed.count == channels else {
@@ -106,7 +117,9 @@ struct SessionLogTrial: FuzzTrial {
         spectra = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: chosen) }
     }
 
-    func run(_ path: String) throws {
+    func damaged(_ input: [UInt8], by mutator: inout Mutator) -> [UInt8] { mutator.mutate(input, text: true) }
+
+    func run(_ path: String, seed: String) throws {
         let bytes = try ImageFiles.readBytes(path)
         var decoder = SessionLogDecoder(name: "input")
         var check = SessionLogCheck()

@@ -7,6 +7,12 @@
 //       image files of every format (recognised by content): list the datasets, read every image
 //   fuzz logs --count N --image IMAGE [--profile PROFILE.toml] [--seed S] ... SEED-LOG...
 //       session logs: decode and check every line, and replay those that pass (without a voice)
+//   fuzz surveys --count N [--seed S] ... SEED-HDF5-FILE...
+//       what the HDF5 helper answers about each seed (asked once per seed), damaged as a message and
+//       as the facts a hostile file would make it report: decode it and list the file's entries
+//   fuzz streams --count N [--seed S] ... SEED-VELOX-FILE...
+//       each seed's Velox EDS streams (read once) and their scan size and channels, damaged: decode
+//       spectra at some pixels and sweep every one
 //
 // Prints how many inputs were accepted and refused (with the commonest reasons) and the slowest input.
 import Foundation
@@ -25,8 +31,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     defer { arguments.removeSubrange(at...(at + 1)) }
     return arguments[at + 1]
 }
-guard let target = arguments.first, ["images", "logs"].contains(target) else {
-    fail("say what to fuzz: images or logs")
+guard let target = arguments.first, ["images", "logs", "surveys", "streams"].contains(target) else {
+    fail("say what to fuzz: images, logs, surveys or streams")
 }
 arguments.removeFirst()
 guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
@@ -36,27 +42,31 @@ let output = option("--output") ?? "/dev/shm/sonic-fuzz-\(getpid())"
 let imagePath = option("--image")
 let profilePath = option("--profile")
 guard !arguments.isEmpty else { fail("no seed files given") }
-let seeds: [(name: String, bytes: [UInt8])] = arguments.map { path in
-    do { return (URL(fileURLWithPath: path).lastPathComponent, try ImageFiles.readBytes(path)) } catch {
-        fail("cannot read seed \(path): \(error)")
-    }
-}
 do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
     fail("cannot make \(output): \(error)")
 }
-// A reader that asks for absurd memory meets a refusal, not the machine's swap.
-var memory = rlimit(rlim_cur: 6 << 30, rlim_max: 6 << 30)
-setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
-signal(SIGALRM, SIG_DFL)
 
 let trial: any FuzzTrial
 switch target {
 case "images":
     trial = ImageFileTrial()
+case "surveys":
+    trial = SurveyTrial()
+case "streams":
+    trial = StreamTrial()
 default:
     guard let imagePath else { fail("fuzzing logs needs --image, the image the seed logs played") }
     do { trial = try SessionLogTrial(imagePath: imagePath, profilePath: profilePath) } catch { fail("\(error)") }
 }
+let seeds: [(name: String, path: String, input: [UInt8])] = arguments.map { path in
+    do { return (URL(fileURLWithPath: path).lastPathComponent, path, try trial.seedInput(path)) } catch {
+        fail("cannot read seed \(path): \(error)")
+    }
+}
+// A reader that asks for absurd memory meets a refusal, not the machine's swap.
+var memory = rlimit(rlim_cur: 6 << 30, rlim_max: 6 << 30)
+setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+signal(SIGALRM, SIG_DFL)
 
 let inputPath = output + "/input"
 var mutator = Mutator(seed: seed)
@@ -65,14 +75,14 @@ var reasons: [String: Int] = [:]
 var slowest = (seconds: 0.0, seed: "")
 for index in 0..<count {
     let source = seeds[index % seeds.count]
-    let bytes = mutator.mutate(source.bytes, text: target == "logs")
+    let bytes = trial.damaged(source.input, by: &mutator)
     guard FileManager.default.createFile(atPath: inputPath, contents: Data(bytes)) else {
         fail("cannot write \(inputPath)")
     }
     let started = Date()
     alarm(timeout)
     do {
-        try trial.run(inputPath)
+        try trial.run(inputPath, seed: source.path)
         accepted += 1
     } catch let error as FuzzFinding {
         fail("input \(index) (from \(source.name)): \(error.message); kept in \(inputPath)")
@@ -82,9 +92,7 @@ for index in 0..<count {
         if reason.hasPrefix("input:"), let colon = reason.firstRange(of: ": ") {
             reason = String(reason[colon.upperBound...])
         }
-        reason = String(
-            reason.split(separator: " ", omittingEmptySubsequences: false)
-                .map { $0.allSatisfy(\.isNumber) && !$0.isEmpty ? "N" : $0 }.joined(separator: " ").prefix(70))
+        reason = String(reason.replacing(/\b\d+\b/, with: "N").prefix(70))
         reasons[reason, default: 0] += 1
     }
     alarm(0)

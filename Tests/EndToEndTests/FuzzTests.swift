@@ -4,7 +4,8 @@ import Testing
 
 extension EndToEnd {
     /// A slice of the fuzzing campaign (`scripts/fuzz` runs 100 000 inputs of each kind): damaged image
-    /// files of every format, spectra and stacks, and damaged session logs through the program's own readers, each giving
+    /// files of every format, spectra and stacks, the HDF5 helper's answers, Velox's EDS streams, and
+    /// damaged session logs through the program's own readers, each giving
     /// its result or a clean error — the fuzzer stops with status 2 and the culprit at the first crash,
     /// hang or wrong result.
     @Suite struct FuzzTests {
@@ -27,12 +28,14 @@ extension EndToEnd {
                 return try files(repository + "/Tests/Fixtures/bcf", ["bcf"])
                     + (try shared.map { try files($0 + "/spectra", ["bcf"]) } ?? [])
             case "spectra": return try shared.map { try files($0 + "/spectra", ["dm3", "dm4"]) } ?? []
-            case "hspy":
+            case "hspy", "hspy-survey":
                 return try files(repository + "/Tests/Fixtures/hspy", ["hspy"])
                     + (try shared.map { try files($0 + "/spectra", ["hspy"]) } ?? [])
-            case "velox":
+            case "velox", "velox-survey", "velox-stream":
                 let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd"]).filter {
-                    $0.hasSuffix("stream.emd") || $0.hasSuffix("/velox_spectrum.emd") || $0.hasSuffix("/velox_eels.emd")
+                    $0.hasSuffix("stream.emd")
+                        || (kind != "velox-stream"
+                            && ($0.hasSuffix("/velox_spectrum.emd") || $0.hasSuffix("/velox_eels.emd")))
                 }
                 return fixtures + (try shared.map { try files($0 + "/spectra", ["emd"]) } ?? [])
             default:
@@ -74,6 +77,21 @@ extension EndToEnd {
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("fuzz images: \(count) inputs"), "\(result.output)")
             // Some damage leaves a file readable: none accepted would mean the reader itself is broken.
+            let accepted = result.output.firstMatch(of: /: (\d+) accepted/).flatMap { Int($0.1) } ?? 0
+            #expect(accepted > 0, "\(result.output)")
+        }
+
+        /// The helper's answers about the HDF5 seeds and the Velox seeds' EDS streams, damaged and
+        /// interpreted in the fuzzer's own process: no helper per input, so as many as for an image format.
+        @Test(arguments: ["hspy-survey", "velox-survey", "velox-stream"])
+        func damagedSurveysAndStreamsGiveEntriesOrCleanErrors(kind: String) throws {
+            let seeds = try Self.seeds(kind)
+            try #require(!seeds.isEmpty)
+            let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
+            let target = kind == "velox-stream" ? "streams" : "surveys"
+            let result = try Subprocess.run(fuzz, [target, "--count", "500", "--seed", "7"] + seeds, timeout: 600)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("fuzz \(target): 500 inputs"), "\(result.output)")
             let accepted = result.output.firstMatch(of: /: (\d+) accepted/).flatMap { Int($0.1) } ?? 0
             #expect(accepted > 0, "\(result.output)")
         }
