@@ -57,7 +57,8 @@ public enum EMDReader {
 
     /// The values of a Velox file's EDS streams (its `SpectrumStream` datasets), read whole.
     package static func veloxStreams(of survey: Survey, path: String) throws(ImageFileError) -> [FileBytes] {
-        try VeloxSpectra.read(survey.velox.filter { $0.kind == "SpectrumStream" }, file: path, limits: readingLimits)
+        try VeloxSpectra.read(
+            survey.velox.filter { $0.kind == VeloxDataset.streamKind }, file: path, limits: readingLimits)
     }
 
     /// Clear reasons for the commonest failures, before any process is started.

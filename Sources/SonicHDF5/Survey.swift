@@ -33,6 +33,9 @@ package struct DatasetLayout: Equatable {
 
 /// `/Data/<kind>/<id>/Data`, with the frame-0 metadata JSON beside it.
 package struct VeloxDataset: Equatable {
+    /// The group an EDS detector's stream of counts is under: `/Data/SpectrumStream`.
+    package static let streamKind = "SpectrumStream"
+
     package var kind: String
     package var id: String
     package var layout: DatasetLayout

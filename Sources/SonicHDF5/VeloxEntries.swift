@@ -39,7 +39,7 @@ enum VeloxEntries {
             case "EelsSpectrumImage":
                 spectrumImages.append(entries.count)
                 entries.append(VeloxSpectra.eels(dataset, survey: survey, maker: maker))
-            case "SpectrumStream":
+            case VeloxDataset.streamKind:
                 // Every detector's stream makes one spectrum image, listed where the first is.
                 if streamsAt == nil {
                     streamsAt = entries.count

@@ -10,7 +10,9 @@ extension Mutator {
         0, 1, 2, -1, 8192, 8193, 65534, 65535, 65536, 1 << 20, (1 << 20) + 1, 1 << 31, Int(Int32.max), Int.max, Int.min
     ]
     static let hostileNumbers: [Double] = [.nan, .infinity, -.infinity, 0, -1, 1, 1e308, -.leastNonzeroMagnitude, 0.5]
-    static let veloxKinds = ["Image", "Spectrum", "EelsSpectrumImage", "SpectrumStream", "SpectrumImage", "Mystery"]
+    static let veloxKinds = [
+        "Image", "Spectrum", "EelsSpectrumImage", VeloxDataset.streamKind, "SpectrumImage", "Mystery"
+    ]
     static let hostileTexts = ["", "<undefined>", "_None_", "[]", "x\u{0}y", "DataAxis", "UniformDataAxis", "EDS_TEM"]
 
     private mutating func size(near size: Int) -> Int {
