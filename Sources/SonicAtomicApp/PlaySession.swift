@@ -23,10 +23,11 @@ final class PlaySession {
     private let pixelSize: PixelSize?
     /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
     private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
-    private let windowMaps:
-        LatestWork<(PlayedWindow, ImagePreparation), (PlayedWindow, Result<PlayedImage, ImageFileError>)>?
+    private let windowMaps: LatestWork<(PlayedWindow, ImagePreparation), (PlayedWindow, Result<Ready, ImageFileError>)>?
     /// A stack's frames, read and made ready as the keys step to them.
-    private let frames: LatestWork<(Int, ImagePreparation), (Int, Result<PlayedImage, ImageFileError>)>?
+    private let frames: LatestWork<(Int, ImagePreparation), (Int, Result<Ready, ImageFileError>)>?
+    /// The finder of the image about to play, made with it away from the event loop.
+    private var readyFinder: ColumnFinder?
     /// The energy window `--window` or `--element` chose, and its map.
     private let chosenWindow: (window: PlayedWindow, map: GrayImage)?
     /// What the greeting ends with: what the user must know before starting.
@@ -58,21 +59,14 @@ final class PlaySession {
             LatestWork(label: "window maps") { window, preparation in
                 (
                     window,
-                    Result { () throws(ImageFileError) in
-                        preparation.prepare(try window.map(of: cube), ownStretch: true)
-                    }
+                    Result { () throws(ImageFileError) in Ready(try window.map(of: cube), preparation, own: true) }
                 )
             }
         }
         // Frames played combined are one image: nothing to step through.
         frames = (options.frames == nil ? opened.frames : nil).map { frames in
             LatestWork(label: "frames") { index, preparation in
-                (
-                    index,
-                    Result { () throws(ImageFileError) in
-                        preparation.prepare(try frames.stack.frame(index), ownStretch: false)
-                    }
-                )
+                (index, Result { () throws(ImageFileError) in Ready(try frames.stack.frame(index), preparation) })
             }
         }
         chosenWindow = try Self.chosenWindow(options, opened)
@@ -163,7 +157,9 @@ final class PlaySession {
             }
             if let (window, made) = windowMaps?.takeFinished() {
                 switch made {
-                case .success(let map): perform(controller.windowMapMade(map, for: window, at: monotonicSeconds()))
+                case .success(let map):
+                    readyFinder = map.finder
+                    perform(controller.windowMapMade(map.played, for: window, at: monotonicSeconds()))
                 case .failure(let error):
                     warn("cannot map the window: \(error)")
                     perform(controller.windowMapFailed())
@@ -171,7 +167,9 @@ final class PlaySession {
             }
             if let (index, read) = frames?.takeFinished() {
                 switch read {
-                case .success(let frame): perform(controller.frameRead(frame, index: index, at: monotonicSeconds()))
+                case .success(let frame):
+                    readyFinder = frame.finder
+                    perform(controller.frameRead(frame.played, index: index, at: monotonicSeconds()))
                 case .failure(let error): perform(controller.frameUnreadable(index: index, error))
                 }
             }
@@ -254,7 +252,8 @@ final class PlaySession {
     /// background, for the column modes, the arrow keys and taps to snap to. The overview follows from them.
     private func playedImageChanged(_ image: GrayImage) {
         frontend.show(image, stretch: controller.instrument.stretch)
-        let finder = ColumnFinder(image: image)
+        let finder = readyFinder ?? ColumnFinder(image: image)
+        readyFinder = nil
         snaps.use(finder)
         columnSearch.abandon()
         columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
@@ -342,5 +341,17 @@ final class PlaySession {
         do { return (store, notice, try store.load()) } catch {
             throw fail(error.description, status: ExitStatus.badInput)
         }
+    }
+}
+
+/// An image to play in the session's place, made ready away from the event loop: for the sound (its stretch and
+/// sweep tables) and for finding its columns (the finder's estimates of spacing and noise).
+private struct Ready: Sendable {
+    let played: PlayedImage
+    let finder: ColumnFinder
+
+    init(_ image: GrayImage, _ preparation: ImagePreparation, own: Bool = false) {
+        played = preparation.prepare(image, ownStretch: own)
+        finder = ColumnFinder(image: image)
     }
 }

@@ -6,7 +6,7 @@ import SonicCore
 /// ways: a list of 16-bit pulses, a list of 12-bit pulses, or runs of channels, each run a gain and
 /// values above it 4, 8, 16 or 32 bits wide, with extra pulses after. Pixels left out hold no counts.
 ///
-/// The hypermap is gone through once, a stretch at a time, to note where each pixel starts and ends; a pixel's
+/// The hypermap is gone through once, a stretch at a time, to note where each pixel's record lies; a pixel's
 /// spectrum is read and decoded when asked for. Neither the hypermap nor its dense cube (4096 channels of 1024 × 768
 /// pixels pass 2³¹ values) is ever held whole, so only the scan and the channels are limited.
 struct BrukerHypermap: SpectrumSource {
@@ -14,8 +14,12 @@ struct BrukerHypermap: SpectrumSource {
     let height: Int
     let channels: Int
     private let stream: SFSStream
-    /// Where each pixel's record starts and ends, row by row; empty for pixels the hypermap leaves out.
-    private let records: [Range<Int>]
+    /// The pixels the hypermap holds, line by line, each line's in the order of their columns: where each record
+    /// (header and data) starts and ends. As many as the hypermap holds, never one per pixel of the scan: a small
+    /// file cannot make a large table.
+    private let records: [(x: Int, place: Range<Int>)]
+    /// Where each line's pixels start among `records`, and where the last line's end.
+    private let lineStarts: [Int]
 
     static let headerSize = 0x1A0, pixelHeaderSize = 22
     /// How much of the hypermap is read at a time while going through it.
@@ -36,12 +40,14 @@ struct BrukerHypermap: SpectrumSource {
         self.height = height
         self.channels = channels
         self.stream = stream
-        var records = [Range<Int>](repeating: 0..<0, count: width * height)
+        var records: [(x: Int, place: Range<Int>)] = []
+        var lineStarts = [0]
         var at = Self.headerSize
         for line in 0..<height {
             func damaged() -> ImageFileError { ImageFileError("its hypermap is damaged at line \(line + 1)") }
             guard let pixels = try reader.int32(at: at), (0...width).contains(pixels) else { throw damaged() }
             at += 4
+            var found: [(x: Int, place: Range<Int>)] = []
             for _ in 0..<pixels {
                 guard let header = try reader.bytes(at: at, count: Self.pixelHeaderSize),
                     let x = header.uint32(at: 0), x < width
@@ -55,11 +61,30 @@ struct BrukerHypermap: SpectrumSource {
                 guard next <= stream.count else {
                     throw ImageFileError("its hypermap is cut short at line \(line + 1)")
                 }
-                records[line * width + x] = at..<next
+                found.append((x, at..<next))
                 at = next
             }
+            // In the order of their columns; of a column given twice, the later record counts.
+            var byColumn: [(x: Int, place: Range<Int>)] = []
+            for record in found.enumerated().sorted(by: { ($0.element.x, $0.offset) < ($1.element.x, $1.offset) }) {
+                if byColumn.last?.x == record.element.x { byColumn.removeLast() }
+                byColumn.append(record.element)
+            }
+            records += byColumn
+            lineStarts.append(records.count)
         }
         self.records = records
+        self.lineStarts = lineStarts
+    }
+
+    /// Where the record of pixel (x, y) lies, if the hypermap holds it.
+    private func place(x: Int, y: Int) -> Range<Int>? {
+        var (low, high) = (lineStarts[y], lineStarts[y + 1])
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].x < x { low = middle + 1 } else { high = middle }
+        }
+        return low < lineStarts[y + 1] && records[low].x == x ? records[low].place : nil
     }
 
     func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
@@ -69,8 +94,7 @@ struct BrukerHypermap: SpectrumSource {
         var at = 0
         for y in rows {
             for x in columns {
-                let place = records[y * width + x]
-                if !place.isEmpty {
+                if let place = place(x: x, y: y) {
                     let record = try stream.bytes(place)
                     try values.withUnsafeMutableBufferPointer { output throws(ImageFileError) in
                         let spectrum = UnsafeMutableBufferPointer(rebasing: output[at..<(at + channels)])
@@ -118,16 +142,16 @@ struct BrukerHypermap: SpectrumSource {
         let windowsOf = WindowTally(windows: windows, channels: channels).windowsOfChannels
         var maps = windows.map { _ in [Double](repeating: 0, count: width * height) }
         var summed = [Double](repeating: 0, count: summing ? channels : 0)
-        for (pixel, place) in records.enumerated() where !place.isEmpty {
-            let record = try stream.bytes(place)
-            let whole =
-                record.count == place.count
-                && Self.decode(record, channels: channels) { channel, amount in
-                    for window in windowsOf[channel] { maps[window][pixel] += Double(amount) }
-                    if summing { summed[channel] += Double(amount) }
-                }
-            guard whole else {
-                throw ImageFileError("its hypermap is damaged at pixel \(pixel % width), \(pixel / width)")
+        for y in 0..<height {
+            for (x, place) in records[lineStarts[y]..<lineStarts[y + 1]] {
+                let record = try stream.bytes(place)
+                let whole =
+                    record.count == place.count
+                    && Self.decode(record, channels: channels) { channel, amount in
+                        for window in windowsOf[channel] { maps[window][y * width + x] += Double(amount) }
+                        if summing { summed[channel] += Double(amount) }
+                    }
+                guard whole else { throw ImageFileError("its hypermap is damaged at pixel \(x), \(y)") }
             }
         }
         return SpectrumSweep(maps: maps, summed: summing ? summed : nil)
