@@ -6,11 +6,7 @@ import Testing
 
 @Suite struct SessionLogDecoderTests {
     func decode(_ line: String, number: Int = 7) throws(SessionLogError) -> SessionRecord? {
-        var decoder = SessionLogDecoder(name: "log.jsonl")
-        let bytes = Array(line.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(SessionLogError) in
-            try decoder.decode(buffer, number: number)
-        }
+        try decodeLogLine(line, name: "log.jsonl", number: number)
     }
 
     func failure(_ line: String) -> String? {

@@ -248,10 +248,7 @@ import Testing
         let record = SessionRecord.spectrum(t: 12.5, SpectrumRequest(x: 40, y: 3, radius: 2))
         #expect(record.jsonLine == #"{"type":"spectrum","t":12.5,"px":40,"py":3,"radius":2}"#)
         func decode(_ line: String) throws(SessionLogError) -> SessionRecord? {
-            var decoder = SessionLogDecoder(name: "s.jsonl")
-            return try Array(line.utf8).withUnsafeBufferPointer { buffer throws(SessionLogError) in
-                try decoder.decode(buffer, number: 7)
-            }
+            try decodeLogLine(line, name: "s.jsonl", number: 7)
         }
         #expect(try decode(record.jsonLine) == record)
         for (line, message) in [
@@ -367,10 +364,7 @@ import Testing
         let record = SessionRecord.window(t: 3.25, PlayedWindow(start: 4.36, end: 4.66, background: true))
         #expect(record.jsonLine == #"{"type":"window","t":3.25,"start":4.36,"end":4.66,"background":true}"#)
         func decode(_ line: String) throws(SessionLogError) -> SessionRecord? {
-            var decoder = SessionLogDecoder(name: "s.jsonl")
-            return try Array(line.utf8).withUnsafeBufferPointer { buffer throws(SessionLogError) in
-                try decoder.decode(buffer, number: 2)
-            }
+            try decodeLogLine(line, name: "s.jsonl", number: 2)
         }
         #expect(try decode(record.jsonLine) == record)
         #expect(

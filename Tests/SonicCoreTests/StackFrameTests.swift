@@ -195,12 +195,8 @@ import Testing
     }
 
     @Test func frameRecordsGoThroughTheLogAndBadOnesAreRefused() throws {
-        var decoder = SessionLogDecoder(name: "s.jsonl")
         func decode(_ line: String) throws(SessionLogError) -> SessionRecord? {
-            var bytes = Array(line.utf8)
-            return try bytes.withUnsafeMutableBufferPointer { buffer throws(SessionLogError) in
-                try decoder.decode(UnsafeBufferPointer(buffer), number: 3)
-            }
+            try decodeLogLine(line, name: "s.jsonl", number: 3)
         }
         let record = SessionRecord.frame(t: 12.5, number: 3)
         #expect(record.jsonLine == #"{"type":"frame","t":12.5,"number":3}"#)
