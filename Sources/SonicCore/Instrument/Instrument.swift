@@ -57,7 +57,7 @@ public final class Instrument {
     }
 
     /// What makes another image ready to play in this instrument's place.
-    public var preparation: ImagePreparation { ImagePreparation(profile: profile, pitch: pitch, stretch: stretch) }
+    public var preparation: ImagePreparation { ImagePreparation(profile: profile, stretch: stretch) }
 
     /// Plays `played` from now on in place of the image played.
     func play(_ played: PlayedImage) {
@@ -226,12 +226,15 @@ public final class Instrument {
 
     /// The pitch the pen sounds at a level (and sample): with notes, one per band, the band's middle level's.
     func frequency(level: Double, sample: Double) -> Double {
-        Self.frequency(level: level, sample: sample, articulation: profile.articulation, pitch: pitch)
+        Self.frequency(level: level, sample: sample, profile: profile)
     }
 
-    static func frequency(level: Double, sample: Double, articulation: Profile.Articulation, pitch: PitchMap) -> Double
-    {
-        guard case .notes(let bands, _) = articulation else { return pitch.frequency(level: level, sample: sample) }
+    /// The same, for `profile`'s pitch map and articulation.
+    static func frequency(level: Double, sample: Double, profile: Profile) -> Double {
+        let pitch = profile.pitch
+        guard case .notes(let bands, _) = profile.articulation else {
+            return pitch.frequency(level: level, sample: sample)
+        }
         return pitch.frequency(level: (Double(band(of: level, bands)) + 0.5) / Double(bands), sample: sample)
     }
 

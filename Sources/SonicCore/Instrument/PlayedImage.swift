@@ -10,11 +10,10 @@ public struct PlayedImage: Sendable, Equatable {
     public static func == (a: PlayedImage, b: PlayedImage) -> Bool { a.image == b.image && a.stretch == b.stretch }
 }
 
-/// What makes an image ready to play for an instrument: its profile and pitch map, and the stretch it plays through.
-/// Values only, so that it works on any thread.
+/// What makes an image ready to play for an instrument: its profile, and the stretch it plays through. Values only,
+/// so that it works on any thread.
 public struct ImagePreparation: Sendable {
     let profile: Profile
-    let pitch: PitchMap
     let stretch: LevelStretch
 
     /// `image` through its own stretch (a window's map), or through the one played now (the frames of a stack, so
@@ -23,6 +22,6 @@ public struct ImagePreparation: Sendable {
         let stretch = ownStretch ? profile.level.stretch(SampleStatistics(image)) : self.stretch
         return PlayedImage(
             image: image, stretch: stretch,
-            tables: SweepTables(image: image, profile: profile, pitch: pitch, stretch: stretch))
+            tables: SweepTables(image: image, profile: profile, stretch: stretch))
     }
 }

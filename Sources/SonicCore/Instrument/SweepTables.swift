@@ -8,19 +8,18 @@ public struct SweepTables: Sendable {
 
 extension Instrument {
     /// This instrument's image, boxed for the sweeps.
-    public var sweepTables: SweepTables { SweepTables(image: image, profile: profile, pitch: pitch, stretch: stretch) }
+    public var sweepTables: SweepTables { SweepTables(image: image, profile: profile, stretch: stretch) }
 }
 
 extension SweepTables {
     /// `image`, boxed for the sweeps: each box's mean sample, through `stretch` (and, for a line, the pitch map), as
     /// the pen would hear that sample.
-    init(image: GrayImage, profile: Profile, pitch: PitchMap, stretch: LevelStretch) {
+    init(image: GrayImage, profile: Profile, stretch: LevelStretch) {
         let width = image.width, height = image.height
         let chain = profile.chain
         /// The pitch of a box whose mean sample is `mean`.
         func tone(mean: Double) -> Double {
-            Instrument.frequency(
-                level: stretch.level(value: mean), sample: mean, articulation: profile.articulation, pitch: pitch)
+            Instrument.frequency(level: stretch.level(value: mean), sample: mean, profile: profile)
         }
         let imageSteps = max(1, min(width, Int((chain.sweepLength * ImageSweep.stepsPerSecond).rounded())))
         let rowSteps = min(width, LineSweep.Table.mostSteps)
