@@ -76,7 +76,7 @@ public struct SampleBCF {
             for index in 0..<count {
                 let piece = Array(data[min(data.count, index * perChunk)..<min(data.count, (index + 1) * perChunk)])
                 let next = chained && index < count - 1 ? first + index + 1 : 0
-                chunks.append(Self.le(next, 4) + [UInt8](repeating: 0, count: 28) + piece)
+                chunks.append(littleEndian(next, bytes: 4) + [UInt8](repeating: 0, count: 28) + piece)
             }
             return first
         }
@@ -88,11 +88,14 @@ public struct SampleBCF {
                 let stored = compressed ? Self.compress(data) : data
                 size = stored.count
                 let first = store(stored, chained: false, perChunk: usable)
-                let pieces = (0..<((stored.count + usable - 1) / usable)).flatMap { Self.le(first + $0, 4) }
+                let pieces = (0..<((stored.count + usable - 1) / usable)).flatMap { littleEndian(first + $0, bytes: 4) }
                 pointerTable = store(pieces, chained: true, perChunk: usable / 4 * 4)
             }
-            var item = Self.le(pointerTable, 4) + Self.le(size, 8) + [UInt8](repeating: 0, count: 24)
-            item += Self.le(0, 4) + Self.le(Int(UInt32(bitPattern: file.parent)), 4) + [UInt8](repeating: 0, count: 176)
+            var item =
+                littleEndian(pointerTable, bytes: 4) + littleEndian(size, bytes: 8) + [UInt8](repeating: 0, count: 24)
+            item +=
+                littleEndian(0, bytes: 4) + littleEndian(Int(UInt32(bitPattern: file.parent)), bytes: 4)
+                + [UInt8](repeating: 0, count: 176)
             item += [file.data == nil ? 1 : 0, 0, 0, 0]
             item += Array(file.name.utf8) + [UInt8](repeating: 0, count: 256 - file.name.utf8.count)
             item += [UInt8](repeating: 0, count: 32)
@@ -104,9 +107,12 @@ public struct SampleBCF {
             var chunk = chunk
             if index == 0 {
                 // The container's header runs on into chunk 0: version, chunk size, tree, counts.
-                chunk = [UInt8](repeating: 0, count: 0x0C) + [0x66, 0x66, 0x26, 0x40] + Self.le(chunkSize, 4)
+                chunk =
+                    [UInt8](repeating: 0, count: 0x0C) + [0x66, 0x66, 0x26, 0x40] + littleEndian(chunkSize, bytes: 4)
                 chunk += [UInt8](repeating: 0, count: 0x140 - 0x118 - chunk.count)
-                chunk += Self.le(tree, 4) + Self.le(files.count, 4) + Self.le(chunks.count, 4)
+                chunk +=
+                    littleEndian(tree, bytes: 4) + littleEndian(files.count, bytes: 4)
+                    + littleEndian(chunks.count, bytes: 4)
             }
             output += chunk + [UInt8](repeating: 0, count: chunkSize - chunk.count)
         }
@@ -114,7 +120,7 @@ public struct SampleBCF {
     }
 
     private func header() -> String {
-        let plane = image.flatMap { Self.le(Int($0), 2) }
+        let plane = image.flatMap { littleEndian(Int($0), bytes: 2) }
         var xml = #"<?xml version="1.0" encoding="WINDOWS-1252" standalone="yes"?><TRTSpectrumDatabase>"#
         xml += #"<!-- written for tests --><RTHeader/><ClassInstance Type="TRTSpectrumDatabase" Name="Sample">"#
         xml += #"<ClassInstance Type="TRTSEMData"><HV>20</HV>"#
@@ -135,10 +141,11 @@ public struct SampleBCF {
     }
 
     private func hypermap() -> [UInt8] {
-        var data = Self.le(height, 4) + Self.le(width, 4) + [UInt8](repeating: 0, count: 0x1A0 - 8)
+        var data =
+            littleEndian(height, bytes: 4) + littleEndian(width, bytes: 4) + [UInt8](repeating: 0, count: 0x1A0 - 8)
         for y in 0..<height {
             let present = (0..<width).filter { counts[y * width + $0].contains { $0 != 0 } }
-            data += Self.le(present.count, 4)
+            data += littleEndian(present.count, bytes: 4)
             for x in present {
                 let pixel = y * width + x
                 let spectrum = counts[pixel]
@@ -146,19 +153,25 @@ public struct SampleBCF {
                 let (flag, body, pulseCount, after): (Int, [UInt8], Int, [UInt8])
                 switch packing(pixel) {
                 case .pulses16:
-                    (flag, body, pulseCount, after) = (0, pulses.flatMap { Self.le($0, 2) }, pulses.count, [])
+                    (flag, body, pulseCount, after) = (
+                        0, pulses.flatMap { littleEndian($0, bytes: 2) }, pulses.count, []
+                    )
                 case .pulses12:
                     (flag, body, pulseCount, after) = (1, Self.pack12(pulses), pulses.count, [])
                 case .runs(let extra):
                     var adjusted = spectrum
                     for channel in extra { adjusted[channel] -= 1 }
-                    let tail = extra.flatMap { Self.le($0, 2) }
+                    let tail = extra.flatMap { littleEndian($0, bytes: 2) }
                     (flag, body, pulseCount, after) = (
-                        2, Self.runs(adjusted) + Self.le(tail.count, 4), extra.count, tail
+                        2, Self.runs(adjusted) + littleEndian(tail.count, bytes: 4), extra.count, tail
                     )
                 }
-                data += Self.le(x, 4) + Self.le(channels, 2) + Self.le(channels, 2) + Self.le(0x0C0000, 4)
-                data += Self.le(flag, 2) + Self.le(body.count, 2) + Self.le(pulseCount, 2) + Self.le(body.count, 4)
+                data +=
+                    littleEndian(x, bytes: 4) + littleEndian(channels, bytes: 2) + littleEndian(channels, bytes: 2)
+                    + littleEndian(0x0C0000, bytes: 4)
+                data +=
+                    littleEndian(flag, bytes: 2) + littleEndian(body.count, bytes: 2)
+                    + littleEndian(pulseCount, bytes: 2) + littleEndian(body.count, bytes: 4)
                 data += body + after
             }
         }
@@ -179,13 +192,13 @@ public struct SampleBCF {
             let above = run.map { $0 - gain }
             let most = above.max()!
             let size = most < 16 ? 1 : most < 256 ? 2 : most < 65536 ? 4 : 8
-            output += [UInt8(size), UInt8(run.count)] + le(gain, size)
+            output += [UInt8(size), UInt8(run.count)] + littleEndian(gain, bytes: size)
             if size == 1 {
                 for pair in stride(from: 0, to: above.count, by: 2) {
                     output.append(UInt8(above[pair] | (pair + 1 < above.count ? above[pair + 1] << 4 : 0)))
                 }
             } else {
-                output += above.flatMap { le($0, size / 2) }
+                output += above.flatMap { littleEndian($0, bytes: size / 2) }
             }
         }
         return output
@@ -211,7 +224,9 @@ public struct SampleBCF {
         let blocks = stride(from: 0, to: max(data.count, 1), by: blockSize).map {
             Array(data[$0..<min(data.count, $0 + blockSize)])
         }
-        var output = Array("AACS".utf8) + le(blockSize, 4) + le(0, 4) + le(blocks.count, 4)
+        var output =
+            Array("AACS".utf8) + littleEndian(blockSize, bytes: 4) + littleEndian(0, bytes: 4)
+            + littleEndian(blocks.count, bytes: 4)
         output += [UInt8](repeating: 0, count: 0x80 - output.count)
         for block in blocks {
             var a = 1
@@ -221,9 +236,12 @@ public struct SampleBCF {
                 b = (b + a) % 65521
             }
             let stream =
-                [0x78, 0x01, 0x01] + le(block.count, 2) + le(block.count ^ 0xFFFF, 2) + block
+                [0x78, 0x01, 0x01] + littleEndian(block.count, bytes: 2) + littleEndian(block.count ^ 0xFFFF, bytes: 2)
+                + block
                 + [b >> 8, b & 0xFF, a >> 8, a & 0xFF].map(UInt8.init)
-            output += le(stream.count, 4) + le(block.count, 4) + le(0, 4) + le(stream.count + 16, 4) + stream
+            output +=
+                littleEndian(stream.count, bytes: 4) + littleEndian(block.count, bytes: 4) + littleEndian(0, bytes: 4)
+                + littleEndian(stream.count + 16, bytes: 4) + stream
         }
         return output
     }
@@ -240,7 +258,4 @@ public struct SampleBCF {
         return text
     }
 
-    private static func le(_ value: Int, _ size: Int) -> [UInt8] {
-        (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-    }
 }

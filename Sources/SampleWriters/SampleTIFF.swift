@@ -31,9 +31,11 @@ public struct SampleTIFF {
 
     public var bytes: [UInt8] {
         var out: [UInt8] = [0x49, 0x49, 42, 0]
-        func u16(_ v: Int, into data: inout [UInt8]) { data += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
-        func u32(_ v: Int, into data: inout [UInt8]) { for k in 0..<4 { data.append(UInt8(v >> (8 * k) & 0xFF)) } }
-        func patch32(_ v: Int, at offset: Int) { for k in 0..<4 { out[offset + k] = UInt8(v >> (8 * k) & 0xFF) } }
+        func u16(_ v: Int, into data: inout [UInt8]) { data += littleEndian(v, bytes: 2) }
+        func u32(_ v: Int, into data: inout [UInt8]) { data += littleEndian(v, bytes: 4) }
+        func patch32(_ v: Int, at offset: Int) {
+            out.replaceSubrange(offset..<(offset + 4), with: littleEndian(v, bytes: 4))
+        }
         var nextLink = out.count
         u32(0, into: &out)
         for page in pages {
