@@ -67,7 +67,7 @@ public enum BCFReader {
         var entries: [ImageEntry] = []
         for index in 0..<max(0, min(planes, 64)) {
             guard let plane = node.child("Plane\(index)"), let text = plane.child("Data")?.text else { continue }
-            let title = plane.child("Description")?.text.trimmingSpaces ?? "Plane \(index)"
+            let title = plane.child("Description").map { String($0.text.trimmingWhitespace) } ?? "Plane \(index)"
             guard let sampleType else {
                 entries.append(
                     ImageEntry(

@@ -24,7 +24,7 @@ final class XMLNode {
 
     /// A child's text as a number; Bruker's software writes some with a decimal comma.
     func number(_ name: String) -> Double? {
-        guard let text = child(name)?.text.trimmingSpaces, !text.isEmpty else { return nil }
+        guard let text = child(name)?.text.trimmingWhitespace, !text.isEmpty else { return nil }
         return Double(text) ?? Double(text.replacing(",", with: "."))
     }
 
@@ -165,12 +165,6 @@ final class XMLNode {
             }
             return text
         }
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }
 

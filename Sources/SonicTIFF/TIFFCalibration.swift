@@ -53,7 +53,7 @@ enum TIFFCalibration {
 
     /// The unit as this program writes it; nil for ImageJ's "pixel", which means uncalibrated.
     static func unit(imageJName: Substring) -> String? {
-        let name = imageJName.trimmingSpaces
+        let name = imageJName.trimmingWhitespace
         switch name {
         case "", "pixel", "pixels": return nil
         case "micron", "microns", "um", "\\u00B5m", "\\u00b5m", "µm", "μm": return "µm"
@@ -70,14 +70,5 @@ enum TIFFCalibration {
         let scale = unitLength / Double(pixelsPerUnit)
         guard scale.isFinite, origin.isFinite else { return nil }
         return AxisCalibration(scale: scale, offset: origin == 0 ? 0 : -origin * scale, unit: unit)
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while text.first?.isWhitespace == true { text.removeFirst() }
-        while text.last?.isWhitespace == true { text.removeLast() }
-        return text
     }
 }
