@@ -1,10 +1,10 @@
-/// The part of an image a lattice covers: the cells of the lattice that hold its columns.
+/// The part of an image the crystal covers, grain by grain: the cells of the columns read on a lattice.
 ///
-/// Each cell is the parallelogram of the lattice vectors centred on a site of the brightest sublattice. A cell is
-/// crystal when a column on the lattice lies in it; an empty cell most of whose neighbours are crystal is too (a
-/// vacancy leaves no hole); a patch of crystal smaller than `minimumCells` is not (amorphous material puts a spot
-/// on a lattice site now and then). Empty cells whose centre lies outside the image or less than half a spacing
-/// inside it, where a column is cut off too much to be found for sure, take what most of their neighbours are.
+/// Each column of a grain's reference sublattice owns its cell: the parallelogram of its own lattice vectors centred
+/// on it, so the cells follow a bent or strained crystal. A cell's neighbour along ±a or ±b whose site lies outside
+/// the image or less than half a spacing inside it, where a column is cut off too much to be found for sure, counts
+/// as crystal too. A hole in the crystal smaller than two cells with crystal all round it (a vacancy, a column the
+/// search missed) is crystal, of the grain round it. Held as samples a quarter spacing apart.
 public struct CrystalRegion: Sendable {
     public let width: Int, height: Int
     /// The share of the image the crystal covers, 0–1.
@@ -12,71 +12,95 @@ public struct CrystalRegion: Sendable {
     /// The crystal's outline: the boundary of its largest part, simplified to within a column spacing (the scale the
     /// crystal's edge is known to).
     public let outline: ImagePolygon
+    /// Each grain's share of the image.
+    public let grainFractions: [Double]
 
-    private let cells: CellMap
+    private let spacing: Double
+    private let samplesX: Int, samplesY: Int
+    private let stepX: Double, stepY: Double
+    /// The grain at each sample, −1 off the crystal.
+    private let grains: [Int8]
 
-    /// The smallest patch of cells taken for a crystal: three by three.
-    static let minimumCells = 9
-
-    /// The region covered by the cells (counted from the lattice's origin) that hold columns on the lattice.
-    init(occupied: [LatticeSite], lattice: RobustLattice, width: Int, height: Int, spacing: Double) {
+    /// The region covered by the cells of `owners`: each a column's place, its lattice vectors and its grain.
+    init(
+        owners: [(position: PixelVector, cell: Matrix2, grain: Int)], grainCount: Int, width: Int, height: Int,
+        spacing: Double
+    ) {
         self.width = width
         self.height = height
-        let basis = Basis(a: lattice.a, b: lattice.b)
-        let corners =
-            [(-0.5, -0.5), (Double(width) - 0.5, -0.5), (-0.5, Double(height) - 0.5)]
-            .map { PixelVector(x: $0.0, y: $0.1) } + [PixelVector(x: Double(width) - 0.5, y: Double(height) - 0.5)]
-        let fractions = corners.map { basis.fractional($0 - lattice.origin) }
-        let lowN = Int(fractions.map(\.u).min()!.rounded(.down)) - 1
-        let highN = Int(fractions.map(\.u).max()!.rounded(.up)) + 1
-        let lowM = Int(fractions.map(\.v).min()!.rounded(.down)) - 1
-        let highM = Int(fractions.map(\.v).max()!.rounded(.up)) + 1
-        let countN = highN - lowN + 1, countM = highM - lowM + 1
-        var grid = CellGrid(countN: countN, countM: countM)
-        for site in occupied {
-            let n = site.n - lowN, m = site.m - lowM
-            if grid.inside(n, m) { grid.crystal[grid.index(n, m)] = true }
-        }
-        let margin = spacing / 2
-        for m in 0..<countM {
-            for n in 0..<countN {
-                let centre = lattice.position(LatticeSite(n: n + lowN, m: m + lowM))
-                // A cell holding a column is seen, though its centre lie near the edge or outside the image.
-                grid.observed[grid.index(n, m)] =
-                    grid.crystal[grid.index(n, m)]
-                    || (centre.x >= margin && centre.x <= Double(width - 1) - margin && centre.y >= margin
-                        && centre.y <= Double(height - 1) - margin)
-            }
-        }
-        grid.fillHoles()
-        grid.dropSmallPatches(below: Self.minimumCells)
-        grid.extendToTheEdges()
-        let cells = CellMap(
-            origin: lattice.origin, basis: basis, first: LatticeSite(n: lowN, m: lowM), countN: countN,
-            crystal: grid.crystal)
-        self.cells = cells
-        // The share and the outline from samples at the centres of a grid of quarter spacings over the image.
+        self.spacing = spacing
         let step = max(1, spacing / 4)
-        let samplesX = max(1, Int((Double(width) / step).rounded())),
-            samplesY = max(1, Int((Double(height) / step).rounded()))
-        let stepX = Double(width) / Double(samplesX), stepY = Double(height) / Double(samplesY)
-        var inside = [Bool](repeating: false, count: samplesX * samplesY)
-        var count = 0
-        for j in 0..<samplesY {
-            for i in 0..<samplesX {
-                let p = ImagePoint(x: -0.5 + (Double(i) + 0.5) * stepX, y: -0.5 + (Double(j) + 0.5) * stepY)
-                if cells.contains(p) {
-                    inside[j * samplesX + i] = true
-                    count += 1
+        samplesX = max(1, Int((Double(width) / step).rounded()))
+        samplesY = max(1, Int((Double(height) / step).rounded()))
+        stepX = Double(width) / Double(samplesX)
+        stepY = Double(height) / Double(samplesY)
+        var grains = [Int8](repeating: -1, count: samplesX * samplesY)
+        let margin = spacing / 2
+        func seen(_ p: PixelVector) -> Bool {
+            p.x >= margin && p.y >= margin && p.x <= Double(width - 1) - margin && p.y <= Double(height - 1) - margin
+        }
+        let ownerPoints = PointGrid(owners.map(\.position), reach: spacing)
+        var cells = owners
+        // Cells beyond the edge of what can be seen, next to cells of the crystal, are crystal where most of their
+        // neighbours that can be seen are.
+        func owned(_ p: PixelVector) -> Bool { ownerPoints.nearest(to: p, within: 0.3 * spacing) != nil }
+        var added = PointGrid([], reach: spacing)
+        var extra: [PixelVector] = []
+        for owner in owners {
+            for dn in -1...1 {
+                for dm in -1...1 where dn != 0 || dm != 0 {
+                    let site = owner.position + owner.cell * PixelVector(x: Double(dn), y: Double(dm))
+                    guard !seen(site), !owned(site), added.nearest(to: site, within: 0.3 * spacing) == nil else {
+                        continue
+                    }
+                    var seenAround = 0, ownedAround = 0
+                    for en in -1...1 {
+                        for em in -1...1 where en != 0 || em != 0 {
+                            let next = site + owner.cell * PixelVector(x: Double(en), y: Double(em))
+                            guard seen(next) || owned(next) else { continue }
+                            seenAround += 1
+                            if owned(next) { ownedAround += 1 }
+                        }
+                    }
+                    guard 2 * ownedAround > seenAround else { continue }
+                    cells.append((site, owner.cell, owner.grain))
+                    extra.append(site)
+                    added = PointGrid(extra, reach: spacing)
                 }
             }
         }
-        fraction = Double(count) / Double(samplesX * samplesY)
+        for cell in cells {
+            guard let inverse = cell.cell.inverse else { continue }
+            let corners = [(-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)].map {
+                cell.position + cell.cell * PixelVector(x: $0.0, y: $0.1)
+            }
+            let i0 = max(0, Int(((corners.map(\.x).min()! + 0.5) / stepX).rounded(.down)))
+            let i1 = min(samplesX - 1, Int(((corners.map(\.x).max()! + 0.5) / stepX).rounded(.up)))
+            let j0 = max(0, Int(((corners.map(\.y).min()! + 0.5) / stepY).rounded(.down)))
+            let j1 = min(samplesY - 1, Int(((corners.map(\.y).max()! + 0.5) / stepY).rounded(.up)))
+            guard i0 <= i1 && j0 <= j1 else { continue }
+            for j in j0...j1 {
+                for i in i0...i1 {
+                    let p = PixelVector(x: -0.5 + (Double(i) + 0.5) * stepX, y: -0.5 + (Double(j) + 0.5) * stepY)
+                    let f = inverse * (p - cell.position)
+                    if abs(f.x) <= 0.5 && abs(f.y) <= 0.5 && grains[j * samplesX + i] < 0 {
+                        grains[j * samplesX + i] = Int8(clamping: cell.grain)
+                    }
+                }
+            }
+        }
+        let cellArea = owners.first.map { abs($0.cell.determinant) } ?? spacing * spacing
+        Self.fillHoles(&grains, width: samplesX, height: samplesY, smallerThan: 2 * cellArea / (stepX * stepY))
+        self.grains = grains
+        let total = Double(samplesX * samplesY)
+        fraction = Double(grains.filter { $0 >= 0 }.count) / total
+        grainFractions = (0..<grainCount).map { g in Double(grains.filter { $0 == Int8(clamping: g) }.count) / total }
         // The contour cuts the image's corners by half a sample: onto the edge with them.
+        let stepX = stepX, stepY = stepY
         func onEdge(_ value: Double, step: Double, size: Int) -> Double {
             value < -0.5 + 0.6 * step ? -0.5 : value > Double(size) - 0.5 - 0.6 * step ? Double(size) - 0.5 : value
         }
-        let loops = Contours.loops(inside, width: samplesX, height: samplesY).map { loop in
+        let loops = Contours.loops(grains.map { $0 >= 0 }, width: samplesX, height: samplesY).map { loop in
             ImagePolygon(
                 loop.map {
                     ImagePoint(
@@ -89,105 +113,51 @@ public struct CrystalRegion: Sendable {
     }
 
     /// Whether `point` lies in the crystal.
-    public func contains(_ point: ImagePoint) -> Bool { cells.contains(point) }
-}
+    public func contains(_ point: ImagePoint) -> Bool { grain(at: point) != nil }
 
-/// Which of the lattice's cells are crystal, and the cell a point lies in: the one whose site (origin + n·a + m·b)
-/// is nearest in cell coordinates.
-private struct CellMap {
-    let origin: PixelVector
-    let basis: Basis
-    /// The grid's first cell, and how many it holds along a; along b, as many as there are rows.
-    let first: LatticeSite
-    let countN: Int
-    let crystal: [Bool]
-
-    func contains(_ point: ImagePoint) -> Bool {
-        guard point.x.isFinite && point.y.isFinite else { return false }
-        let f = basis.fractional(PixelVector(x: point.x, y: point.y) - origin)
-        guard abs(f.u) < 1e9 && abs(f.v) < 1e9 else { return false }
-        let n = Int(f.u.rounded()) - first.n, m = Int(f.v.rounded()) - first.m
-        guard n >= 0 && n < countN && m >= 0 && m < crystal.count / countN else { return false }
-        return crystal[m * countN + n]
-    }
-}
-
-/// The lattice's cells over the image: which are crystal, and which can be seen (their centre in the image).
-private struct CellGrid {
-    let countN: Int, countM: Int
-    var crystal: [Bool]
-    var observed: [Bool]
-
-    init(countN: Int, countM: Int) {
-        self.countN = countN
-        self.countM = countM
-        crystal = [Bool](repeating: false, count: countN * countM)
-        observed = crystal
+    /// The grain `point` lies in (0, 1, …); nil off the crystal. Up to a spacing beyond the image's edge, the crystal
+    /// is taken to go on as it is at the edge.
+    public func grain(at point: ImagePoint) -> Int? {
+        guard point.x.isFinite && point.y.isFinite,
+            point.x > -0.5 - spacing && point.y > -0.5 - spacing && point.x < Double(width) - 0.5 + spacing
+                && point.y < Double(height) - 0.5 + spacing
+        else { return nil }
+        let i = min(max(Int(((point.x + 0.5) / stepX).rounded(.down)), 0), samplesX - 1)
+        let j = min(max(Int(((point.y + 0.5) / stepY).rounded(.down)), 0), samplesY - 1)
+        let g = grains[j * samplesX + i]
+        return g >= 0 ? Int(g) : nil
     }
 
-    func index(_ n: Int, _ m: Int) -> Int { m * countN + n }
-    func inside(_ n: Int, _ m: Int) -> Bool { n >= 0 && n < countN && m >= 0 && m < countM }
-
-    /// The eight cells around (n, m) that lie in the grid.
-    func neighbours(_ n: Int, _ m: Int) -> [Int] {
-        var found: [Int] = []
-        for dm in -1...1 {
-            for dn in -1...1 where (dn != 0 || dm != 0) && inside(n + dn, m + dm) {
-                found.append(index(n + dn, m + dm))
-            }
-        }
-        return found
-    }
-
-    /// An empty cell seen in the image most of whose neighbours seen are crystal is crystal too: a vacancy, or a
-    /// column the search missed.
-    mutating func fillHoles() {
-        var filled = crystal
-        for m in 0..<countM {
-            for n in 0..<countN where observed[index(n, m)] && !crystal[index(n, m)] {
-                let seen = neighbours(n, m).filter { observed[$0] }
-                if 2 * seen.filter({ crystal[$0] }).count > seen.count { filled[index(n, m)] = true }
-            }
-        }
-        crystal = filled
-    }
-
-    /// Patches of crystal (cells joined at sides or corners) smaller than `minimum` cells are not crystal.
-    mutating func dropSmallPatches(below minimum: Int) {
-        var patch = [Int](repeating: -1, count: crystal.count)
-        var patches = 0
-        for start in crystal.indices where crystal[start] && patch[start] < 0 {
+    /// Holes (samples joined at their sides) smaller than `smallerThan` samples, not touching the edge, become the
+    /// grain most of their rim is.
+    private static func fillHoles(_ grains: inout [Int8], width: Int, height: Int, smallerThan limit: Double) {
+        var seen = [Bool](repeating: false, count: grains.count)
+        for start in grains.indices where grains[start] < 0 && !seen[start] {
             var members = [start]
-            patch[start] = patches
+            seen[start] = true
+            var touchesEdge = false
+            var rim: [Int8: Int] = [:]
             var k = 0
             while k < members.count {
                 let cell = members[k]
                 k += 1
-                for next in neighbours(cell % countN, cell / countN) where crystal[next] && patch[next] < 0 {
-                    patch[next] = patches
-                    members.append(next)
+                let i = cell % width, j = cell / width
+                if i == 0 || j == 0 || i == width - 1 || j == height - 1 { touchesEdge = true }
+                for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let ni = i + di, nj = j + dj
+                    guard ni >= 0 && ni < width && nj >= 0 && nj < height else { continue }
+                    let next = nj * width + ni
+                    if grains[next] >= 0 {
+                        rim[grains[next], default: 0] += 1
+                    } else if !seen[next] {
+                        seen[next] = true
+                        members.append(next)
+                    }
                 }
             }
-            if members.count < minimum { for cell in members { crystal[cell] = false } }
-            patches += 1
-        }
-    }
-
-    /// Cells not seen take what most of their neighbours seen are, outwards one ring at a time.
-    mutating func extendToTheEdges() {
-        var decided = observed
-        while decided.contains(false) {
-            var next = decided
-            for m in 0..<countM {
-                for n in 0..<countN where !decided[index(n, m)] {
-                    let known = neighbours(n, m).filter { decided[$0] }
-                    guard !known.isEmpty else { continue }
-                    crystal[index(n, m)] = 2 * known.filter { crystal[$0] }.count > known.count
-                    next[index(n, m)] = true
-                }
-            }
-            guard next != decided else { return }
-            decided = next
+            guard !touchesEdge, Double(members.count) < limit, let grain = rim.max(by: { $0.value < $1.value })?.key
+            else { continue }
+            for cell in members { grains[cell] = grain }
         }
     }
 }

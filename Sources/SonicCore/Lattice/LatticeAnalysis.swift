@@ -20,13 +20,22 @@ public struct LatticeSite: Sendable, Hashable {
 /// A column with what the lattice says of it.
 public struct AnalysedColumn: Sendable, Equatable {
     public var column: AtomColumn
-    /// 1, 2, …: the brightest sublattice first; nil for a column on no sublattice (an interstitial, a defect).
+    /// 1, 2, …: the brightest sublattice of its grain first; nil for a column on no sublattice (an interstitial, a
+    /// defect's core).
     public var sublattice: Int?
+    /// Its cell, counted along a and b from the cell its grain was first read in.
     public var site: LatticeSite?
     /// The integrated intensity over its sublattice's median: 1.3 for a column 30 % brighter than is usual there.
     public var relativeIntensity: Double?
-    /// From the column's ideal site to its centre, in pixels.
+    /// From the column's ideal site — where its neighbours on the brightest sublattice put it — to its centre, in
+    /// pixels.
     public var displacement: PixelVector?
+    /// 0 for the grain the reference lattice lies in, 1, 2, … for others; nil off every grain.
+    public var grain: Int?
+    /// The lattice vectors a and b round the column (the matrix's columns), from its neighbours.
+    public var cell: Matrix2?
+    /// Its strain and rotation against the reference lattice; nil where too few neighbours show them.
+    public var deformation: Deformation?
 
     public init(
         column: AtomColumn, sublattice: Int? = nil, site: LatticeSite? = nil, relativeIntensity: Double? = nil,
@@ -37,45 +46,63 @@ public struct AnalysedColumn: Sendable, Equatable {
     }
 }
 
-/// The atom columns of an image read as a crystal: where in the image the crystal is, the lattice its columns repeat
-/// on, the sublattices (columns at the same place in every cell), each column's site, how bright it is for its
-/// sublattice, and how far it sits from its ideal site.
+/// The atom columns of an image read as a crystal, each against its own neighbourhood: which columns are crystal and
+/// in which grain, their sublattices and sites, the lattice round each column, how far each sits from where its
+/// neighbours put it, how bright it is for its sublattice, and its strain and rotation against a reference lattice.
 ///
-/// - Lattice: the two shortest steps between columns that most columns take to a column of about the same integrated
-///   intensity (a step to a column of another kind, or one only half the columns take, is no translation of the
-///   crystal).
-/// - Crystal: the lattice's cells that hold columns on the lattice — columns with a column one lattice step away
-///   along at least three of ±a, ±b (`CrystalRegion`). Columns outside it (amorphous material) are left out: they are
-///   no columns of the crystal.
-/// - Sublattices: the columns' positions within the cell, grouped; numbered brightest first (by median integrated
-///   intensity).
-/// - Ideal sites: a lattice (origin and both vectors) fitted to the brightest sublattice by iteratively reweighted
-///   least squares (Tukey's biweight), so vacancies leave no hole in it and displaced or misplaced columns do not pull
-///   it; each other sublattice's sites are that lattice moved by the sublattice's own offset, fitted the same robust
-///   way. So a displaced sublattice (a polar domain) is measured against the lattice of the undisplaced one, and a
-///   strained region against the lattice of the whole image.
+/// - Grains (`LocalReading`): each read out from a seed, column by column, through the cell its neighbours give
+///   it, so strain, bending, dislocations and a scan's drift leave one crystal and one set of sublattices; a second
+///   grain is read on its own lattice.
+/// - Lattice and sublattices where a grain is seeded: the two shortest steps between columns that most columns take
+///   to a column of about the same integrated intensity (a step to a column of another kind, or one only half the
+///   columns take, is no translation); the sublattices are the columns' places in the cell, brightest first.
+/// - Each column's cell: the lattice vectors fitted, by least squares with a free origin, to its neighbours on its
+///   grain's brightest sublattice (the eight round a column of it; the nearest round a column of another). Its ideal
+///   site is where that fit puts it, moved by its sublattice's place in the cell (the mean over the whole grain, so
+///   two polar domains each read their own shift); its displacement runs from there to its centre.
+/// - The crystal (`CrystalRegion`): the cells of the grains' columns. Columns outside it (amorphous material) are
+///   left out: they are no columns of the crystal.
+/// - The reference lattice (`ReferenceLattice`): the cells of a region — the largest where the lattice is the same
+///   throughout, within its noise, or one given — averaged. Each column's deformation is its cell against it.
 public struct LatticeAnalysis: Sendable {
     /// The columns of the crystal (every column found, where there is no lattice).
     public let columns: [AnalysedColumn]
-    /// The fitted lattice vectors, in pixels; nil when the columns show no lattice.
+    /// The reference lattice's vectors, in pixels (a pointing right, b down); nil when the columns show no lattice.
     public let a: PixelVector?
     public let b: PixelVector?
-    /// The brightest sublattice's site (0, 0), in pixels; nil when the columns show no lattice.
-    public let origin: PixelVector?
-    /// The sublattices, brightest first: sublattice k is `sublattices[k - 1]`.
+    /// The sublattices of the reference grain, brightest first: sublattice k is `sublattices[k - 1]`.
     public let sublattices: [Sublattice]
     /// Where the crystal is; nil when the columns show no lattice.
     public let crystal: CrystalRegion?
+    /// The grains, the reference lattice's first.
+    public let grains: [Grain]
+    /// Where the reference lattice was read; nil without a lattice.
+    public let reference: ReferenceLattice?
+    /// For each column: its neighbours (indices into `columns`) one lattice step away on its own sublattice, along
+    /// +a, −a, +b and −b.
+    public let neighbours: [[Int?]]
 
     public var sublatticeCount: Int { sublattices.count }
 
     /// The columns at the same place in every cell.
     public struct Sublattice: Sendable, Equatable {
-        /// From a site of the lattice (origin + n·a + m·b) to this sublattice's ideal site in the same cell, pixels.
+        /// Its place in the cell, as fractions of a and b.
         public var offset: PixelVector
         public var columnCount: Int
         /// Its columns' median integrated intensity.
         public var medianIntensity: Double
+    }
+
+    /// A grain: a part of the crystal on one lattice.
+    public struct Grain: Sendable, Equatable {
+        /// Its lattice vectors where it was first read (the matrix's columns).
+        public var cell: Matrix2
+        /// Its turn against the reference lattice, radians, clockwise on screen, within the lattice's own symmetry.
+        public var rotation: Double
+        /// Its share of the image.
+        public var fraction: Double
+        public var columnCount: Int
+        public var sublattices: [Sublattice]
     }
 
     /// Columns whose integrated intensities differ by less than this factor (in the median of a step's pairs) may be
@@ -91,121 +118,118 @@ public struct LatticeAnalysis: Sendable {
     /// Steps are collected from at most this many columns, those nearest the middle: enough for the lattice of any
     /// image, and fast for the largest.
     static let sampledColumns = 2000
-    /// A column is on the lattice when there are columns one lattice step from it along at least this many of ±a and
-    /// ±b: three, so a column at the crystal's edge counts, and a spot of amorphous material hardly ever does (a
-    /// column at a corner of the crystal, with two, is counted in by its neighbours: see `CrystalRegion`).
-    static let latticeNeighbours = 3
 
-    /// The columns found in a `width` × `height` image, whose nearest neighbours are about `spacing` pixels apart.
-    public init(columns found: [AtomColumn], spacing: Double, width: Int, height: Int) {
-        guard let (reading, crystal) = Self.read(found, spacing: spacing, width: width, height: height) else {
+    /// The columns found in a `width` × `height` image, whose nearest neighbours are about `spacing` pixels apart;
+    /// the reference lattice read in `referenceRegion` where one is given.
+    public init(
+        columns found: [AtomColumn], spacing: Double, width: Int, height: Int, referenceRegion: ImageRectangle? = nil
+    ) {
+        let reading = LocalReading(columns: found, spacing: spacing, width: width, height: height)
+        guard !reading.grains.isEmpty else {
             columns = found.map { AnalysedColumn(column: $0) }
-            a = nil; b = nil; origin = nil; sublattices = []; crystal = nil
+            a = nil; b = nil; sublattices = []; crystal = nil; grains = []; reference = nil; neighbours = []
             return
         }
-        columns = reading.columns
-        a = reading.lattice.a
-        b = reading.lattice.b
-        origin = reading.lattice.origin
-        sublattices = reading.sublattices
-        self.crystal = crystal
+        let positions = found.map { PixelVector(x: $0.x, y: $0.y) }
+        let fits = LocalCells(reading, positions: positions, spacing: spacing)
+        let chosen = ReferenceLattice(
+            reading, cells: fits.cell, positions: positions, region: referenceRegion, spacing: spacing)
+        let order = Self.grainOrder(reading, first: chosen?.grain)
+        let numberOf = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let owners = found.indices.filter { reading.sublattice[$0] == 0 }.compactMap { k in
+            (fits.cell[k] ?? reading.cell[k]).map { (position: positions[k], cell: $0, grain: numberOf[reading.grain[k]!]!) }
+        }
+        let region = CrystalRegion(
+            owners: owners, grainCount: reading.grains.count, width: width, height: height, spacing: spacing)
+        let kept = found.indices.filter { region.contains(ImagePoint(x: positions[$0].x, y: positions[$0].y)) }
+        var analysed = kept.map { AnalysedColumn(column: found[$0]) }
+        var grains: [Grain] = []
+        for (number, g) in order.enumerated() {
+            let grain = reading.grains[g]
+            let symmetry = chosen.map { Self.matching(grain.cell, to: $0.cell) } ?? .identity
+            var stats: [Sublattice] = []
+            for (s, offset) in grain.offsets.enumerated() {
+                let members = grain.members.filter { reading.sublattice[$0] == s }
+                let median = Self.median(members.map { found[$0].integratedIntensity })
+                stats.append(
+                    Sublattice(
+                        offset: offset + fits.offsetShift[g][s], columnCount: members.count, medianIntensity: median))
+            }
+            for (row, k) in kept.enumerated() where reading.grain[k] == g {
+                let s = reading.sublattice[k]!
+                analysed[row].grain = number
+                analysed[row].sublattice = s + 1
+                analysed[row].site = reading.site[k]
+                analysed[row].relativeIntensity =
+                    stats[s].medianIntensity > 0 ? found[k].integratedIntensity / stats[s].medianIntensity : nil
+                analysed[row].displacement = fits.displacement[k]
+                analysed[row].cell = fits.cell[k] ?? reading.cell[k]
+                if let local = fits.cell[k], let chosen, let inverse = chosen.cell.inverse {
+                    analysed[row].deformation = Deformation(gradient: local * symmetry * inverse)
+                }
+            }
+            let turned = chosen.flatMap { c in c.cell.inverse.map { Deformation(gradient: grain.cell * symmetry * $0) } }
+            grains.append(
+                Grain(
+                    cell: grain.cell, rotation: turned?.rotation ?? 0, fraction: region.grainFractions[number],
+                    columnCount: grain.members.count, sublattices: stats))
+        }
+        let rowOf = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, $0) })
+        neighbours = kept.map { k in reading.neighbours[k].map { $0.flatMap { rowOf[$0] } } }
+        columns = analysed
+        let referenceCell = chosen?.cell ?? reading.grains[order[0]].cell
+        (a, b) = Self.oriented(referenceCell.columnA, referenceCell.columnB)
+        sublattices = grains[0].sublattices
+        crystal = region
+        self.grains = grains
+        reference = chosen
     }
 
-    /// The crystal, and its columns read on its lattice; nil when the columns show no lattice.
-    private static func read(_ found: [AtomColumn], spacing: Double, width: Int, height: Int)
-        -> (Reading, CrystalRegion)?
-    {
-        guard found.count >= 4, spacing > 0, let (a, b) = translations(found, spacing: spacing) else { return nil }
-        let onLattice = onLattice(found, a: a, b: b, spacing: spacing)
-        guard
-            let ordered = Reading(
-                found.indices.filter { onLattice[$0] }.map { found[$0] }, a: a, b: b, spacing: spacing)
-        else { return nil }
-        let basis = Basis(a: ordered.lattice.a, b: ordered.lattice.b)
-        let cells = ordered.columns.map { c -> LatticeSite in
-            let f = basis.fractional(PixelVector(x: c.column.x, y: c.column.y) - ordered.lattice.origin)
-            return LatticeSite(n: Int(f.u.rounded()), m: Int(f.v.rounded()))
+    /// The grains in order: the reference lattice's first, then the others largest first.
+    private static func grainOrder(_ reading: LocalReading, first: Int?) -> [Int] {
+        let bySize = reading.grains.indices.sorted { reading.grains[$0].members.count > reading.grains[$1].members.count }
+        guard let first else { return bySize }
+        return [first] + bySize.filter { $0 != first }
+    }
+
+    /// The change of a grain's lattice vectors to those of the same lattice (a unimodular integer matrix of the
+    /// same handedness) that turn least against `reference` and are least strained against it: a square grain
+    /// turned 27° reads as turned 27°, not −63°.
+    static func matching(_ cell: Matrix2, to reference: Matrix2) -> Matrix2 {
+        guard let inverse = reference.inverse else { return .identity }
+        var best: (matrix: Matrix2, cost: Double) = (.identity, .infinity)
+        let entries = [-1.0, 0, 1]
+        for xx in entries {
+            for xy in entries {
+                for yx in entries {
+                    for yy in entries {
+                        let s = Matrix2(xx: xx, xy: xy, yx: yx, yy: yy)
+                        guard abs(s.determinant) == 1, (cell * s).determinant * reference.determinant > 0 else {
+                            continue
+                        }
+                        let d = Deformation(gradient: cell * s * inverse)
+                        let cost = abs(d.exx) + abs(d.eyy) + abs(d.exy) + 0.01 * abs(d.rotation)
+                        if cost < best.cost - 1e-9 { best = (s, cost) }
+                    }
+                }
+            }
         }
-        let crystal = CrystalRegion(
-            occupied: cells, lattice: ordered.lattice, width: width, height: height, spacing: spacing)
-        let kept = found.filter { crystal.contains(ImagePoint(x: $0.x, y: $0.y)) }
-        return Reading(kept, a: a, b: b, spacing: spacing).map { ($0, crystal) }
+        return best.matrix
+    }
+
+    /// Two lattice vectors reduced and turned as the lattice is described: a pointing right, b down.
+    static func oriented(_ first: PixelVector, _ second: PixelVector) -> (PixelVector, PixelVector) {
+        var (a, b) = abs(first.x) >= abs(second.x) ? (first, second) : (second, first)
+        if a.x < 0 { a = -1 * a }
+        if b.y < 0 { b = -1 * b }
+        return (a, b)
     }
 
     /// Every column the finder finds, read as a crystal.
-    public init(finding finder: ColumnFinder) {
+    public init(finding finder: ColumnFinder, referenceRegion: ImageRectangle? = nil) {
         self.init(
             columns: finder.findAll(), spacing: finder.spacing ?? 0, width: finder.image.width,
-            height: finder.image.height)
-    }
-
-    /// The ideal site of `sublattice` (1, 2, …) in cell `site`, in pixels; nil without a lattice.
-    public func idealSite(_ site: LatticeSite, sublattice: Int) -> PixelVector? {
-        guard let origin, let a, let b, sublattices.indices.contains(sublattice - 1) else { return nil }
-        return origin + Double(site.n) * a + Double(site.m) * b + sublattices[sublattice - 1].offset
-    }
-
-    /// The columns read on given lattice translations: their sublattices, sites and displacements, and the lattice
-    /// fitted to the brightest sublattice; nil when no sublattice holds enough columns to fit one.
-    private struct Reading {
-        var columns: [AnalysedColumn]
-        var lattice: RobustLattice
-        var sublattices: [Sublattice]
-
-        init?(_ found: [AtomColumn], a: PixelVector, b: PixelVector, spacing: Double) {
-            guard !found.isEmpty else { return nil }
-            let positions = found.map { PixelVector(x: $0.x, y: $0.y) }
-            let centroid = (1 / Double(found.count)) * positions.reduce(PixelVector(x: 0, y: 0), +)
-            let origin = positions.min { ($0 - centroid).length < ($1 - centroid).length }!
-            let basis = Basis(a: a, b: b)
-            let fractional = positions.map { basis.fractional($0 - origin) }
-            let groups = LatticeAnalysis.sublattices(fractional, basis: basis, spacing: spacing, intensities: found)
-            guard let reference = groups.first(where: { $0.members.count >= 6 }) else { return nil }
-            func site(_ k: Int, offset: (u: Double, v: Double)) -> LatticeSite {
-                LatticeSite(
-                    n: Int((fractional[k].u - offset.u).rounded()), m: Int((fractional[k].v - offset.v).rounded()))
-            }
-            let referenceSites = reference.members.map { site($0, offset: reference.offset) }
-            let lattice = RobustLattice.fit(
-                positions: reference.members.map { positions[$0] }, sites: referenceSites, spacing: spacing)
-            var analysed = found.map { AnalysedColumn(column: $0) }
-            var sublattices: [Sublattice] = []
-            for (number, group) in groups.enumerated() {
-                let sites = group.members.map { site($0, offset: group.offset) }
-                let ideal = sites.map { lattice.position($0) }
-                let shift = RobustLattice.offset(
-                    zip(group.members, ideal).map { positions[$0] - $1 }, spacing: spacing)
-                let median = LatticeAnalysis.median(group.members.map { found[$0].integratedIntensity })
-                for (k, member) in group.members.enumerated() {
-                    analysed[member].sublattice = number + 1
-                    analysed[member].site = sites[k]
-                    analysed[member].relativeIntensity = median > 0 ? found[member].integratedIntensity / median : nil
-                    analysed[member].displacement = positions[member] - ideal[k] - shift
-                }
-                sublattices.append(Sublattice(offset: shift, columnCount: group.members.count, medianIntensity: median))
-            }
-            columns = analysed
-            self.lattice = lattice
-            self.sublattices = sublattices
-        }
-    }
-
-    /// Whether each column is on the lattice: it has columns one lattice step away along at least `latticeNeighbours`
-    /// of ±a and ±b, or along two of them columns that have (at the crystal's corners and edges, where steps lead out
-    /// of it).
-    static func onLattice(_ columns: [AtomColumn], a: PixelVector, b: PixelVector, spacing: Double) -> [Bool] {
-        let tolerance = sameStep * spacing
-        var grid = SiteGrid(cellSize: tolerance)
-        let points = columns.map { ColumnGaussian(x: $0.x, y: $0.y, amplitude: $0.peak, sigma: $0.sigma) }
-        for k in points.indices { grid.insert(k, x: points[k].x, y: points[k].y) }
-        let neighbours = columns.map { c in
-            [a, -1 * a, b, -1 * b].compactMap { step -> Int? in
-                let q = PixelVector(x: c.x, y: c.y) + step
-                return grid.indices(nearX: q.x, y: q.y, within: tolerance, in: points).first
-            }
-        }
-        let ordered = neighbours.map { $0.count >= latticeNeighbours }
-        return columns.indices.map { ordered[$0] || neighbours[$0].filter { ordered[$0] }.count >= 2 }
+            height: finder.image.height, referenceRegion: referenceRegion)
     }
 
     // MARK: - The lattice
@@ -253,10 +277,7 @@ public struct LatticeAnalysis: Sendable {
         else { return nil }
         // Lagrange–Gauss reduction: the shortest basis of the lattice the two span.
         second = second - (dot(second, first) / dot(first, first)).rounded() * first
-        var (a, b) = abs(first.x) >= abs(second.x) ? (first, second) : (second, first)
-        if a.x < 0 { a = -1 * a }
-        if b.y < 0 { b = -1 * b }
-        return (a, b)
+        return oriented(first, second)
     }
 
     /// The columns nearest the middle of them all, at most `sampledColumns`.

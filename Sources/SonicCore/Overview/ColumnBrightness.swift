@@ -75,13 +75,14 @@ struct ColumnBrightness {
     )
         -> Bool
     {
-        guard column.sublattice != nil, let crystal = analysis.crystal, let a = analysis.a, let b = analysis.b else {
-            return false
-        }
+        guard column.sublattice != nil, let crystal = analysis.crystal, let cell = column.cell,
+            let grain = column.grain
+        else { return false }
         let p = PixelVector(x: column.column.x, y: column.column.y)
+        let a = cell.columnA, b = cell.columnB
         return isInside(p, width: width, height: height, spacing: spacing)
             && [PixelVector.zero, a, -1 * a, b, -1 * b].allSatisfy {
-                crystal.contains(ImagePoint(x: p.x + $0.x, y: p.y + $0.y))
+                crystal.grain(at: ImagePoint(x: p.x + $0.x, y: p.y + $0.y)) == grain
             }
     }
 

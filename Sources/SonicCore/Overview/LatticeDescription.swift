@@ -35,7 +35,9 @@ public struct LatticeDescription: Sendable, Equatable {
     static let sameAngle = 2.0
 
     init?(_ analysis: LatticeAnalysis) {
-        guard let a = analysis.a, let b = analysis.b, let brightest = analysis.sublattices.first else { return nil }
+        // The cell most of the reference lattice's grain has, not the reference's own, which may be a small patch.
+        guard let grain = analysis.grains.first, let brightest = analysis.sublattices.first else { return nil }
+        let (a, b) = LatticeAnalysis.oriented(grain.cell.columnA, grain.cell.columnB)
         self.a = a.length
         self.b = b.length
         let cosine = LatticeAnalysis.dot(a, b) / (a.length * b.length)

@@ -30,7 +30,11 @@ struct PolarDomains {
                     && ColumnBrightness.isTestable(
                         analysis.columns[$0], in: analysis, width: width, height: height, spacing: spacing)
             }
-            return split(members.map { analysis.columns[$0] }, sublattice: number, cell: max(a.length, b.length)) {
+            let row = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1, $0) })
+            let links = members.map { k in analysis.neighbours[k].map { $0.flatMap { row[$0] } } }
+            return split(
+                members.map { analysis.columns[$0] }, links: links, sublattice: number, cell: max(a.length, b.length)
+            ) {
                 p in
                 p.x >= 0 && p.y >= 0 && p.x <= Double(width - 1) && p.y <= Double(height - 1)
                     && analysis.crystal?.contains(ImagePoint(x: p.x, y: p.y)) ?? false
@@ -41,15 +45,10 @@ struct PolarDomains {
 
     /// The split of one sublattice's columns; `inCrystal` says how far the walls run.
     private static func split(
-        _ columns: [AnalysedColumn], sublattice: Int, cell: Double, inCrystal: (PixelVector) -> Bool
+        _ columns: [AnalysedColumn], links: [[Int?]], sublattice: Int, cell: Double, inCrystal: (PixelVector) -> Bool
     ) -> PolarDomains? {
         guard columns.count >= 20 else { return nil }
-        var bySite: [LatticeSite: Int] = [:]
-        for (k, c) in columns.enumerated() { bySite[c.site!] = k }
-        let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)]
-        let neighbours = columns.map { c in
-            steps.compactMap { bySite[LatticeSite(n: c.site!.n + $0.0, m: c.site!.m + $0.1)] }
-        }
+        let neighbours = links.map { $0.compactMap { $0 } }
         let raw = columns.map { $0.displacement! }
         let smoothed = columns.indices.map { k in
             (1 / Double(neighbours[k].count + 1)) * neighbours[k].reduce(raw[k]) { $0 + raw[$1] }
@@ -74,9 +73,9 @@ struct PolarDomains {
         // Wall points: halfway between neighbours (along +a and +b) in different domains.
         var points: [ImagePoint] = []
         for (k, c) in columns.enumerated() {
-            for step in [(1, 0), (0, 1)] {
-                guard let q = bySite[LatticeSite(n: c.site!.n + step.0, m: c.site!.m + step.1)], labels[q] != labels[k]
-                else { continue }
+            // Along +a and +b.
+            for direction in [0, 2] {
+                guard let q = links[k][direction], labels[q] != labels[k] else { continue }
                 points.append(
                     ImagePoint(x: (c.column.x + columns[q].column.x) / 2, y: (c.column.y + columns[q].column.y) / 2))
             }

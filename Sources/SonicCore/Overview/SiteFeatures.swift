@@ -11,20 +11,16 @@ enum SiteFeatures {
     }
 
     /// Sites of each sublattice with no column, inside the crystal, at least three of whose four neighbours on the
-    /// sublattice (along ±a, ±b) hold columns, and all four of them in the crystal. Each is measured: a column of
-    /// its sublattice's width held at the site (moved by its neighbours' mean displacement), fitted with a plane
-    /// under it once its neighbours' Gaussians are taken away. It is a vacancy when it holds less than half a column
-    /// and its shortfall from a whole one stands out from the noise; a dim column (one the search missed) when it
-    /// holds more than half but still stands out as less than a whole one.
+    /// sublattice (along ±a, ±b) hold columns, and all four of them in the crystal and its grain. Each is where those
+    /// neighbours put it, each through its own cell, on average. Each is measured: a column of its sublattice's width
+    /// held at the site, fitted with a plane under it once its neighbours' Gaussians are taken away. It is a vacancy
+    /// when it holds less than half a column and its shortfall from a whole one stands out from the noise; a dim
+    /// column (one the search missed) when it holds more than half but still stands out as less than a whole one.
     static func emptySites(
         _ analysis: LatticeAnalysis, brightness: ColumnBrightness, noise: CountingNoise, width: Int, height: Int,
         spacing: Double
     ) -> (vacancies: [Found], dimColumns: [Found]) {
         guard let crystal = analysis.crystal else { return ([], []) }
-        func inImage(_ p: PixelVector) -> Bool {
-            ColumnBrightness.isInside(p, width: width, height: height, spacing: spacing)
-        }
-        func inCrystal(_ p: PixelVector) -> Bool { crystal.contains(ImagePoint(x: p.x, y: p.y)) }
         // The neighbours whose Gaussians reach into a site's window.
         let reach = ColumnGeometry(spacing: spacing).neighbourReach
         var grid = SiteGrid(cellSize: reach / 2)
@@ -32,30 +28,7 @@ enum SiteFeatures {
             ColumnGaussian(x: $0.column.x, y: $0.column.y, amplitude: $0.column.peak, sigma: $0.column.sigma)
         }
         for k in spots.indices { grid.insert(k, x: spots[k].x, y: spots[k].y) }
-        var candidates: [(site: PixelVector, sublattice: Int, sigma: Double)] = []
-        for number in analysis.sublattices.indices.map({ $0 + 1 }) {
-            var occupied: [LatticeSite: Int] = [:]
-            for (k, c) in analysis.columns.enumerated() where c.sublattice == number { occupied[c.site!] = k }
-            guard !occupied.isEmpty else { continue }
-            let sigma = LatticeAnalysis.median(occupied.values.map { analysis.columns[$0].column.sigma })
-            let ns = occupied.keys.map(\.n), ms = occupied.keys.map(\.m)
-            for m in ms.min()!...ms.max()! {
-                for n in ns.min()!...ns.max()! where occupied[LatticeSite(n: n, m: m)] == nil {
-                    guard let ideal = analysis.idealSite(LatticeSite(n: n, m: m), sublattice: number),
-                        inImage(ideal), inCrystal(ideal)
-                    else { continue }
-                    let around = [(1, 0), (-1, 0), (0, 1), (0, -1)].map { LatticeSite(n: n + $0.0, m: m + $0.1) }
-                    let held = around.compactMap { occupied[$0] }
-                    guard held.count >= 3,
-                        around.allSatisfy({ analysis.idealSite($0, sublattice: number).map(inCrystal) ?? false })
-                    else { continue }
-                    let shift =
-                        (1 / Double(held.count))
-                        * held.reduce(PixelVector.zero) { $0 + (analysis.columns[$1].displacement ?? .zero) }
-                    candidates.append((ideal + shift, number, sigma))
-                }
-            }
-        }
+        let candidates = emptySiteCandidates(analysis, crystal: crystal, width: width, height: height, spacing: spacing)
         let threshold = Significance.threshold(tests: candidates.count)
         var vacancies: [Found] = [], dim: [Found] = []
         for candidate in candidates {
@@ -78,6 +51,45 @@ enum SiteFeatures {
         return (vacancies, dim)
     }
 
+    /// The empty sites: where at least three columns of a sublattice each put a neighbour they lack, within a fifth
+    /// of a spacing of one another.
+    static func emptySiteCandidates(
+        _ analysis: LatticeAnalysis, crystal: CrystalRegion, width: Int, height: Int, spacing: Double
+    ) -> [(site: PixelVector, sublattice: Int, sigma: Double)] {
+        struct Key: Hashable { var grain: Int, sublattice: Int }
+        var widths: [Key: [Double]] = [:]
+        var predictions: [Key: [(site: PixelVector, cell: Matrix2)]] = [:]
+        for (k, c) in analysis.columns.enumerated() {
+            guard let number = c.sublattice, let grain = c.grain, let cell = c.cell else { continue }
+            let key = Key(grain: grain, sublattice: number)
+            widths[key, default: []].append(c.column.sigma)
+            let here = PixelVector(x: c.column.x, y: c.column.y) - (c.displacement ?? .zero)
+            for (direction, step) in LocalReading.steps.enumerated() where analysis.neighbours[k][direction] == nil {
+                predictions[key, default: []].append((here + cell * step, cell))
+            }
+        }
+        let tolerance = LocalReading.tolerance * spacing
+        var candidates: [(site: PixelVector, sublattice: Int, sigma: Double)] = []
+        for (key, list) in predictions {
+            let index = PointGrid(list.map(\.site), reach: spacing)
+            var taken = [Bool](repeating: false, count: list.count)
+            let sigma = LatticeAnalysis.median(widths[key] ?? [])
+            for k in list.indices where !taken[k] {
+                let group = index.within(tolerance, of: list[k].site).filter { !taken[$0] }
+                for q in group { taken[q] = true }
+                guard group.count >= 3 else { continue }
+                let site = (1 / Double(group.count)) * group.reduce(PixelVector.zero) { $0 + list[$1].site }
+                let cell = list[k].cell
+                let inGrain = { (p: PixelVector) in crystal.grain(at: ImagePoint(x: p.x, y: p.y)) == key.grain }
+                guard ColumnBrightness.isInside(site, width: width, height: height, spacing: spacing), inGrain(site),
+                    LocalReading.steps.allSatisfy({ inGrain(site + cell * $0) })
+                else { continue }
+                candidates.append((site, key.sublattice, sigma))
+            }
+        }
+        return candidates
+    }
+
     /// Columns on no sublattice with crystal all round them (one lattice step along ±a and ±b), far enough inside
     /// the image that their whole Gaussian is in it: atoms between the sites. How far each stands out is its
     /// intensity in standard errors.
@@ -87,11 +99,16 @@ enum SiteFeatures {
         -> [Found]
     {
         guard let crystal = analysis.crystal, let a = analysis.a, let b = analysis.b else { return [] }
+        let cells = PointGrid(analysis.columns.map { PixelVector(x: $0.column.x, y: $0.column.y) }, reach: spacing)
         return analysis.columns.compactMap { c in
             let p = PixelVector(x: c.column.x, y: c.column.y)
+            // The lattice round it: that of the nearest column with a cell.
+            let near = cells.nearest(to: p, within: 1.5 * spacing) { analysis.columns[$0].cell != nil }
+            let cell = near.flatMap { analysis.columns[$0].cell } ?? Matrix2(columns: a, b)
             guard c.sublattice == nil, ColumnBrightness.isInside(p, width: width, height: height, spacing: spacing),
-                [PixelVector.zero, a, -1 * a, b, -1 * b].allSatisfy({
-                    crystal.contains(ImagePoint(x: p.x + $0.x, y: p.y + $0.y))
+                let grain = crystal.grain(at: ImagePoint(x: p.x, y: p.y)),
+                [PixelVector.zero, cell.columnA, -1 * cell.columnA, cell.columnB, -1 * cell.columnB].allSatisfy({
+                    crystal.grain(at: ImagePoint(x: p.x + $0.x, y: p.y + $0.y)) == grain
                 })
             else { return nil }
             let error = noise.relativeError(of: c.column)
