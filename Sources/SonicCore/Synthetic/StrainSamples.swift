@@ -280,7 +280,7 @@ public enum StrainSamples {
     static func scanDistortion(_ draw: inout Draw) -> StrainSample {
         var scene = draw.lattice(.twoSublattice(lightRatio: 0.4), quotedAngle: 3, spacing: 28 / 2.0.squareRoot())
         let field = DisplacementField.scanDistortion(
-            amplitude: draw.value(1, 0.5...1.5), period: draw.value(300, 200...400), phase: draw.value(0.4, 0...6.28),
+            amplitude: draw.value(1, 0.5...1.2), period: draw.value(300, 250...500), phase: draw.value(0.4, 0...6.28),
             shear: draw.value(0.012, -0.015...0.015))
         let columns = displaced(&scene, by: field)
         let truth = StrainTruth(
