@@ -192,6 +192,16 @@ struct ReciprocalTests {
         let left = ImageRectangle(x0: 40, y0: 40, x1: 200, y1: 470)
         let measured = try #require(GeometricPhase(image: interface.render(), reference: left))
         #expect(measured.reference == left)
+        // The displacement beyond the interface, up to a lattice vector, is the columns' shift.
+        let lattice = try #require(Matrix2(columns: measured.a, measured.b).inverse)
+        for site in interface.scene.sitePositions(margin: 0)
+        where site.x > 320 && site.x < 460 && site.y > 60 && site.y < 450 {
+            let shift = interface.scene.shifts[site.index] ?? (0, 0)
+            let found = try #require(measured.displacement(at: ImagePoint(x: site.x, y: site.y)))
+            let fractions = lattice * (found - PixelVector(x: shift.x, y: shift.y))
+            let left = PixelVector(x: fractions.x - fractions.x.rounded(), y: fractions.y - fractions.y.rounded())
+            #expect((Matrix2(columns: measured.a, measured.b) * left).length < 0.1, "\(site.index): \(found), \(shift)")
+        }
         let step = try #require(interface.truth.interfaces.first?.step)
         for (x, expected) in [(120.0, Deformation.none), (420, step)] {
             for y in stride(from: 100.0, through: 400, by: 100) {

@@ -190,8 +190,9 @@ struct BraggFilter {
         }
     }
 
-    /// The phase field of reflection `initial`, whose window of the transform is `first`: filtered, g refined until the phase's mean gradient over `reference`
-    /// vanishes, and its mean phase there taken away. Nil when the reference region holds no pixel.
+    /// The phase field of reflection `initial`, whose window of the transform is `first`: filtered, g refined until
+    /// the phase's mean gradient over `reference` vanishes, and its mean phase there taken away. Nil when the
+    /// reference region holds no pixel.
     func phaseField(
         _ initial: PixelVector, window first: SpectrumWindow, maskRadius sigma: Double, reference: ImageRectangle
     ) -> PhaseField? {

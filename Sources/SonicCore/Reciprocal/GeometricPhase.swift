@@ -81,14 +81,14 @@ public struct GeometricPhase: Sendable {
         self.init(image: image, g1: first, g2: second, maskRadius: maskShare * nearest, reference: reference)
     }
 
-    /// GPA with reflections `g1` and `g2` (cycles per pixel, non-collinear), a Gaussian mask of standard deviation
-    /// `maskRadius` cycles per pixel round each (by default `defaultMaskShare` of the shortest vector of the lattice
-    /// they span), refined over `reference` (by default the whole image less `edgeMargin` all round). Nil when the two
-    /// are collinear or the reference region holds no pixel.
+    /// GPA with reflections `g1` and `g2` (cycles per pixel, at least 10° from parallel), a Gaussian mask of standard
+    /// deviation `maskRadius` cycles per pixel round each (by default `defaultMaskShare` of the shortest vector of the
+    /// lattice they span), refined over `reference` (by default the whole image less `edgeMargin` all round). Nil when
+    /// the two are too near parallel or the reference region holds no pixel.
     public init?(
         image: GrayImage, g1: PixelVector, g2: PixelVector, maskRadius: Double? = nil, reference: ImageRectangle? = nil
     ) {
-        guard abs(LatticeAnalysis.cross(g1, g2)) > 1e-9 * g1.length * g2.length else { return nil }
+        guard abs(LatticeAnalysis.cross(g1, g2)) > ReciprocalGrain.collinear * g1.length * g2.length else { return nil }
         width = image.width
         height = image.height
         let shortest = ReciprocalGrain.reduced(g1, g2).0.length
@@ -133,24 +133,31 @@ public struct GeometricPhase: Sendable {
         return Deformation(exx: e, eyy: f, exy: s, rotation: r)
     }
 
-    /// The displacement at `point` (up to a lattice vector), interpolated between pixels; nil outside the image.
+    /// The displacement at `point` (up to a lattice vector), from the phases interpolated between pixels the short way
+    /// round; nil outside the image.
     public func displacement(at point: ImagePoint) -> PixelVector? {
-        guard let x = Self.sample(displacementX, at: point), let y = Self.sample(displacementY, at: point) else {
-            return nil
-        }
-        return PixelVector(x: x, y: y)
+        guard let p1 = Self.sample(phase1, at: point, turning: true),
+            let p2 = Self.sample(phase2, at: point, turning: true)
+        else { return nil }
+        return -1 / (2 * Double.pi) * (Matrix2(columns: a, b) * PixelVector(x: p1, y: p2))
     }
 
-    /// A map's value at `point`, bilinear between the four pixels round it; nil outside the pixels' centres.
-    static func sample(_ map: GrayImage, at point: ImagePoint) -> Double? {
+    /// A map's value at `point`, bilinear between the four pixels round it; nil outside the pixels' centres. With
+    /// `turning`, the map holds angles, each taken within half a turn of the first pixel's before they are mixed.
+    static func sample(_ map: GrayImage, at point: ImagePoint, turning: Bool = false) -> Double? {
         guard point.x >= 0, point.y >= 0, point.x <= Double(map.width - 1), point.y <= Double(map.height - 1) else {
             return nil
         }
         let x0 = min(Int(point.x), max(0, map.width - 2)), y0 = min(Int(point.y), max(0, map.height - 2))
         let x1 = min(x0 + 1, map.width - 1), y1 = min(y0 + 1, map.height - 1)
         let fx = point.x - Double(x0), fy = point.y - Double(y0)
-        let top = Double(map[x0, y0]) * (1 - fx) + Double(map[x1, y0]) * fx
-        let bottom = Double(map[x0, y1]) * (1 - fx) + Double(map[x1, y1]) * fx
+        let anchor = Double(map[x0, y0])
+        func value(_ x: Int, _ y: Int) -> Double {
+            let v = Double(map[x, y])
+            return turning ? anchor + (v - anchor).remainder(dividingBy: 2 * Double.pi) : v
+        }
+        let top = value(x0, y0) * (1 - fx) + value(x1, y0) * fx
+        let bottom = value(x0, y1) * (1 - fx) + value(x1, y1) * fx
         return top * (1 - fy) + bottom * fy
     }
 }

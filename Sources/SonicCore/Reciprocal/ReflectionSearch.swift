@@ -142,7 +142,7 @@ struct ReflectionSearch {
     }
 
     /// The peak at bin (kx, ky) placed below a step: its frequency (cycles per pixel) and its power at that frequency.
-    func refine(_ kx: Int, _ ky: Int) -> (g: PixelVector, power: Double) {
+    private func refine(_ kx: Int, _ ky: Int) -> (g: PixelVector, power: Double) {
         func magnitude(_ dx: Int, _ dy: Int) -> Double {
             power[((ky + dy + size) % size) * size + (kx + dx + size) % size].squareRoot()
         }
