@@ -32,12 +32,12 @@ struct OverviewAssessment {
     static func matches(_ found: OverviewFeature, _ truth: OverviewTruth.Feature) -> Bool {
         guard found.kind == truth.kind else { return false }
         switch truth.kind {
-        case .domainWall:
+        case .domainWall, .grainBoundary, .interface:
             return pointsAlong(truth.points, step: 2).allSatisfy { distance(from: $0, toCourse: found.points) <= 10 }
                 && pointsAlong(found.points, step: 2).allSatisfy { distance(from: $0, toCourse: truth.points) <= 10 }
         case .vacancy:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 4
-        case .brightColumn, .dimColumn, .interstitial:
+        case .brightColumn, .dimColumn, .interstitial, .dislocation:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 2
         }
     }
@@ -108,8 +108,8 @@ struct OverviewAssessment {
         let thicker = Self.overview(OverviewSamples.thickerToTheRight(.high))
         #expect(thicker.extent == "all but the lower right corner")
         #expect(thicker.summary.last?.hasSuffix("percent brighter towards the right.") == true, "\(thicker.summary)")
-        // The columns' heights go from 0.7 to 1.3 times across the image; the crystal's columns from about 0.72 to 1.28.
-        #expect(abs((thicker.largeScale.gradient?.change ?? 0) - 0.78) < 0.08)
+        // The columns' heights go from 0.7 to 1.3 times across the image, and so across the crystal's columns: 0.84 more.
+        #expect(abs((thicker.largeScale.gradient?.change ?? 0) - 0.84) < 0.05)
     }
 
     @Test func eachFeatureIsLabelledWithItsNumberAndItsPlace() throws {

@@ -168,7 +168,9 @@ enum InterfaceSearch {
     }
 
     /// The line whose step stands out most that is an interface, if any.
-    private static func best(_ columns: [Column], noise: [Double], spacing: Double, analysis: LatticeAnalysis, grain: Int)
+    private static func best(
+        _ columns: [Column], noise: [Double], spacing: Double, analysis: LatticeAnalysis, grain: Int
+    )
         -> Interface?
     {
         func z(_ measured: (jump: [Double], variance: Double, scatter: [Double], before: [Double])) -> Double {
@@ -181,7 +183,9 @@ enum InterfaceSearch {
             let normal = PixelVector(x: Double.cos(angle), y: Double.sin(angle))
             let along = columns.map { LatticeAnalysis.dot($0.position, normal) }
             guard let low = along.min(), let high = along.max() else { continue }
-            for offset in Swift.stride(from: low + nearest * spacing, through: high - nearest * spacing, by: spacing / 4) {
+            for offset in Swift.stride(
+                from: low + nearest * spacing, through: high - nearest * spacing, by: spacing / 4)
+            {
                 if let measured = step(columns, normal: normal, offset: offset, spacing: spacing) {
                     tried.append((angle, offset, z(measured)))
                 }
@@ -317,8 +321,10 @@ enum InterfaceSearch {
     ) -> (intercept: Double, slope: Double)? {
         let direction = PixelVector(x: -normal.y, y: normal.x)
         let placed = columns.map {
-            (s: LatticeAnalysis.dot($0.position, normal) - offset, t: LatticeAnalysis.dot($0.position, direction),
-                value: $0.values[c])
+            (
+                s: LatticeAnalysis.dot($0.position, normal) - offset, t: LatticeAnalysis.dot($0.position, direction),
+                value: $0.values[c]
+            )
         }
         // Each side's plane: its level, and slopes across and along the line shared by both.
         var sides: [[(s: Double, t: Double, value: Double)]] = [[], []]

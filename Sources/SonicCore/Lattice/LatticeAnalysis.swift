@@ -137,7 +137,9 @@ public struct LatticeAnalysis: Sendable {
         let order = Self.grainOrder(reading, first: chosen?.grain)
         let numberOf = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
         let owners = found.indices.filter { reading.sublattice[$0] == 0 }.compactMap { k in
-            (fits.cell[k] ?? reading.cell[k]).map { (position: positions[k], cell: $0, grain: numberOf[reading.grain[k]!]!) }
+            (fits.cell[k] ?? reading.cell[k]).map {
+                (position: positions[k], cell: $0, grain: numberOf[reading.grain[k]!]!)
+            }
         }
         let region = CrystalRegion(
             owners: owners, grainCount: reading.grains.count, width: width, height: height, spacing: spacing)
@@ -168,7 +170,8 @@ public struct LatticeAnalysis: Sendable {
                     analysed[row].deformation = Deformation(gradient: local * symmetry * inverse)
                 }
             }
-            let turned = chosen.flatMap { c in c.cell.inverse.map { Deformation(gradient: grain.cell * symmetry * $0) } }
+            let turned = chosen.flatMap { c in c.cell.inverse.map { Deformation(gradient: grain.cell * symmetry * $0) }
+            }
             grains.append(
                 Grain(
                     cell: grain.cell, rotation: turned?.rotation ?? 0, fraction: region.grainFractions[number],
@@ -187,7 +190,9 @@ public struct LatticeAnalysis: Sendable {
 
     /// The grains in order: the reference lattice's first, then the others largest first.
     private static func grainOrder(_ reading: LocalReading, first: Int?) -> [Int] {
-        let bySize = reading.grains.indices.sorted { reading.grains[$0].members.count > reading.grains[$1].members.count }
+        let bySize = reading.grains.indices.sorted {
+            reading.grains[$0].members.count > reading.grains[$1].members.count
+        }
         guard let first else { return bySize }
         return [first] + bySize.filter { $0 != first }
     }

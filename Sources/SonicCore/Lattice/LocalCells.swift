@@ -44,7 +44,11 @@ struct LocalCells {
                     continue
                 }
                 cell[k] = fitted
-                if s == 0 { displacement[k] = positions[k] - origin } else { places[k] = inverse * (positions[k] - origin) }
+                if s == 0 {
+                    displacement[k] = positions[k] - origin
+                } else {
+                    places[k] = inverse * (positions[k] - origin)
+                }
             }
             // A column with too few neighbours for a fit of its own (a corner's) is placed by the nearest column of
             // the brightest sublattice that has one: its ideal site, moved through its cell.

@@ -57,7 +57,9 @@ struct LocalReading {
         var f: PixelVector
     }
 
-    static let steps = [PixelVector(x: 1, y: 0), PixelVector(x: -1, y: 0), PixelVector(x: 0, y: 1), PixelVector(x: 0, y: -1)]
+    static let steps = [
+        PixelVector(x: 1, y: 0), PixelVector(x: -1, y: 0), PixelVector(x: 0, y: 1), PixelVector(x: 0, y: -1)
+    ]
 
     init(columns found: [AtomColumn], spacing: Double, width: Int, height: Int) {
         let count = found.count
@@ -126,7 +128,8 @@ struct LocalReading {
     ) -> (grain: Grain, regularity: Int)? {
         let centre = index.points[seed]
         let patch = index.within(patchRadius * spacing, of: centre).filter { free[$0] == nil }
-        guard patch.count >= minimumColumns, let (a, b) = LatticeAnalysis.translations(patch.map { found[$0] }, spacing: spacing)
+        guard patch.count >= minimumColumns,
+            let (a, b) = LatticeAnalysis.translations(patch.map { found[$0] }, spacing: spacing)
         else { return nil }
         let basis = Basis(a: a, b: b)
         let fractional = patch.map { basis.fractional(index.points[$0] - centre) }
@@ -213,7 +216,8 @@ struct LocalReading {
             for move in moves[from] {
                 let predicted = positions[i] + current * move.f
                 guard let j = index.nearest(to: predicted, within: tolerance), grain[j] == nil else { continue }
-                take(j, site: LatticeSite(n: here.n + move.dn, m: here.m + move.dm), sublattice: move.sublattice,
+                take(
+                    j, site: LatticeSite(n: here.n + move.dn, m: here.m + move.dm), sublattice: move.sublattice,
                     cell: current)
             }
         }
@@ -262,8 +266,11 @@ struct LocalReading {
         _ i: Int, guess: Matrix2, positions: [PixelVector], index: PointGrid, tolerance: Double, number: Int,
         minimumSteps: Int = agreeingSteps
     ) -> Matrix2? {
-        let reach = 1.6 * max(guess.columnA.length, guess.columnB.length, (guess.columnA + guess.columnB).length,
-            (guess.columnA - guess.columnB).length)
+        let reach =
+            1.6
+            * max(
+                guess.columnA.length, guess.columnB.length, (guess.columnA + guess.columnB).length,
+                (guess.columnA - guess.columnB).length)
         let around = index.within(reach, of: positions[i]).filter {
             $0 != i && grain[$0] == number && sublattice[$0] == sublattice[i]
         }

@@ -54,6 +54,10 @@ struct ColumnBrightness {
     /// the logarithms misses about that much of a real thickness change, which would otherwise be heard as a region
     /// of its own.
     static let smallestChange = 0.05
+    /// A column less than this much brighter or dimmer than its sublattice there (5 %) is not said, however clearly it
+    /// stands out from the counting noise: its fit's window, cut by the image's edge or reaching amorphous material,
+    /// misjudges a column by that much.
+    static let smallestContrast = 0.05
 
     var outliers: [Outlier] = []
     var largeScale = LargeScaleIntensity()
@@ -68,22 +72,22 @@ struct ColumnBrightness {
     private var offTrend: [Double] = []
 
     /// Whether a column's fit can be trusted: on a sublattice, far enough inside the image that its whole Gaussian is
-    /// in it, with crystal all round it (one lattice step along ±a and ±b), so that no spot of amorphous material
-    /// beside it, which its fit cannot tell from it, leans on it.
+    /// in it, with its eight neighbours on its sublattice (along ±a, ±b and the diagonals, the reach of the window its
+    /// fit sees) all there, so that no spot of amorphous material beside it, which its fit cannot tell from it, and no
+    /// edge of the image leans on it.
     static func isTestable(
-        _ column: AnalysedColumn, in analysis: LatticeAnalysis, width: Int, height: Int, spacing: Double
-    )
-        -> Bool
-    {
-        guard column.sublattice != nil, let crystal = analysis.crystal, let cell = column.cell,
-            let grain = column.grain
-        else { return false }
+        _ column: AnalysedColumn, at row: Int, in analysis: LatticeAnalysis, width: Int, height: Int, spacing: Double
+    ) -> Bool {
+        guard column.sublattice != nil, column.grain != nil else { return false }
         let p = PixelVector(x: column.column.x, y: column.column.y)
-        let a = cell.columnA, b = cell.columnB
-        return isInside(p, width: width, height: height, spacing: spacing)
-            && [PixelVector.zero, a, -1 * a, b, -1 * b].allSatisfy {
-                crystal.grain(at: ImagePoint(x: p.x + $0.x, y: p.y + $0.y)) == grain
-            }
+        let links = analysis.neighbours[row]
+        guard isInside(p, width: width, height: height, spacing: spacing), links.allSatisfy({ $0 != nil }) else {
+            return false
+        }
+        // The diagonals: ±b from the neighbours along ±a.
+        return [links[0]!, links[1]!].allSatisfy {
+            analysis.neighbours[$0][2] != nil && analysis.neighbours[$0][3] != nil
+        }
     }
 
     /// Whether `p` lies at least half a spacing inside the image: a column there has all its Gaussian in it.
@@ -102,7 +106,7 @@ struct ColumnBrightness {
                 x: $0.column.x, y: $0.column.y, amplitude: $0.column.integratedIntensity, sigma: $0.column.sigma)
         }
         let rows = analysis.columns.indices.filter {
-            Self.isTestable(analysis.columns[$0], in: analysis, width: width, height: height, spacing: spacing)
+            Self.isTestable(analysis.columns[$0], at: $0, in: analysis, width: width, height: height, spacing: spacing)
                 && spots[$0].amplitude > 0
         }
         guard rows.count >= 10 else { return }
@@ -138,7 +142,7 @@ struct ColumnBrightness {
         let threshold = Significance.threshold(tests: standardized.count)
         for entry in standardized {
             let z = entry.value / scatter[analysis.columns[entry.index].sublattice!]!
-            if abs(z) > threshold {
+            if abs(z) > threshold && abs(Double.exp(entry.residual) - 1) >= Self.smallestContrast {
                 outliers.append(Outlier(index: entry.index, relative: Double.exp(entry.residual), significance: z))
             }
         }
@@ -235,11 +239,12 @@ struct ColumnBrightness {
             for (k, number) in sublattices.enumerated() { levels[number] = parameters[k] }
             surface = Array(parameters[sublattices.count...])
             guard !quadratic else { return }
+            // The change is said across the whole crystal, every column of it, not only those the fit could trust.
+            let everywhere = analysis.columns.map { shape(PixelVector(x: $0.column.x, y: $0.column.y)) }
             described = ColumnBrightness.described(
                 gradient: surface, normal: normal, size: count, scale: scale, residuals: residuals,
-                points: rows.map { analysis.columns[$0].column }, across: shapes.map { $0[0] },
-                down: shapes.map { $0[1] },
-                width: width, height: height)
+                points: rows.map { analysis.columns[$0].column }, across: everywhere.map { $0[0] },
+                down: everywhere.map { $0[1] }, width: width, height: height)
         }
     }
 

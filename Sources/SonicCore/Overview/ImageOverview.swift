@@ -22,6 +22,8 @@ public struct ImageOverview: Sendable {
     public let features: [OverviewFeature]
     /// How the columns' brightness changes over the image.
     public let largeScale: LargeScaleIntensity
+    /// The crystal's grains, boundaries, interfaces, dislocations and bending; nil where the image shows no lattice.
+    public let physics: CrystalPhysics?
 
     public static let summaryWords = 60
 
@@ -42,6 +44,7 @@ public struct ImageOverview: Sendable {
             summary = [Phrases.noLattice(spacing: finder.spacing)]
             details = summary
             lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
+            physics = nil
             return
         }
         self.lattice = lattice
@@ -52,34 +55,51 @@ public struct ImageOverview: Sendable {
         let brightness = ColumnBrightness(analysis, noise: noise, width: width, height: height, spacing: spacing)
         largeScale = brightness.largeScale
         let domains = PolarDomains.find(in: analysis, width: width, height: height, spacing: spacing)
+        let physics = CrystalPhysics(analysis, spacing: spacing, width: width, height: height)
+        self.physics = physics
         let findings = Self.findings(
-            analysis, brightness: brightness, domains: domains, noise: noise, width: width, height: height,
-            spacing: spacing)
+            analysis, brightness: brightness, domains: domains, physics: physics, noise: noise, width: width,
+            height: height, spacing: spacing)
         var counts: [OverviewFeature.Kind: Int] = [:]
         for f in findings { counts[f.kind, default: 0] += 1 }
         var numbers: [OverviewFeature.Kind: Int] = [:]
         var features: [OverviewFeature] = []
-        var featureDetails: [String] = []
+        var sublatticesOfFindings: [Int?] = []
         for f in findings {
             numbers[f.kind, default: 0] += 1
             let feature = OverviewFeature(
                 kind: f.kind, position: f.position, place: f.place,
                 label: Phrases.featureLabel(f.kind, number: numbers[f.kind]!, of: counts[f.kind]!, place: f.place),
-                relativeIntensity: f.relative, points: f.points, significance: f.significance)
+                relativeIntensity: f.relative, points: f.points, significance: f.significance, burgers: f.burgers,
+                step: f.step)
             features.append(feature)
-            featureDetails.append(Phrases.featureDetail(feature, sublattice: f.sublattice))
+            sublatticesOfFindings.append(f.sublattice)
         }
         self.features = features
 
         let pixelSize = columns.pixelSize
-        var sentences = [
+        // What divides the crystal first: its grains, then its interfaces.
+        var sentences: [String] = []
+        if physics.grains.count >= 2 {
+            sentences.append(
+                Phrases.grains(
+                    physics.grains,
+                    boundaries: physics.boundaries.map { Places.course(of: $0, width: width, height: height) }))
+        }
+        sentences += features.filter { $0.kind == .interface }.map {
+            Phrases.interfaceSummary($0, width: width, height: height)
+        }
+        sentences += [
             Phrases.latticeSummary(lattice, extent: extent, pixelSize: pixelSize),
             Phrases.featureCounts(
-                OverviewFeature.Kind.allCases.filter { $0 != .domainWall }.map { ($0, counts[$0] ?? 0) })
+                OverviewFeature.Kind.allCases.filter { ![.domainWall, .grainBoundary, .interface].contains($0) }.map {
+                    ($0, counts[$0] ?? 0)
+                })
         ]
         if let domains {
             sentences.append(Phrases.domains(domains.walls.map { Places.course(of: $0, width: width, height: height) }))
         }
+        if let bending = physics.bending { sentences.append(Phrases.bending(bending)) }
         let intensity = [largeScale.gradient.map(Phrases.gradient), largeScale.region.map(Phrases.region)].compactMap {
             $0
         }
@@ -87,9 +107,14 @@ public struct ImageOverview: Sendable {
         summary = Self.fitted(sentences, words: Self.summaryWords)
         var details = [Phrases.latticeDetail(lattice, pixelSize: pixelSize)]
         if lattice.sublattices.count > 1 { details.append(Phrases.sublatticeDetail(lattice.sublattices)) }
+        if physics.grains.count >= 2 { details.append(Phrases.grainDetail(physics.grains)) }
+        if let bending = physics.bending { details.append(Phrases.bendingDetail(bending)) }
         details.append(
             Phrases.crystalDetail(
                 fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
+        let featureDetails = zip(features, sublatticesOfFindings).map {
+            Phrases.featureDetail($0, sublattice: $1, pixelSize: pixelSize)
+        }
         if let domains {
             details.append(
                 Phrases.domainDisplacements(
@@ -107,16 +132,37 @@ public struct ImageOverview: Sendable {
         var points: [ImagePoint]
         var significance: Double
         var sublattice: Int?
+        var burgers: PixelVector? = nil
+        var step: Deformation? = nil
     }
 
-    /// Every feature, in order of importance: the domains' walls, the columns that stand out, the empty sites and
-    /// the interstitials.
+    /// Every feature, in order of importance: the boundaries between grains, the interfaces, the dislocations, the
+    /// domains' walls, the columns that stand out, the empty sites and the interstitials — those of single columns
+    /// only where the lattice round them is their own (`CrystalPhysics.disturbs`).
     private static func findings(
-        _ analysis: LatticeAnalysis, brightness: ColumnBrightness, domains: PolarDomains?, noise: CountingNoise,
-        width: Int, height: Int, spacing: Double
+        _ analysis: LatticeAnalysis, brightness: ColumnBrightness, domains: PolarDomains?, physics: CrystalPhysics,
+        noise: CountingNoise, width: Int, height: Int, spacing: Double
     ) -> [Finding] {
         func region(_ p: ImagePoint) -> String { Places.region(of: p, width: width, height: height) }
+        func course(_ points: [ImagePoint]) -> String { Places.course(of: points, width: width, height: height).words }
         var found: [Finding] = []
+        found += physics.boundaries.map { boundary in
+            Finding(
+                kind: .grainBoundary, position: middle(of: boundary), place: course(boundary), relative: nil,
+                points: boundary, significance: .infinity, sublattice: nil)
+        }
+        found += physics.interfaces.map { interface in
+            Finding(
+                kind: .interface, position: middle(of: interface.points), place: course(interface.points),
+                relative: nil, points: interface.points, significance: interface.significance, sublattice: nil,
+                step: interface.step)
+        }
+        found += physics.dislocations.map { dislocation in
+            let p = ImagePoint(x: dislocation.core.x, y: dislocation.core.y)
+            return Finding(
+                kind: .dislocation, position: p, place: region(p), relative: nil, points: [],
+                significance: Double(dislocation.circuits), sublattice: nil, burgers: dislocation.burgers)
+        }
         if let domains {
             found += domains.walls.map { wall in
                 Finding(
@@ -125,6 +171,7 @@ public struct ImageOverview: Sendable {
                     significance: domains.significance, sublattice: domains.sublattice)
             }
         }
+        let single = found.count
         found += brightness.outliers.map { outlier in
             let c = analysis.columns[outlier.index]
             let p = ImagePoint(x: c.column.x, y: c.column.y)
@@ -148,7 +195,12 @@ public struct ImageOverview: Sendable {
                     kind: .interstitial, position: $0.position, place: region($0.position), relative: nil,
                     points: [], significance: $0.significance, sublattice: nil)
             }
-        return found.sorted { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
+        let judged =
+            found[..<single]
+            + found[single...].filter {
+                !physics.disturbs(PixelVector(x: $0.position.x, y: $0.position.y))
+            }
+        return judged.sorted { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
     }
 
     /// The sentences from the first, as many as fit in `words` words (the first always).

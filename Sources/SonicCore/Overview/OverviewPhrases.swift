@@ -49,6 +49,9 @@ extension Phrases {
     /// "bright column", "vacancy"; in the plural "bright columns", "vacancies".
     static func name(_ kind: OverviewFeature.Kind, plural: Bool = false) -> String {
         switch kind {
+        case .grainBoundary: plural ? "grain boundaries" : "grain boundary"
+        case .interface: plural ? "interfaces" : "interface"
+        case .dislocation: plural ? "dislocations" : "dislocation"
         case .domainWall: plural ? "domain walls" : "domain wall"
         case .brightColumn: plural ? "bright columns" : "bright column"
         case .dimColumn: plural ? "dim columns" : "dim column"
@@ -152,12 +155,16 @@ extension Phrases {
     static func position(_ p: ImagePoint) -> String { "x \(UnitCell.oneDecimal(p.x)), y \(UnitCell.oneDecimal(p.y))" }
 
     /// One feature in full: its label, where it is, and what it is.
-    static func featureDetail(_ feature: OverviewFeature, sublattice: Int?) -> String {
+    static func featureDetail(_ feature: OverviewFeature, sublattice: Int?, pixelSize: PixelSize?) -> String {
         let relative = feature.relativeIntensity.map { String(format: "%.2f", $0) } ?? ""
+        let course =
+            "from \(position(feature.points.first ?? feature.position)) to \(position(feature.points.last ?? feature.position))"
         let what =
             switch feature.kind {
-            case .domainWall:
-                "from \(position(feature.points.first ?? feature.position)) to \(position(feature.points.last ?? feature.position))"
+            case .grainBoundary, .domainWall: course
+            case .interface: "\(course); beyond it the lattice is \(stepped(feature.step ?? .none))"
+            case .dislocation:
+                "at \(position(feature.position)), Burgers vector \(burgers(feature.burgers ?? .zero, pixelSize: pixelSize))"
             case .brightColumn, .dimColumn:
                 "at \(position(feature.position)), \(relative) times as bright as its sublattice there"
             case .vacancy:
@@ -166,4 +173,109 @@ extension Phrases {
             }
         return "\(feature.label), \(what)."
     }
+
+    // MARK: - Real crystals
+
+    /// "Two grains turned 27 degrees to each other; the boundary runs down the image at two fifths of its width."
+    static func grains(_ grains: [CrystalPhysics.Grain], boundaries: [Places.Course]) -> String {
+        let count = grains.count == 2 ? "Two" : "\(grains.count)"
+        let apart = abs(grains[1].rotationDegrees - grains[0].rotationDegrees)
+        let turn = grains.count == 2 ? " turned \(Int(apart.rounded())) degrees to each other" : ""
+        let course =
+            boundaries.count == 1
+            ? "; the boundary runs \(boundaries[0].words)"
+            : boundaries.isEmpty ? "" : "; \(boundaries.count) boundaries"
+        return "\(count) grains\(turn)\(course)."
+    }
+
+    /// "Grain 1, the right three fifths, is turned 31.0 degrees clockwise; grain 2, the left two fifths, 4.0 degrees
+    /// clockwise."
+    static func grainDetail(_ grains: [CrystalPhysics.Grain]) -> String {
+        grains.enumerated().map { k, g in
+            let turn = turned(g.rotationDegrees, precise: true)
+            return "grain \(k + 1), \(g.side), \(percent(g.fraction)) percent of the image, is \(turn)"
+        }.joined(separator: "; ").capitalizedFirst + "."
+    }
+
+    /// "An interface runs down the image at half its width: beyond it the lattice is 3.0 percent wider."
+    static func interfaceSummary(_ interface: OverviewFeature, width: Int, height: Int) -> String {
+        "An interface runs \(Places.course(of: interface.points, width: width, height: height).words): beyond it the "
+            + "lattice is \(stepped(interface.step ?? .none))."
+    }
+
+    /// What an interface's step does to the lattice, its largest parts first — wider or narrower (along x), taller or
+    /// shorter (along y), sheared, turned: "3.0 percent wider", "0.4 percent shorter and turned 0.5 degrees
+    /// clockwise"; "the same" where nothing is large enough to say.
+    static func stepped(_ step: Deformation) -> String {
+        var parts: [(size: Double, words: String)] = []
+        let sizes = [(step.exx, "wider", "narrower"), (step.eyy, "taller", "shorter")]
+        for (value, more, less) in sizes where abs(value) >= InterfaceSearch.smallest {
+            parts.append((abs(value), "\(oneDecimalPercent(abs(value))) percent \(value > 0 ? more : less)"))
+        }
+        if abs(step.exy) >= InterfaceSearch.smallest {
+            parts.append((abs(step.exy), "sheared \(oneDecimalPercent(abs(step.exy))) percent"))
+        }
+        if abs(step.rotation) >= InterfaceSearch.smallest {
+            parts.append((abs(step.rotation), turned(step.rotationDegrees, precise: true)))
+        }
+        let words = parts.sorted { $0.size > $1.size }.map(\.words)
+        return words.isEmpty ? "the same" : listed(words)
+    }
+
+    /// "1.2" for 0.012: a share in percent to a tenth.
+    static func oneDecimalPercent(_ share: Double) -> String { UnitCell.oneDecimal(100 * share) }
+
+    /// "390 picometres pointing right, turned 4 degrees clockwise": a Burgers vector's length and way.
+    static func burgers(_ vector: PixelVector, pixelSize: PixelSize?) -> String {
+        let length = vector.length * (pixelSize?.picometres ?? 1)
+        let unit = pixelSize == nil ? "pixels" : "picometres"
+        let angle = Double.atan2(y: vector.y, x: vector.x) * 180 / Double.pi
+        let ways = ["right", "down", "left", "up"]
+        let quarter = Int(((angle + 360).truncatingRemainder(dividingBy: 360) / 90).rounded()) % 4
+        let off = angle - Double(quarter) * 90
+        let offBy = (off + 540).truncatingRemainder(dividingBy: 360) - 180
+        let lengthWords = pixelSize == nil ? UnitCell.oneDecimal(length) : String(Int(length.rounded()))
+        let turn = abs(offBy) < 0.5 ? "" : ", \(turned(offBy, precise: false))"
+        return "\(lengthWords) \(unit) pointing \(ways[quarter])\(turn)"
+    }
+
+    /// "The lattice is bent: it turns 3 degrees clockwise from the left to the right."
+    static func bending(_ bending: CrystalPhysics.Bending) -> String {
+        let turn = Int((bending.to - bending.from).rounded())
+        return "The lattice is bent: it turns \(turn) \(turn == 1 ? "degree" : "degrees") clockwise "
+            + "\(fromTo(bending.towards))."
+    }
+
+    /// "The lattice turns from 1.5 degrees anticlockwise at the left to 1.5 degrees clockwise at the right, against
+    /// the reference lattice."
+    static func bendingDetail(_ bending: CrystalPhysics.Bending) -> String {
+        let ways = ends(bending.towards)
+        return "The lattice turns from \(turnedAt(bending.from)) at the \(ways.from) to \(turnedAt(bending.to)) at the "
+            + "\(ways.to), against the reference lattice."
+    }
+
+    /// "1.5 degrees clockwise", "not at all".
+    private static func turnedAt(_ degrees: Double) -> String {
+        let words = turned(degrees, precise: true)
+        return words == "not turned" ? "not turned" : String(words.dropFirst("turned ".count))
+    }
+
+    /// The sides a direction runs between: ("left", "right"), ("upper left", "lower right").
+    static func ends(_ towards: PixelVector) -> (from: String, to: String) {
+        let ways = ["right", "lower right", "bottom", "lower left", "left", "upper left", "top", "upper right"]
+        let angle = atan2(towards.y, towards.x) * 180 / Double.pi
+        let k = (Int((angle / 45).rounded()) + 8) % 8
+        return (ways[(k + 4) % 8], ways[k])
+    }
+
+    /// "from the left to the right".
+    static func fromTo(_ towards: PixelVector) -> String {
+        let ways = ends(towards)
+        return "from the \(ways.from) to the \(ways.to)"
+    }
+}
+
+extension String {
+    /// The text with its first letter a capital.
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -30,7 +30,12 @@ enum Places {
     /// Where the crystal lies, in words: "the whole image", "the left three fifths", "all but the lower right corner",
     /// "the upper left corner", "all but a patch at the centre", or "mostly the upper left".
     static func extent(of crystal: CrystalRegion) -> String {
-        let fraction = crystal.fraction
+        extent(fraction: crystal.fraction, width: crystal.width, height: crystal.height, contains: crystal.contains)
+    }
+
+    /// Where a part of a `width` × `height` image lies, in words, as for the crystal: `fraction` of the image, at the
+    /// points it `contains`.
+    static func extent(fraction: Double, width: Int, height: Int, contains: (ImagePoint) -> Bool) -> String {
         guard fraction < 0.95 else { return wholeImage }
         // A grid of samples over the image: each one's place as shares of the width and height, and whether it is
         // crystal.
@@ -39,8 +44,8 @@ enum Places {
         for j in 0..<side {
             for i in 0..<side {
                 let x = (Double(i) + 0.5) / Double(side), y = (Double(j) + 0.5) / Double(side)
-                let point = ImagePoint(x: x * Double(crystal.width) - 0.5, y: y * Double(crystal.height) - 0.5)
-                samples.append((x, y, crystal.contains(point)))
+                let point = ImagePoint(x: x * Double(width) - 0.5, y: y * Double(height) - 0.5)
+                samples.append((x, y, contains(point)))
             }
         }
         // A band along one side, as wide as the crystal's share: the side it matches best.

@@ -28,7 +28,7 @@ struct PolarDomains {
             let members = analysis.columns.indices.filter {
                 analysis.columns[$0].sublattice == number && analysis.columns[$0].displacement != nil
                     && ColumnBrightness.isTestable(
-                        analysis.columns[$0], in: analysis, width: width, height: height, spacing: spacing)
+                        analysis.columns[$0], at: $0, in: analysis, width: width, height: height, spacing: spacing)
             }
             let row = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1, $0) })
             let links = members.map { k in analysis.neighbours[k].map { $0.flatMap { row[$0] } } }
@@ -81,25 +81,19 @@ struct PolarDomains {
             }
         }
         // Walls in order down and across the image.
-        let walls = connected(points, within: 1.5 * cell).filter { $0.count >= 3 }.map {
-            course($0, bin: 2 * cell, inCrystal: inCrystal)
-        }.sorted { order(of: $0) < order(of: $1) }
+        let walls = Courses.connected(points, within: 1.5 * cell).filter { $0.count >= 3 }.map {
+            Courses.course($0, bin: 2 * cell, inCrystal: inCrystal)
+        }.sorted { Courses.order(of: $0) < Courses.order(of: $1) }
         guard !walls.isEmpty else { return nil }
         let displacements = groups.map { g in (1 / Double(g.count)) * g.reduce(PixelVector.zero) { $0 + raw[$1] } }
         return PolarDomains(
             sublattice: sublattice, displacements: displacements, walls: walls, significance: significance)
     }
 
-    /// Where a wall comes in reading down and across the image: by its middle.
-    private static func order(of wall: [ImagePoint]) -> Double {
-        let middle = ImageOverview.middle(of: wall)
-        return middle.x + middle.y
-    }
-
     /// The points split in two groups by 2-means, started from the points at the tenth and ninetieth percentiles
     /// along the direction they spread most; nil when one group comes out empty.
     private static func twoMeans(_ points: [PixelVector]) -> [Bool]? {
-        let axis = principalAxis(points)
+        let axis = Courses.principalAxis(points)
         let order = points.indices.sorted {
             LatticeAnalysis.dot(points[$0], axis) < LatticeAnalysis.dot(points[$1], axis)
         }
@@ -114,69 +108,5 @@ struct PolarDomains {
             centres = next
         }
         return labels
-    }
-
-    /// The unit direction in which the points spread most (the covariance's leading eigenvector).
-    static func principalAxis(_ points: [PixelVector]) -> PixelVector {
-        let n = Double(max(1, points.count))
-        let mean = (1 / n) * points.reduce(PixelVector.zero, +)
-        var xx = 0.0, xy = 0.0, yy = 0.0
-        for p in points {
-            let d = p - mean
-            xx += d.x * d.x; xy += d.x * d.y; yy += d.y * d.y
-        }
-        let angle = 0.5 * Double.atan2(y: 2 * xy, x: xx - yy)
-        return PixelVector(x: Double.cos(angle), y: Double.sin(angle))
-    }
-
-    /// The points in groups, each point within `reach` of another of its group.
-    private static func connected(_ points: [ImagePoint], within reach: Double) -> [[ImagePoint]] {
-        var grid = SiteGrid(cellSize: reach / 2)
-        let spots = points.map { ColumnGaussian(x: $0.x, y: $0.y, amplitude: 1, sigma: 1) }
-        for k in spots.indices { grid.insert(k, x: spots[k].x, y: spots[k].y) }
-        var group = [Int](repeating: -1, count: points.count)
-        var groups: [[ImagePoint]] = []
-        for start in points.indices where group[start] < 0 {
-            group[start] = groups.count
-            var members = [start], k = 0
-            while k < members.count {
-                let p = points[members[k]]
-                k += 1
-                for q in grid.indices(nearX: p.x, y: p.y, within: reach, in: spots) where group[q] < 0 {
-                    group[q] = groups.count
-                    members.append(q)
-                }
-            }
-            groups.append(members.map { points[$0] })
-        }
-        return groups
-    }
-
-    /// A wall's course through its points: their means in bins of `bin` pixels along the direction they run in,
-    /// and on at either end, that way, to the edge of the crystal.
-    private static func course(_ points: [ImagePoint], bin: Double, inCrystal: (PixelVector) -> Bool) -> [ImagePoint] {
-        let vectors = points.map { PixelVector(x: $0.x, y: $0.y) }
-        var axis = principalAxis(vectors)
-        // Left to right, or top to bottom where the wall runs more down than across.
-        if abs(axis.x) >= abs(axis.y) ? axis.x < 0 : axis.y < 0 { axis = -1 * axis }
-        let positions = vectors.map { LatticeAnalysis.dot($0, axis) }
-        let start = positions.min()!, end = positions.max()!
-        let count = max(1, Int(((end - start) / bin).rounded(.up)))
-        var sums = [PixelVector](repeating: .zero, count: count), counts = [Int](repeating: 0, count: count)
-        for (p, t) in zip(vectors, positions) {
-            let k = min(count - 1, Int((t - start) / bin))
-            sums[k] = sums[k] + p
-            counts[k] += 1
-        }
-        var course = sums.indices.filter { counts[$0] > 0 }.map { (1 / Double(counts[$0])) * sums[$0] }
-        // On to the crystal's edge, each way along the axis from the mean of the end's bin.
-        func edge(from point: PixelVector, towards direction: PixelVector) -> PixelVector {
-            var reached = point
-            while inCrystal(reached + direction) { reached = reached + direction }
-            return reached
-        }
-        course.insert(edge(from: course[0], towards: -1 * axis), at: 0)
-        course.append(edge(from: course[course.count - 1], towards: axis))
-        return course.map { ImagePoint(x: $0.x, y: $0.y) }
     }
 }

@@ -42,7 +42,7 @@ enum SiteFeatures {
             let relative = held.value / expected
             let error = held.error / expected * (brightness.scatter[candidate.sublattice] ?? 1)
             let shortfall = error > 0 ? (1 - relative) / error : 0
-            guard shortfall > threshold else { continue }
+            guard shortfall > threshold, 1 - relative >= ColumnBrightness.smallestContrast else { continue }
             let found = Found(
                 position: ImagePoint(x: p.x, y: p.y), relative: relative, sublattice: candidate.sublattice,
                 significance: -shortfall)
@@ -90,8 +90,8 @@ enum SiteFeatures {
         return candidates
     }
 
-    /// Columns on no sublattice with crystal all round them (one lattice step along ±a and ±b), far enough inside
-    /// the image that their whole Gaussian is in it: atoms between the sites. How far each stands out is its
+    /// Columns on no sublattice and on no site, with crystal of one grain all round them (one lattice step along ±a
+    /// and ±b), far enough inside the image that their whole Gaussian is in it: atoms between the sites. How far each stands out is its
     /// intensity in standard errors.
     static func interstitials(
         _ analysis: LatticeAnalysis, noise: CountingNoise, width: Int, height: Int, spacing: Double
@@ -105,7 +105,8 @@ enum SiteFeatures {
             // The lattice round it: that of the nearest column with a cell.
             let near = cells.nearest(to: p, within: 1.5 * spacing) { analysis.columns[$0].cell != nil }
             let cell = near.flatMap { analysis.columns[$0].cell } ?? Matrix2(columns: a, b)
-            guard c.sublattice == nil, ColumnBrightness.isInside(p, width: width, height: height, spacing: spacing),
+            guard c.sublattice == nil, !Self.onSite(p, analysis: analysis, cells: cells, spacing: spacing),
+                ColumnBrightness.isInside(p, width: width, height: height, spacing: spacing),
                 let grain = crystal.grain(at: ImagePoint(x: p.x, y: p.y)),
                 [PixelVector.zero, cell.columnA, -1 * cell.columnA, cell.columnB, -1 * cell.columnB].allSatisfy({
                     crystal.grain(at: ImagePoint(x: p.x + $0.x, y: p.y + $0.y)) == grain
@@ -116,5 +117,25 @@ enum SiteFeatures {
                 position: ImagePoint(x: p.x, y: p.y), relative: nil, sublattice: nil,
                 significance: error > 0 ? 1 / error : .infinity)
         }
+    }
+
+    /// Whether `p` lies on a site of the lattice, as the grain's columns round it put their neighbours: a column of the
+    /// crystal the reading left out (at a corner, in a distorted patch) is no atom between the sites.
+    static func onSite(_ p: PixelVector, analysis: LatticeAnalysis, cells: PointGrid, spacing: Double) -> Bool {
+        for k in cells.within(1.6 * spacing, of: p) {
+            let c = analysis.columns[k]
+            guard let grain = c.grain, let number = c.sublattice, let cell = c.cell else { continue }
+            let offsets = analysis.grains[grain].sublattices.map(\.offset)
+            let ideal = PixelVector(x: c.column.x, y: c.column.y) - (c.displacement ?? .zero)
+            for offset in offsets {
+                for dn in -1...1 {
+                    for dm in -1...1 {
+                        let f = PixelVector(x: Double(dn), y: Double(dm)) + offset - offsets[number - 1]
+                        if (ideal + cell * f - p).length < LocalReading.tolerance * spacing { return true }
+                    }
+                }
+            }
+        }
+        return false
     }
 }

@@ -20,7 +20,8 @@ public struct DisplacementField: Sendable {
         Deformation(gradient: .identity + gradient(point))
     }
 
-    public static let none = DisplacementField(displacement: { _ in .zero }, gradient: { _ in Matrix2(xx: 0, xy: 0, yx: 0, yy: 0) })
+    public static let none = DisplacementField(
+        displacement: { _ in .zero }, gradient: { _ in Matrix2(xx: 0, xy: 0, yx: 0, yy: 0) })
 
     /// The same strain and rotation everywhere, about `centre`: u = (F − I)·(X − centre).
     public static func uniform(_ gradient: Matrix2, about centre: PixelVector) -> DisplacementField {

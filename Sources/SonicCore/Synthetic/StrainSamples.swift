@@ -237,7 +237,9 @@ public enum StrainSamples {
             ImagePoint(x: crossing + (y - centre.y) * Double.tan(tilt), y: y)
         }
         let left = ImagePolygon([ImagePoint(x: -50, y: -0.5), ends[0], ends[1], ImagePoint(x: -50, y: edge)])
-        let right = ImagePolygon([ends[0], ImagePoint(x: edge + 50, y: -0.5), ImagePoint(x: edge + 50, y: edge), ends[1]])
+        let right = ImagePolygon([
+            ends[0], ImagePoint(x: edge + 50, y: -0.5), ImagePoint(x: edge + 50, y: edge), ends[1]
+        ])
         first.crystal = left
         var second = LatticeImage(
             .square, width: size, height: size, spacing: spacing, angle: orientation(first) + turn,
