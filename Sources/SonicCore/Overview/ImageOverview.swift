@@ -24,6 +24,9 @@ public struct ImageOverview: Sendable {
     public let largeScale: LargeScaleIntensity
     /// The crystal's grains, boundaries, interfaces, dislocations and bending; nil where the image shows no lattice.
     public let physics: CrystalPhysics?
+    /// The image's reflections, strongest first, each with its grain numbered as the crystal's are where the columns
+    /// show them (`grain` is then an index into `physics.grains`).
+    public let reflections: [Reflection]
 
     public static let summaryWords = 60
 
@@ -39,10 +42,14 @@ public struct ImageOverview: Sendable {
         let width = finder.image.width, height = finder.image.height
         self.width = width
         self.height = height
+        let diffractogram = Diffractogram(image: finder.image)
+        let reflections = Self.reflections(diffractogram, grains: analysis)
+        self.reflections = reflections
+        let reflectionDetail = Phrases.reflections(reflections, pixelSize: columns.pixelSize).map { [$0] } ?? []
         guard let spacing = finder.spacing, let lattice = LatticeDescription(analysis), let crystal = analysis.crystal
         else {
             summary = [Phrases.noLattice(spacing: finder.spacing)]
-            details = summary
+            details = summary + reflectionDetail
             lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
             physics = nil
             return
@@ -109,6 +116,7 @@ public struct ImageOverview: Sendable {
         if lattice.sublattices.count > 1 { details.append(Phrases.sublatticeDetail(lattice.sublattices)) }
         if physics.grains.count >= 2 { details.append(Phrases.grainDetail(physics.grains)) }
         if let bending = physics.bending { details.append(Phrases.bendingDetail(bending)) }
+        details += reflectionDetail
         details.append(
             Phrases.crystalDetail(
                 fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
@@ -201,6 +209,30 @@ public struct ImageOverview: Sendable {
                 !physics.disturbs(PixelVector(x: $0.position.x, y: $0.position.y))
             }
         return judged.sorted { ($0.kind, -$0.significance) < ($1.kind, -$1.significance) }
+    }
+
+    /// The diffractogram's reflections, each reciprocal grain's given the number of the crystal's grain whose lattice
+    /// it is (turned least against it, within the lattice's symmetry); kept as they are where the columns show no
+    /// lattice.
+    static func reflections(_ diffractogram: Diffractogram, grains analysis: LatticeAnalysis) -> [Reflection] {
+        guard !analysis.grains.isEmpty else { return diffractogram.reflections }
+        let numbers = diffractogram.grains.map { reciprocal -> Int in
+            let cell = Matrix2(columns: reciprocal.a, reciprocal.b)
+            return analysis.grains.indices.min { first, second in
+                func turn(_ k: Int) -> Double {
+                    let grain = analysis.grains[k].cell
+                    guard let inverse = grain.inverse else { return .infinity }
+                    let matched = cell * LatticeAnalysis.matching(cell, to: grain)
+                    return abs(Deformation(gradient: matched * inverse).rotation)
+                }
+                return turn(first) < turn(second)
+            }!
+        }
+        return diffractogram.reflections.map { reflection in
+            var numbered = reflection
+            numbered.grain = reflection.grain.map { numbers[$0] }
+            return numbered
+        }
     }
 
     /// The sentences from the first, as many as fit in `words` words (the first always).

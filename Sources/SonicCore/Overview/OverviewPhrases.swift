@@ -273,6 +273,34 @@ extension Phrases {
         let ways = ends(towards)
         return "from the \(ways.from) to the \(ways.to)"
     }
+
+    /// The reflections as a microscopist reads a diffractogram, each spacing once with its directions, strongest
+    /// first: "Reflections: 390.5 picometres along 0 and 90 degrees; 276.1 picometres along 45 and 135 degrees."; nil
+    /// for none. At most `spokenSpacings` spacings, the strongest reflection of each first.
+    static func reflections(_ reflections: [Reflection], pixelSize: PixelSize?) -> String? {
+        var groups: [(spacing: Double, directions: [Double])] = []
+        for r in reflections {
+            if let k = groups.firstIndex(where: { abs($0.spacing - r.spacing) <= sameSpacing * $0.spacing }) {
+                if !groups[k].directions.contains(where: { abs($0 - r.direction) < 0.5 }) {
+                    groups[k].directions.append(r.direction)
+                }
+            } else if groups.count < spokenSpacings {
+                groups.append((r.spacing, [r.direction]))
+            }
+        }
+        guard !groups.isEmpty else { return nil }
+        let unit = pixelSize == nil ? "pixels" : "picometres"
+        let parts = groups.map { group in
+            let d = UnitCell.oneDecimal(group.spacing * (pixelSize?.picometres ?? 1))
+            let angles = group.directions.sorted().map { String(Int($0.rounded()) % 180) }
+            return "\(d) \(unit) along \(listed(angles)) degrees"
+        }
+        return "Reflections: " + parts.joined(separator: "; ") + "."
+    }
+
+    /// Reflections whose spacings differ by less than this share are said as one.
+    static let sameSpacing = 0.01
+    static let spokenSpacings = 4
 }
 
 extension String {
