@@ -282,9 +282,9 @@ struct OverviewAssessment {
     }
 
     @Test func thresholdsAreTheNormalDistributionsTailsSharedAmongTheTests() {
-        // Two-sided tails of 1 % and 0.01 %.
-        #expect(abs(Significance.threshold(tests: 1) - 2.5758) < 1e-3)
-        #expect(abs(Significance.threshold(tests: 100) - 3.8906) < 1e-3)
+        // Two-sided tails of 0.1 % and 0.001 %.
+        #expect(abs(Significance.threshold(tests: 1) - 3.2905) < 1e-3)
+        #expect(abs(Significance.threshold(tests: 100) - 4.4172) < 1e-3)
         #expect(abs(Significance.robustScale([1, 2, 3, 4, 100]) - 1.4826) < 1e-9)
     }
 

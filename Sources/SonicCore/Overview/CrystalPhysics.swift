@@ -36,6 +36,9 @@ public struct CrystalPhysics: Sendable {
     static let boundaryReach = 1.5
     /// A bend smaller than this across the grain is not said (degrees): less than a scan's own distortions turn it.
     static let smallestBend = 0.5
+    /// A boundary runs through the points halfway between columns of different grains this many spacings apart or
+    /// less: far enough to bridge the columns a boundary leaves unread.
+    static let boundaryPairs = 2.5
     /// A turn whose gradient is matched by the shear's, or its negative, to within this share is a scan's drift.
     static let driftShare = 0.3
 
@@ -79,8 +82,8 @@ public struct CrystalPhysics: Sendable {
         }.min()!
     }
 
-    /// The boundaries between grains: through the points halfway between neighbouring columns of different grains,
-    /// grouped and drawn along their course to the crystal's edge.
+    /// The boundaries between grains: through the points halfway between nearby columns of different grains, grouped
+    /// and drawn along their course to the crystal's edge.
     private static func boundaries(
         _ analysis: LatticeAnalysis, crystal: CrystalRegion, spacing: Double, width: Int, height: Int
     ) -> [[ImagePoint]] {
@@ -90,7 +93,7 @@ public struct CrystalPhysics: Sendable {
         var points: [ImagePoint] = []
         for (row, k) in members.enumerated() {
             let p = analysis.position(k)
-            for other in index.within(1.5 * spacing, of: p) where other > row {
+            for other in index.within(Self.boundaryPairs * spacing, of: p) where other > row {
                 let q = members[other]
                 guard analysis.columns[q].grain != analysis.columns[k].grain else { continue }
                 let middle = 0.5 * (p + analysis.position(q))

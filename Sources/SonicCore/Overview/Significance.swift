@@ -2,11 +2,12 @@ import RealModule
 
 /// How far something must stand out from the noise to be reported.
 enum Significance {
-    /// The chance, over a whole image, that noise alone makes one feature of a kind appear: one image in a hundred.
-    static let falseAlarms = 0.01
+    /// The chance, over a whole image, that noise alone makes one feature of a kind appear: one image in a thousand,
+    /// since what is said is believed.
+    static let falseAlarms = 0.001
 
     /// How many standard deviations one of `tests` values of pure Gaussian noise exceeds (either way) with chance
-    /// `falseAlarms` at most, all tests together (Bonferroni): 2.6 for one test, 4.3 for 500, 5.1 for 30 000.
+    /// `falseAlarms` at most, all tests together (Bonferroni): 3.3 for one test, 4.8 for 500, 5.5 for 30 000.
     static func threshold(tests: Int) -> Double {
         let tail = falseAlarms / Double(max(1, tests))
         // erfc(z/√2) falls from 1 at 0: halve the bracket until it pins the value.
