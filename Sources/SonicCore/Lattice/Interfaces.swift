@@ -104,67 +104,11 @@ enum InterfaceSearch {
 
     /// The step across the line {p : p·normal = offset}: the difference of the two sides' levels under one plane
     /// through both (a bend or a gradient goes on across an interface, across the line and along it), from the
-    /// columns `nearest` to `reach` spacings from the line; its variance per unit variance of one column's value, as
-    /// if the columns were independent; and how far the columns scatter about the plane, number by number. Nil where
-    /// a side holds too few columns, or they do not spread over most of its width.
+    /// columns `nearest` to `reach` spacings from the line (`LineSides`).
     static func step(
         _ columns: [Column], normal: PixelVector, offset: Double, spacing: Double, reach: Double = farthest
-    ) -> (jump: [Double], variance: Double, scatter: [Double], before: [Double])? {
-        let direction = PixelVector(x: -normal.y, y: normal.x)
-        var sides: [[(s: Double, t: Double, values: [Double])]] = [[], []]
-        for c in columns {
-            let s = LatticeAnalysis.dot(c.position, normal) - offset
-            let distance = abs(s)
-            guard distance >= nearest * spacing && distance <= reach * spacing else { continue }
-            sides[s > 0 ? 1 : 0].append((s, LatticeAnalysis.dot(c.position, direction), c.values))
-        }
-        guard
-            sides.allSatisfy({ side in
-                side.count >= 6 && (side.map(\.s).max()! - side.map(\.s).min()!) >= 0.7 * (reach - nearest) * spacing
-            })
-        else { return nil }
-        // Each side's means, and the scatter of (s, t) about them, pooled.
-        let counts = sides.map { Double($0.count) }
-        let meanS = zip(sides, counts).map { side, n in side.map(\.s).reduce(0, +) / n }
-        let meanT = zip(sides, counts).map { side, n in side.map(\.t).reduce(0, +) / n }
-        var stt = 0.0, sst = 0.0, sss = 0.0
-        for (k, side) in sides.enumerated() {
-            for c in side {
-                let ds = c.s - meanS[k], dt = c.t - meanT[k]
-                sss += ds * ds; sst += ds * dt; stt += dt * dt
-            }
-        }
-        let scatter = Matrix2(xx: sss, xy: sst, yx: sst, yy: stt)
-        guard let inverse = scatter.inverse else { return nil }
-        let apart = PixelVector(x: meanS[1] - meanS[0], y: meanT[1] - meanT[0])
-        let variance = 1 / counts[0] + 1 / counts[1] + LatticeAnalysis.dot(apart, inverse * apart)
-        var jump: [Double] = [], residuals: [Double] = [], before: [Double] = []
-        // Where the line's middle is, along it.
-        let middleT = (meanT[0] * counts[0] + meanT[1] * counts[1]) / (counts[0] + counts[1])
-        for c in 0..<4 {
-            var sv = 0.0, tv = 0.0
-            var levels: [Double] = []
-            for (k, side) in sides.enumerated() {
-                let level = side.map { $0.values[c] }.reduce(0, +) / counts[k]
-                levels.append(level)
-                for p in side {
-                    sv += (p.s - meanS[k]) * (p.values[c] - level)
-                    tv += (p.t - meanT[k]) * (p.values[c] - level)
-                }
-            }
-            let slopes = inverse * PixelVector(x: sv, y: tv)
-            jump.append((levels[1] - levels[0]) - LatticeAnalysis.dot(slopes, apart))
-            before.append(levels[0] - slopes.x * meanS[0] + slopes.y * (middleT - meanT[0]))
-            var squares = 0.0
-            for (k, side) in sides.enumerated() {
-                for p in side {
-                    let r = p.values[c] - levels[k] - slopes.x * (p.s - meanS[k]) - slopes.y * (p.t - meanT[k])
-                    squares += r * r
-                }
-            }
-            residuals.append((squares / max(1, counts[0] + counts[1] - 4)).squareRoot())
-        }
-        return (jump, variance, residuals, before)
+    ) -> LineSides.Measured? {
+        LineSides(columns, normal: normal).step(at: offset, nearest: nearest * spacing, reach: reach * spacing)
     }
 
     /// The line whose step stands out most that is an interface, if any.
@@ -173,7 +117,7 @@ enum InterfaceSearch {
     )
         -> Interface?
     {
-        func z(_ measured: (jump: [Double], variance: Double, scatter: [Double], before: [Double])) -> Double {
+        func z(_ measured: LineSides.Measured) -> Double {
             let error = inflation * measured.variance.squareRoot()
             return (0..<4).map { abs(measured.jump[$0]) / (noise[$0] * error) }.max()!
         }
@@ -181,12 +125,13 @@ enum InterfaceSearch {
         for degrees in Swift.stride(from: 0.0, to: 180, by: turnStep) {
             let angle = degrees * Double.pi / 180
             let normal = PixelVector(x: Double.cos(angle), y: Double.sin(angle))
+            let sides = LineSides(columns, normal: normal)
             let along = columns.map { LatticeAnalysis.dot($0.position, normal) }
             guard let low = along.min(), let high = along.max() else { continue }
             for offset in Swift.stride(
                 from: low + nearest * spacing, through: high - nearest * spacing, by: spacing / 4)
             {
-                if let measured = step(columns, normal: normal, offset: offset, spacing: spacing) {
+                if let measured = sides.step(at: offset, nearest: nearest * spacing, reach: farthest * spacing) {
                     tried.append((angle, offset, z(measured)))
                 }
             }
@@ -220,7 +165,7 @@ enum InterfaceSearch {
         _ angle: Double, _ offset: Double, columns: [Column], noise: [Double], threshold: Double, spacing: Double,
         analysis: LatticeAnalysis, grain: Int
     ) -> Interface? {
-        func z(_ measured: (jump: [Double], variance: Double, scatter: [Double], before: [Double])) -> Double {
+        func z(_ measured: LineSides.Measured) -> Double {
             let error = inflation * measured.variance.squareRoot()
             return (0..<4).map { abs(measured.jump[$0]) / (noise[$0] * error) }.max()!
         }
@@ -228,9 +173,10 @@ enum InterfaceSearch {
         var best = (angle: angle, offset: offset, z: 0.0)
         for degrees in Swift.stride(from: -2 * turnStep, through: 2 * turnStep, by: turnStep / 4) {
             let turned = angle + degrees * Double.pi / 180
-            let normal = PixelVector(x: Double.cos(turned), y: Double.sin(turned))
+            let sides = LineSides(columns, normal: PixelVector(x: Double.cos(turned), y: Double.sin(turned)))
             for shift in Swift.stride(from: -spacing, through: spacing, by: spacing / 8) {
-                if let measured = step(columns, normal: normal, offset: offset + shift, spacing: spacing),
+                if let measured = sides.step(
+                    at: offset + shift, nearest: nearest * spacing, reach: farthest * spacing),
                     z(measured) > best.z
                 {
                     best = (turned, offset + shift, z(measured))
@@ -241,7 +187,10 @@ enum InterfaceSearch {
         // middle of the stretch where it stands out nearly most.
         var normal = PixelVector(x: Double.cos(best.angle), y: Double.sin(best.angle))
         let shifts = Swift.stride(from: -2 * spacing, through: 2 * spacing, by: spacing / 16).map { best.offset + $0 }
-        let standing = shifts.map { step(columns, normal: normal, offset: $0, spacing: spacing).map(z) ?? 0 }
+        let bestSides = LineSides(columns, normal: normal)
+        let standing = shifts.map {
+            bestSides.step(at: $0, nearest: nearest * spacing, reach: farthest * spacing).map(z) ?? 0
+        }
         let high = zip(shifts, standing).filter { $0.1 >= plateau * best.z }.map(\.0)
         var offset = high.isEmpty ? best.offset : (high.min()! + high.max()!) / 2
         guard let measured = step(columns, normal: normal, offset: offset, spacing: spacing),
