@@ -76,3 +76,22 @@ import Testing
         #expect(solved == [0, 0, 0])
     }
 }
+
+@Suite struct NumberTextTests {
+    @Test func numbersForPeopleHaveNoENotationAndAtMostFourDecimals() {
+        #expect(NumberText.readable(1_722_220) == "1722000")
+        #expect(NumberText.readable(8.65182e6) == "8652000")
+        #expect(NumberText.readable(-0.891312) == "-0.8913")
+        #expect(NumberText.readable(17.999999225139618) == "18")
+        #expect(NumberText.readable(0.0002001) == "0.0002")
+        #expect(NumberText.readable(-0.00001) == "0")
+        #expect(NumberText.readable(390.45) == "390.5" || NumberText.readable(390.45) == "390.4")
+        #expect(NumberText.readable(1e300).allSatisfy { $0.isNumber })
+        #expect(NumberText.significant(80.0238, digits: 6) == "80.0238")
+        #expect(NumberText.significant(-1.90077, digits: 6) == "-1.9008")
+        #expect(NumberText.significant(17.8, digits: 3) == "17.8")
+        #expect(NumberText.readable(.nan) == "not a number")
+        #expect(PixelSize(picometres: 158_658.0379596911)?.description == "158.7 nm")
+        #expect(PixelSize(picometres: 17.999999225139618)?.description == "18 pm")
+    }
+}

@@ -227,7 +227,7 @@ struct OverviewAssessment {
         #expect(rectangular.kind == .rectangular && abs(rectangular.b - 30) < 1e-6)
         #expect(
             Phrases.latticeSummary(rectangular, extent: Places.wholeImage, pixelSize: PixelSize(picometres: 10))
-                == "Rectangular lattice, a 200 and b 300 picometres, not turned, \(rectangular.columns) columns.")
+                == "Rectangular lattice, a 200.0 and b 300.0 picometres, not turned, \(rectangular.columns) columns.")
         let centred = try Self.described(PixelVector(x: 20, y: 0), PixelVector(x: 10, y: 26))
         #expect(centred.kind == .centredRectangular)
         let oblique = try Self.described(PixelVector(x: 20, y: 0), PixelVector(x: 6, y: 27))

@@ -144,9 +144,11 @@ struct Columns: ParsableCommand {
         let header = (snapping ? ["near_x", "near_y"] : []) + names
         var lines = [header.joined(separator: separator)]
         for row in rows {
-            var cells = snapping ? [row.near!.x, row.near!.y].map { String($0) } : []
+            // The text table is for people (six significant digits, a ten-thousandth at most); CSV keeps every digit.
+            func text(_ value: Double) -> String { csv ? String(value) : NumberText.significant(value, digits: 6) }
+            var cells = snapping ? [row.near!.x, row.near!.y].map(text) : []
             cells += Self.fields(row.column, pixelSize: pixelSize).map { name, value in
-                value.map { Self.integral(name) ? String(Int($0)) : String($0) } ?? ""
+                value.map { Self.integral(name) ? String(Int($0)) : text($0) } ?? ""
             }
             lines.append(cells.joined(separator: separator))
         }

@@ -102,7 +102,7 @@ private struct Described {
     func report(profile: Profile, bands: Int) throws(ImageFileError) -> String {
         var lines: [String] = []
         let type = samples.sampleType
-        func value(_ v: Double) -> String { type.isFloat ? String(format: "%.6g", v) : String(Int(v)) }
+        func value(_ v: Double) -> String { type.isFloat ? NumberText.readable(v) : String(Int(v)) }
         if let opened {
             let kind =
                 type.isFloat
@@ -158,7 +158,7 @@ private struct Described {
         let of = opened == nil ? "Channels: minimum" : "Minimum"
         lines.append(
             "\(of) \(value(stats.minimum)), maximum \(value(stats.maximum)), mean "
-                + "\(String(format: type.isFloat ? "%.6g" : "%.1f", stats.mean))\(range).")
+                + "\(type.isFloat ? NumberText.readable(stats.mean) : String(format: "%.1f", stats.mean))\(range).")
         guard opened != nil else { return lines.joined(separator: "\n") + "\n" }
         let percentiles: [Double] = [0.5, 1, 5, 25, 50, 75, 95, 99, 99.5]
         lines.append(
@@ -274,5 +274,5 @@ extension Double {
 }
 
 extension DefaultStringInterpolation {
-    fileprivate mutating func appendInterpolation(value: Double) { appendInterpolation(String(format: "%.6g", value)) }
+    fileprivate mutating func appendInterpolation(value: Double) { appendInterpolation(NumberText.readable(value)) }
 }

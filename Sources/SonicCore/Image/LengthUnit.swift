@@ -16,6 +16,12 @@ enum LengthUnit {
         return "\(threeDigits(value / unit.picometres)) \(unit.name)"
     }
 
+    /// "17.99 pm", "158.7 nm": as `speak`, written short, to four significant digits.
+    static func written(picometres value: Double) -> String {
+        let unit = spokenSteps.last { value >= units[$0]!.picometres } ?? "pm"
+        return "\(NumberText.readable(value / units[unit]!.picometres)) \(unit)"
+    }
+
     /// Three significant digits, without trailing zeros: 17.8, 0.174, 1250.
     static func threeDigits(_ value: Double) -> String { NumberText.significant(value, digits: 3) }
 }

@@ -3,7 +3,7 @@ import Foundation
 extension Phrases {
     // MARK: - The overview
 
-    /// "Square lattice, a 390 picometres, turned 3 degrees clockwise, 545 columns in 2 sublattices.", with where the
+    /// "Square lattice, a 390.5 picometres, turned 3 degrees clockwise, 545 columns in 2 sublattices.", with where the
     /// crystal lies when it does not fill the image: "Hexagonal lattice covering the left three fifths of the image:
     /// a 20.0 pixels, …". Said first, and alone: it stands on its own.
     public static func latticeSummary(_ lattice: LatticeDescription, extent: String, pixelSize: PixelSize?) -> String {
@@ -14,13 +14,11 @@ extension Phrases {
             + "\(turned(lattice.rotation, precise: false)), \(counted(lattice.columns, "column"))\(sublattices)."
     }
 
-    /// The cell's lengths and, where the kind does not fix it, its angle: "a 390 picometres", "a 390 and b 550
-    /// picometres, gamma 104 degrees"; to a tenth (and every length and angle) when `precise`.
+    /// The cell's lengths and, where the kind does not fix it, its angle: "a 390.5 picometres", "a 390.5 and b 550.2
+    /// picometres, gamma 104 degrees"; every length and angle when `precise`. Lengths to a tenth either way, so
+    /// the summary and the details say one cell alike.
     static func cell(_ lattice: LatticeDescription, pixelSize: PixelSize?, precise: Bool) -> String {
-        func number(_ pixels: Double) -> String {
-            let value = pixels * (pixelSize?.picometres ?? 1)
-            return precise || pixelSize == nil ? UnitCell.oneDecimal(value) : String(Int(value.rounded()))
-        }
+        func number(_ pixels: Double) -> String { UnitCell.oneDecimal(pixels * (pixelSize?.picometres ?? 1)) }
         let unit = pixelSize == nil ? "pixels" : "picometres"
         let gamma =
             "gamma \(precise ? UnitCell.oneDecimal(lattice.gamma) : String(Int(lattice.gamma.rounded()))) degrees"

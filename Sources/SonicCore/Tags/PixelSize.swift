@@ -17,5 +17,6 @@ public struct PixelSize: Sendable, Equatable, CustomStringConvertible {
         self.init(picometres: value * factor)
     }
 
-    public var description: String { "\(picometres.compact)pm" }
+    /// "17.8 pm", "158.7 nm": four significant digits in the largest unit that keeps it at or above 1.
+    public var description: String { LengthUnit.written(picometres: picometres) }
 }
