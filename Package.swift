@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "SonicAudioTests", dependencies: ["SonicAudio", "SonicPipeWire", "SonicCore"]),
         .testTarget(
             name: "SonicHDF5Tests",
-            dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicBruker", "SonicCore", "TestSupport"]),
+            dependencies: ["SonicHDF5", "sonic-atomic-hdf5", "SonicBruker", "SonicCore", "TestSupport", "CHDF5"]),
         .testTarget(name: "SonicBrukerTests", dependencies: ["SonicBruker", "SonicCore", "SampleWriters"]),
         .testTarget(name: "SonicX11Tests", dependencies: ["SonicX11", "SonicCore", "CX11"]),
         .testTarget(

@@ -12,6 +12,11 @@ static inline hid_t sonic_h5_native_llong(void) { return H5T_NATIVE_LLONG; }
 static inline hid_t sonic_h5_native_uchar(void) { return H5T_NATIVE_UCHAR; }
 static inline hid_t sonic_h5_native_ushort(void) { return H5T_NATIVE_USHORT; }
 static inline hid_t sonic_h5_c_string(void) { return H5T_C_S1; }
+// For the tests, which write HDF5 files of known layout.
+static inline unsigned sonic_h5_truncate(void) { return H5F_ACC_TRUNC; }
+static inline hid_t sonic_h5_dataset_creation(void) { return H5P_DATASET_CREATE; }
+static inline hid_t sonic_h5_little_endian_uint16(void) { return H5T_STD_U16LE; }
+static inline hid_t sonic_h5_big_endian_uint16(void) { return H5T_STD_U16BE; }
 
 // For the helper processes that run libhdf5. Glibc declares memfd_create and close_range only for
 // _GNU_SOURCE, which Swift's Glibc module is not built with; fork's child and exec are C, below.

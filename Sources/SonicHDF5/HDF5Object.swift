@@ -199,7 +199,57 @@ final class HDF5Object {
         guard let elsewhere = keepsDataElsewhere else { throw HDF5Failure.current("cannot read a dataset's storage") }
         if elsewhere { return DatasetLayout(dims: dims, sampleType: nil, unsupported: "data kept in other files") }
         let (sampleType, unsupported) = HDF5Types.describe(type.id)
-        return DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
+        var layout = DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
+        if let sampleType { layout.storage = inPlaceStorage(type: type.id, sampleType: sampleType, dims: dims) }
+        return layout
+    }
+
+    /// Where the dataset's elements lie in the file as they are — contiguous, unfiltered, whole, of a
+    /// byte order the program reads — so that the program can map them itself; nil otherwise. The
+    /// first and last elements read through the library must be the bytes found there.
+    private func inPlaceStorage(type: hid_t, sampleType: SampleType, dims: [Int]) -> DatasetStorage? {
+        let size = sampleType.bits / 8
+        var elements = 1
+        for extent in dims {
+            let (product, overflow) = elements.multipliedReportingOverflow(by: extent)
+            guard !overflow else { return nil }
+            elements = product
+        }
+        guard elements > 0, let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose),
+            H5Pget_layout(creation.id) == H5D_CONTIGUOUS, H5Pget_nfilters(creation.id) == 0,
+            H5Pget_external_count(creation.id) == 0, H5Tget_size(type) == size,
+            H5Dget_storage_size(id) == hsize_t(elements * size)
+        else { return nil }
+        let order = H5Tget_order(type)
+        guard order == H5T_ORDER_LE || order == H5T_ORDER_BE || size == 1 else { return nil }
+        let address = H5Dget_offset(id)
+        guard address != haddr_t.max, address < haddr_t(Int.max - elements * size),
+            let file = HDF5Object(H5Iget_file_id(id), close: H5Fclose)
+        else { return nil }
+        var handle: UnsafeMutableRawPointer?
+        guard H5Fget_vfd_handle(file.id, sonic_h5_default(), &handle) >= 0,
+            let descriptor = handle?.load(as: Int32.self)
+        else { return nil }
+        let offset = Int(address)
+        for index in Set([0, elements - 1]) {
+            var stored = [UInt8](repeating: 0, count: size), found = [UInt8](repeating: 1, count: size)
+            guard let space = HDF5Object(H5Dget_space(id), close: H5Sclose),
+                let one = HDF5Object(H5Screate_simple(1, [1], nil), close: H5Sclose)
+            else { return nil }
+            var position = [hsize_t](repeating: 0, count: dims.count)
+            var rest = index
+            for dimension in dims.indices.reversed() {
+                position[dimension] = hsize_t(rest % dims[dimension])
+                rest /= dims[dimension]
+            }
+            guard H5Sselect_elements(space.id, H5S_SELECT_SET, 1, position) >= 0,
+                stored.withUnsafeMutableBytes({ H5Dread(id, type, one.id, space.id, sonic_h5_default(), $0.baseAddress) })
+                    >= 0,
+                found.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, size, off_t(offset + index * size)) })
+                    == size, stored == found
+            else { return nil }
+        }
+        return DatasetStorage(offset: offset, littleEndian: size == 1 || order == H5T_ORDER_LE)
     }
 }
 

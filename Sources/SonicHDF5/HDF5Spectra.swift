@@ -1,9 +1,11 @@
 import SonicCore
 import Synchronization
 
-/// The spectra of an HDF5 dataset, read a block at a time by helper processes: the pixels asked
-/// for, every channel. A dataset of at most `SpectrumSource.valuesPerBlock` values is read once,
-/// whole, and kept, so that spectra near the pen come from memory.
+/// The spectra of an HDF5 dataset. Where the file holds them as they are (contiguous, unfiltered),
+/// the program maps them in place and reads them as it reads a DM file's; otherwise helper
+/// processes read a block at a time: the pixels asked for, every channel. A dataset of at most
+/// `SpectrumSource.valuesPerBlock` values is then read once, whole, and kept, so that spectra near
+/// the pen come from memory.
 final class HDF5Spectra: SpectrumSource, Sendable {
     let file: String
     let limits: ChildProcess.Limits
@@ -16,10 +18,12 @@ final class HDF5Spectra: SpectrumSource, Sendable {
     let yDimension: Int?
     let channelDimension: Int
     private let whole = Mutex<[Float]?>(nil)
+    /// The spectra mapped where they lie in the file, when they can be.
+    private let inPlace: (any SpectrumSource)?
 
     init(
         file: String, limits: ChildProcess.Limits, path: [String], dims: [Int], sampleType: SampleType,
-        x: Int?, y: Int?, channel: Int
+        storage: DatasetStorage? = nil, x: Int?, y: Int?, channel: Int
     ) {
         self.file = file
         self.limits = limits
@@ -29,6 +33,29 @@ final class HDF5Spectra: SpectrumSource, Sendable {
         xDimension = x
         yDimension = y
         channelDimension = channel
+        inPlace = storage.flatMap {
+            Self.mapped(file: file, storage: $0, dims: dims, sampleType: sampleType, x: x, y: y, channel: channel)
+        }
+    }
+
+    /// The dataset mapped in place, read with HDF5's order (the last dimension varies fastest); nil
+    /// where a dimension other than the scan's and the channels' has more than one element, or the
+    /// file cannot be mapped (the helpers read it then).
+    private static func mapped(
+        file: String, storage: DatasetStorage, dims: [Int], sampleType: SampleType, x: Int?, y: Int?, channel: Int
+    ) -> (any SpectrumSource)? {
+        let used = Set([x, y, channel].compactMap { $0 })
+        guard dims.indices.allSatisfy({ used.contains($0) || dims[$0] == 1 }) else { return nil }
+        var strides = dims.map { _ in 1 }
+        for dimension in stride(from: dims.count - 2, through: 0, by: -1) {
+            strides[dimension] = strides[dimension + 1] * dims[dimension + 1]
+        }
+        let layout = SpectrumLayout(
+            width: x.map { dims[$0] } ?? 1, height: y.map { dims[$0] } ?? 1, channels: dims[channel],
+            strides: (x: x.map { strides[$0] } ?? 0, y: y.map { strides[$0] } ?? 0, channel: strides[channel]))
+        return try? DenseSpectraMaker(
+            file: MappedFile.bytes(of: file), offset: storage.offset, layout: layout, littleEndian: storage.littleEndian
+        ).make(sampleType)
     }
 
     var width: Int { xDimension.map { dims[$0] } ?? 1 }
@@ -41,6 +68,7 @@ final class HDF5Spectra: SpectrumSource, Sendable {
         guard columns.lowerBound >= 0, columns.upperBound <= width, rows.lowerBound >= 0, rows.upperBound <= height,
             !columns.isEmpty, !rows.isEmpty
         else { throw ImageFileError("pixels outside the \(width) × \(height) scan") }
+        if let inPlace { return try inPlace.spectra(columns: columns, rows: rows) }
         if isSmall {
             let cube: [Float]
             if let kept = whole.withLock({ $0 }) {
@@ -58,6 +86,11 @@ final class HDF5Spectra: SpectrumSource, Sendable {
             return values
         }
         return try block(columns: columns, rows: rows)
+    }
+
+    func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
+        if let inPlace { return try inPlace.sweep(windows: windows, summing: summing) }
+        return try sweepBlockByBlock(windows: windows, summing: summing)
     }
 
     /// Reads the block and lays it out channel fastest, then x, then y.

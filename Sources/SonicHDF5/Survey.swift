@@ -26,9 +26,26 @@ package struct DatasetLayout: Equatable {
     package var sampleType: SampleType?
     /// Why the elements are not samples ("complex data", "not numeric data"), when they are not.
     package var unsupported: String?
+    /// Where the elements lie in the file, when they lie there as they are.
+    package var storage: DatasetStorage?
+
+    package init(
+        dims: [Int], sampleType: SampleType? = nil, unsupported: String? = nil, storage: DatasetStorage? = nil
+    ) {
+        self.dims = dims
+        self.sampleType = sampleType
+        self.unsupported = unsupported
+        self.storage = storage
+    }
 
     /// The longest dimension the helper reports: longer ones it refuses as out of range.
     static let maxDimension = Int(Int32.max)
+}
+
+/// A dataset's elements stored whole, unfiltered and unconverted from `offset` bytes into the file.
+package struct DatasetStorage: Equatable, Sendable {
+    package var offset: Int
+    package var littleEndian: Bool
 }
 
 /// `/Data/<kind>/<id>/Data`, with the frame-0 metadata JSON beside it.
@@ -208,6 +225,8 @@ extension DatasetLayout {
         out.ints(dims)
         out.optionalString(sampleType?.rawValue)
         out.optionalString(unsupported)
+        out.int(storage?.offset ?? -1)
+        out.bool(storage?.littleEndian ?? true)
     }
 
     init(from input: inout ByteReader) throws(ImageFileError) {
@@ -218,5 +237,8 @@ extension DatasetLayout {
         let typeName = try input.optionalString()
         sampleType = typeName.flatMap(SampleType.init(rawValue:))
         unsupported = try input.optionalString()
+        let offset = try input.int(), littleEndian = try input.bool()
+        guard offset >= -1 else { throw ByteReader.garbled }
+        storage = offset < 0 ? nil : DatasetStorage(offset: offset, littleEndian: littleEndian)
     }
 }

@@ -16,7 +16,7 @@ enum VeloxSpectra {
         let energy = energyAxis(metadata, name: "Energy", channels: dims[0])
         let source = HDF5Spectra(
             file: maker.file, limits: maker.limits, path: dataset.path, dims: dims, sampleType: sampleType,
-            x: dims.count == 2 && dims[1] > 1 ? 1 : nil, y: nil, channel: 0)
+            storage: dataset.layout.storage, x: dims.count == 2 && dims[1] > 1 ? 1 : nil, y: nil, channel: 0)
         let scan = source.width > 1 ? [SignalAxis(name: "spectrum", size: source.width, navigation: true)] : []
         return entry(
             dataset, title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: sampleType)
@@ -39,7 +39,7 @@ enum VeloxSpectra {
         let calibration = VeloxEntries.calibration(scanMetadata)
         let source = HDF5Spectra(
             file: maker.file, limits: maker.limits, path: dataset.path, dims: dims, sampleType: sampleType,
-            x: 0, y: dims.count == 3 ? 2 : nil, channel: 1)
+            storage: dataset.layout.storage, x: 0, y: dims.count == 3 ? 2 : nil, channel: 1)
         var scan = [SignalAxis(name: "x", size: dims[0], calibration: calibration.x, navigation: true)]
         if dims.count == 3 {
             scan.append(SignalAxis(name: "y", size: dims[2], calibration: calibration.y, navigation: true))

@@ -214,10 +214,9 @@ struct DMImageEntry {
                 throw ImageFileError(
                     "the data holds fewer values than \(width) × \(height) pixels × \(channels) channels")
             }
-            source = try sampleType.visit(
-                DenseSpectraMaker(file: file, offset: block.offset, layout: layout, littleEndian: littleEndian),
-                bool: pixelType == .bool
-            ).get()
+            source = try DenseSpectraMaker(
+                file: file, offset: block.offset, layout: layout, littleEndian: littleEndian
+            ).make(sampleType, bool: pixelType == .bool)
         } catch {
             return ImageEntry(title: title, shape: shape, sampleType: sampleType, skipped: error.message)
         }
@@ -250,22 +249,5 @@ struct DMCalibration {
 
     func signalAxis(name: String, size: Int, navigation: Bool) -> SignalAxis {
         SignalAxis(name: name, size: size, scale: scale, offset: offset, units: units, navigation: navigation)
-    }
-}
-
-/// Makes the spectra source for the file's number type.
-private struct DenseSpectraMaker: StoredNumberVisitor {
-    let file: FileBytes
-    let offset: Int
-    let layout: SpectrumLayout
-    let littleEndian: Bool
-
-    func visit<Number: StoredNumber>(_: Number.Type) -> Result<any SpectrumSource, ImageFileError> {
-        do throws(ImageFileError) {
-            return .success(
-                try DenseSpectra<Number>(file: file, offset: offset, layout: layout, littleEndian: littleEndian))
-        } catch {
-            return .failure(error)
-        }
     }
 }

@@ -99,25 +99,7 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
     public func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
         if layout.spectraAreContiguous { return sweepSpectra(windows: windows, summing: summing) }
         if layout.channelsAreImages { return sweepImages(windows: windows, summing: summing) }
-        return try sweepInBlocks(windows: windows, summing: summing)
-    }
-
-    /// Through `spectra(columns:rows:)`, for layouts of other orders.
-    private func sweepInBlocks(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
-        var sweep = SpectrumSweep(
-            maps: windows.map { _ in [Double](repeating: 0, count: width * height) },
-            summed: summing ? [Double](repeating: 0, count: channels) : nil)
-        let tally = WindowTally(windows: windows, channels: channels)
-        for y in 0..<height {
-            let row = try spectra(columns: 0..<width, rows: y..<(y + 1))
-            row.withUnsafeBufferPointer { values in
-                for x in 0..<width {
-                    let spectrum = UnsafeBufferPointer(rebasing: values[(x * channels)..<((x + 1) * channels)])
-                    tally.add(spectrum, pixel: y * width + x, to: &sweep)
-                }
-            }
-        }
-        return sweep
+        return try sweepBlockByBlock(windows: windows, summing: summing)
     }
 
     /// Spectrum after spectrum, each contiguous in the file, in bands of rows, one per core at a time.
@@ -215,5 +197,34 @@ private final class SweepTotals: @unchecked Sendable {
             for channel in 0..<channels { summed[channel] += spectra[band * channels + channel] }
         }
         return SpectrumSweep(maps: maps.map { Array($0) }, summed: summing ? summed : nil)
+    }
+}
+
+/// Makes the spectra source for a file's number type.
+public struct DenseSpectraMaker: StoredNumberVisitor {
+    let file: FileBytes
+    let offset: Int
+    let layout: SpectrumLayout
+    let littleEndian: Bool
+
+    public init(file: FileBytes, offset: Int, layout: SpectrumLayout, littleEndian: Bool) {
+        self.file = file
+        self.offset = offset
+        self.layout = layout
+        self.littleEndian = littleEndian
+    }
+
+    /// The spectra stored as `sampleType` (or true-or-false bytes when `bool`).
+    public func make(_ sampleType: SampleType, bool: Bool = false) throws(ImageFileError) -> any SpectrumSource {
+        try sampleType.visit(self, bool: bool).get()
+    }
+
+    public func visit<Number: StoredNumber>(_: Number.Type) -> Result<any SpectrumSource, ImageFileError> {
+        do throws(ImageFileError) {
+            return .success(
+                try DenseSpectra<Number>(file: file, offset: offset, layout: layout, littleEndian: littleEndian))
+        } catch {
+            return .failure(error)
+        }
     }
 }

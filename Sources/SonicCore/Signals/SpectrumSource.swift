@@ -29,8 +29,12 @@ extension SpectrumSource {
     /// About this many values are read at a time when going through every spectrum (32 MiB of floats).
     public static var valuesPerBlock: Int { 8 << 20 }
 
-    /// Goes through the spectra a block of pixels at a time, through `spectra(columns:rows:)`.
     public func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
+        try sweepBlockByBlock(windows: windows, summing: summing)
+    }
+
+    /// Goes through the spectra a block of pixels at a time, through `spectra(columns:rows:)`.
+    public func sweepBlockByBlock(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
         var sweep = SpectrumSweep(
             maps: windows.map { _ in [Double](repeating: 0, count: width * height) },
             summed: summing ? [Double](repeating: 0, count: channels) : nil)

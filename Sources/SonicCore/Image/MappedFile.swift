@@ -1,11 +1,10 @@
 import Glibc
-import SonicCore
 
 /// Maps a file into memory, read-only: its pages are read from the file when first touched, and
 /// given back when a reader is done with them, so a file of gigabytes never counts as the
 /// program's memory all at once.
-enum MappedFile {
-    static func bytes(of path: String) throws(ImageFileError) -> FileBytes {
+public enum MappedFile {
+    public static func bytes(of path: String) throws(ImageFileError) -> FileBytes {
         func systemError() -> ImageFileError { ImageFileError(String(cString: strerror(errno)).lowercased()) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw systemError() }

@@ -1,0 +1,112 @@
+import CHDF5
+import Foundation
+import SonicCore
+import TestSupport
+import Testing
+
+@testable import SonicHDF5
+
+/// HyperSpy spectrum images written here through libhdf5 with a known layout: stored whole and as
+/// they are (contiguous, either byte order), the program maps them in place and reads them itself;
+/// chunked and compressed, the helpers read them. Every way gives the values written.
+@Suite struct InPlaceSpectraTests {
+    enum Storage: String, CaseIterable {
+        case contiguous, bigEndian, chunkedGzip
+    }
+
+    /// A HyperSpy file of one spectrum image, `height` × `width` × `channels` (HDF5's order), with
+    /// value `valueAt(y, x, channel)`.
+    static func write(_ path: String, storage: Storage, height: Int, width: Int, channels: Int) throws {
+        H5Eset_auto2(sonic_h5_error_stack(), nil, nil)
+        let file = try #require(
+            HDF5Object(H5Fcreate(path, sonic_h5_truncate(), sonic_h5_default(), sonic_h5_default()), close: H5Fclose))
+        try Self.attribute(file.id, "file_format", "HyperSpy")
+        let experiments = try Self.group(file.id, "Experiments")
+        let experiment = try Self.group(experiments.id, "cube")
+        let dims = [height, width, channels].map { hsize_t($0) }
+        let space = try #require(HDF5Object(H5Screate_simple(3, dims, nil), close: H5Sclose))
+        let creation = try #require(HDF5Object(H5Pcreate(sonic_h5_dataset_creation()), close: H5Pclose))
+        if storage == .chunkedGzip {
+            #expect(H5Pset_chunk(creation.id, 3, [2, 3, hsize_t(channels)]) >= 0)
+            #expect(H5Pset_deflate(creation.id, 4) >= 0)
+        }
+        let type = storage == .bigEndian ? sonic_h5_big_endian_uint16() : sonic_h5_little_endian_uint16()
+        let data = try #require(
+            HDF5Object(
+                H5Dcreate2(experiment.id, "data", type, space.id, sonic_h5_default(), creation.id, sonic_h5_default()),
+                close: H5Dclose))
+        var values: [UInt16] = []
+        for y in 0..<height { for x in 0..<width { for c in 0..<channels { values.append(Self.value(y, x, c)) } } }
+        #expect(
+            H5Dwrite(data.id, sonic_h5_native_ushort(), sonic_h5_all(), sonic_h5_all(), sonic_h5_default(), values) >= 0
+        )
+        for (index, (name, size, navigate)) in [("y", height, 1), ("x", width, 1), ("Energy", channels, 0)].enumerated()
+        {
+            let axis = try Self.group(experiment.id, "axis-\(index)")
+            try Self.attribute(axis.id, "name", name)
+            try Self.attribute(axis.id, "units", index == 2 ? "keV" : "nm")
+            try Self.attribute(axis.id, "size", Double(size))
+            try Self.attribute(axis.id, "scale", index == 2 ? 0.01 : 1)
+            try Self.attribute(axis.id, "offset", 0)
+            try Self.attribute(axis.id, "navigate", Double(navigate))
+        }
+    }
+
+    static func value(_ y: Int, _ x: Int, _ channel: Int) -> UInt16 {
+        UInt16((y * 7919 + x * 104_729 + channel * 31) % 65_521)
+    }
+
+    static func group(_ parent: hid_t, _ name: String) throws -> HDF5Object {
+        try #require(
+            HDF5Object(
+                H5Gcreate2(parent, name, sonic_h5_default(), sonic_h5_default(), sonic_h5_default()), close: H5Gclose))
+    }
+
+    static func attribute(_ object: hid_t, _ name: String, _ text: String) throws {
+        let type = try #require(HDF5Object(H5Tcopy(sonic_h5_c_string()), close: H5Tclose))
+        H5Tset_size(type.id, text.utf8.count)
+        let space = try #require(HDF5Object(H5Screate(H5S_SCALAR), close: H5Sclose))
+        let attribute = try #require(
+            HDF5Object(
+                H5Acreate2(object, name, type.id, space.id, sonic_h5_default(), sonic_h5_default()), close: H5Aclose))
+        #expect(H5Awrite(attribute.id, type.id, text) >= 0)
+    }
+
+    static func attribute(_ object: hid_t, _ name: String, _ value: Double) throws {
+        let space = try #require(HDF5Object(H5Screate(H5S_SCALAR), close: H5Sclose))
+        let attribute = try #require(
+            HDF5Object(
+                H5Acreate2(object, name, sonic_h5_native_double(), space.id, sonic_h5_default(), sonic_h5_default()),
+                close: H5Aclose))
+        var value = value
+        #expect(H5Awrite(attribute.id, sonic_h5_native_double(), &value) >= 0)
+    }
+
+    @Test(arguments: Storage.allCases)
+    func spectraReadAsWritten(storage: Storage) throws {
+        let path = NSTemporaryDirectory() + "in-place-\(storage.rawValue)-\(getpid()).hspy"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (height, width, channels) = (5, 7, 64)
+        try Self.write(path, storage: storage, height: height, width: width, channels: channels)
+        let survey = try EMDReader.survey(path: path)
+        let layout = try #require(survey.hyperspy.first?.layout)
+        #expect((layout.storage != nil) == (storage != .chunkedGzip), "\(layout)")
+        #expect(layout.storage?.littleEndian == (storage == .chunkedGzip ? nil : storage == .contiguous))
+        let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
+        #expect(cube.width == width && cube.height == height && cube.channels == channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                #expect(try cube.spectrum(x: x, y: y) == (0..<channels).map { Double(Self.value(y, x, $0)) })
+            }
+        }
+        let block = try cube.source.spectra(columns: 2..<5, rows: 1..<4)
+        var expected: [Float] = []
+        for y in 1..<4 { for x in 2..<5 { expected += (0..<channels).map { Float(Self.value(y, x, $0)) } } }
+        #expect(block == expected)
+        let sweep = try cube.source.sweep(windows: [10..<20], summing: true)
+        let map = (0..<(width * height)).map { pixel in
+            (10..<20).reduce(0.0) { $0 + Double(Self.value(pixel / width, pixel % width, $1)) }
+        }
+        #expect(sweep.maps == [map])
+    }
+}
