@@ -242,11 +242,14 @@ final class HDF5Object {
                 position[dimension] = hsize_t(rest % dims[dimension])
                 rest /= dims[dimension]
             }
-            guard H5Sselect_elements(space.id, H5S_SELECT_SET, 1, position) >= 0,
-                stored.withUnsafeMutableBytes({ H5Dread(id, type, one.id, space.id, sonic_h5_default(), $0.baseAddress) })
-                    >= 0,
-                found.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, size, off_t(offset + index * size)) })
-                    == size, stored == found
+            let read = stored.withUnsafeMutableBytes { bytes in
+                H5Sselect_elements(space.id, H5S_SELECT_SET, 1, position) >= 0
+                    && H5Dread(id, type, one.id, space.id, sonic_h5_default(), bytes.baseAddress) >= 0
+            }
+            let there = found.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, size, off_t(offset + index * size))
+            }
+            guard read, there == size, stored == found
             else { return nil }
         }
         return DatasetStorage(offset: offset, littleEndian: size == 1 || order == H5T_ORDER_LE)

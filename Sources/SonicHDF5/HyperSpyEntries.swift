@@ -61,7 +61,8 @@ enum HyperSpyEntries {
             let spectral = axis(signal[0], "Energy")
             let source = HDF5Spectra(
                 file: file, limits: limits, path: experiment.path, dims: dims, sampleType: sampleType,
-                storage: layout.storage, x: navigation.last, y: navigation.count == 2 ? navigation[0] : nil, channel: signal[0])
+                storage: layout.storage, x: navigation.last, y: navigation.count == 2 ? navigation[0] : nil,
+                channel: signal[0])
             do throws(ImageFileError) {
                 try ImageLimits.check(width: source.width, height: source.height, channels: source.channels)
             } catch {
