@@ -82,8 +82,12 @@ struct StrainField {
         method = .gpa
         width = gpa.width
         height = gpa.height
+        // Said as the columns' lattice is: a pointing right, b down.
+        var (a, b) = abs(gpa.a.x) >= abs(gpa.b.x) ? (gpa.a, gpa.b) : (gpa.b, gpa.a)
+        if a.x < 0 { a = PixelVector(x: -a.x, y: -a.y) }
+        if b.y < 0 { b = PixelVector(x: -b.x, y: -b.y) }
         reference = Reference(
-            region: gpa.reference, given: given, columnCount: nil, a: gpa.a, b: gpa.b, maskRadius: gpa.maskRadius,
+            region: gpa.reference, given: given, columnCount: nil, a: a, b: b, maskRadius: gpa.maskRadius,
             smoothingLength: gpa.smoothingLength)
         columns = found.isEmpty ? nil : found.map { (point: $0, deformation: gpa.deformation(at: $0)) }
         let images = [gpa.exx, gpa.eyy, gpa.exy, gpa.rotation]

@@ -225,12 +225,12 @@ struct Strain: ParsableCommand {
             lines.append(
                 "Reference: \(r.given ? "the region given" : "the image less its edges"), \(region).")
             if let columns = field.columns { lines.append("Sampled at \(columns.count) columns.") }
-            lines.append("Spreads over the pixels clear of the edges.")
         }
         lines.append(
             "Reference lattice: a \(length(r.a.length, pixelSize: pixelSize)), "
                 + "b \(length(r.b.length, pixelSize: pixelSize)), gamma \(spoken(gamma(r), digits: 4, decimals: 1)) degrees."
         )
+        if field.method == .gpa { lines.append("Over the pixels clear of the edges:") }
         for (component, spread) in zip(StrainField.Component.allCases, field.spreads) {
             let name = component == .rotation ? "Rotation" : "\(component)"
             guard let s = spread else {
