@@ -35,9 +35,9 @@ struct Strain: ParsableCommand {
     @OptionGroup var pixelSize: PixelSizeChoice
 
     @Option(
-        help:
-            "The reference lattice's region, X0,Y0,X1,Y1 in image coordinates. Default: the largest undisturbed region."
-    )
+        help: ArgumentHelp(
+            "The reference lattice's region, X0,Y0,X1,Y1 in image coordinates. Default: the largest undisturbed region.",
+            valueName: "x0,y0,x1,y1"))
     var reference: String?
 
     @Option(help: "columns: each column's cell; gpa: geometric phase analysis at every pixel.")
@@ -45,9 +45,9 @@ struct Strain: ParsableCommand {
 
     @Option(
         name: .customLong("mask-radius"),
-        help:
-            "With --method gpa: the Gaussian mask's radius round each reflection, in cycles per pixel. Default: a quarter of the distance to the nearest other reflection."
-    )
+        help: ArgumentHelp(
+            "With --method gpa: the Gaussian mask's radius round each reflection, in cycles per pixel. Default: a quarter of the distance to the nearest other reflection.",
+            valueName: "r"))
     var maskRadius: Double?
 
     @Flag(help: "Print JSON instead of sentences.")
@@ -57,9 +57,9 @@ struct Strain: ParsableCommand {
     var csv = false
 
     @Option(
-        help:
-            "Also write PREFIX-exx.tif, PREFIX-eyy.tif, PREFIX-exy.tif and PREFIX-rotation.tif: 32-bit float maps of the image's size."
-    )
+        help: ArgumentHelp(
+            "Also write PREFIX-exx.tif, PREFIX-eyy.tif, PREFIX-exy.tif and PREFIX-rotation.tif: 32-bit float maps of the image's size.",
+            valueName: "prefix"))
     var out: String?
 
     func validate() throws {
@@ -138,6 +138,9 @@ struct Strain: ParsableCommand {
     }
 
     private func byPhase(_ finder: ColumnFinder, of picture: GrayImage, region: ImageRectangle?) throws -> StrainField {
+        // Checked first against the columns' spacing where there is one, so a region holding no pixel is not
+        // taken for an image without a lattice.
+        try checkSize(of: region, spacing: finder.spacing ?? 1)
         guard
             let gpa = GeometricPhase(image: picture, maskRadius: maskRadius, reference: region)
         else {
