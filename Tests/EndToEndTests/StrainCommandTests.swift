@@ -70,10 +70,11 @@ extension EndToEnd {
             }
         }
 
-        @Test func strainStepsAcrossAnInterfaceAsTheTruthDoesAndWritesItsMaps() throws {
+        /// Variant 0 is the documented sample; variant 11 draws the lattice's turn, the interface's tilt, place and step.
+        @Test(arguments: [0, 11]) func strainStepsAcrossAnInterfaceAsTheTruthDoesAndWritesItsMaps(variant: Int) throws {
             let folder = try Fixtures.scratch("strain-interface")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let sample = StrainSamples.sample(.interface, .high)
+            let sample = StrainSamples.sample(.interface, .high, variant: variant)
             let truth = try #require(sample.truth.interfaces.first)
             let path = try Self.write(sample, in: folder)
             let report = try Self.json([
@@ -81,7 +82,7 @@ extension EndToEnd {
             ])
             let reference = try #require(report["reference"] as? [String: Any])
             #expect(reference["method"] as? String == "columns" && reference["given"] as? Bool == false)
-            #expect(abs((reference["aPm"] as? Double ?? 0) - 390.5) < 390.5 * 0.04, "\(reference)")
+            #expect(abs((reference["aPm"] as? Double ?? 0) - 390.5) < 390.5 * 0.05, "\(reference)")
             let columns = try Self.columns(report)
             #expect(columns.count > 500)
             let spacing = StrainSamples.spacing
@@ -166,10 +167,10 @@ extension EndToEnd {
                     })
         }
 
-        @Test func geometricPhaseAgreesWithTheTruthWithinItsSmoothing() throws {
+        @Test(arguments: [0, 11]) func geometricPhaseAgreesWithTheTruthWithinItsSmoothing(variant: Int) throws {
             let folder = try Fixtures.scratch("strain-gpa")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let sample = StrainSamples.sample(.interface, .high)
+            let sample = StrainSamples.sample(.interface, .high, variant: variant)
             let truth = try #require(sample.truth.interfaces.first)
             let path = try Self.write(sample, in: folder)
             let report = try Self.json(["strain", path, "--json", "--method", "gpa", "--out", folder + "/gpa"])
@@ -186,8 +187,9 @@ extension EndToEnd {
             let map = try ImageFiles.open(folder + "/gpa-exx.tif", number: nil).image
             #expect(map.width == 512 && map.height == 512)
             // Across the middle row: before the interface about level, beyond it about 3 % more.
-            let row = 256, line = truth.ends
-            let xBefore = Int(line[0].x - 60), xBeyond = Int(line[0].x + 60)
+            let row = 256, (top, bottom) = (truth.ends[0], truth.ends[1])
+            let crossing = top.x + (Double(row) - top.y) / (bottom.y - top.y) * (bottom.x - top.x)
+            let xBefore = Int(crossing - 60), xBeyond = Int(crossing + 60)
             #expect(abs(Double(map[xBeyond, row] - map[xBefore, row]) - truth.step.exx) < 0.006)
 
             // A narrower mask is taken and said.
@@ -196,10 +198,10 @@ extension EndToEnd {
             #expect(abs((narrowReference["maskRadius"] as? Double ?? 0) - 0.01) < 1e-12)
         }
 
-        @Test func strainTurnsTheSecondGrainByItsAngle() throws {
+        @Test(arguments: [0, 11]) func strainTurnsTheSecondGrainByItsAngle(variant: Int) throws {
             let folder = try Fixtures.scratch("strain-grains")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let sample = StrainSamples.sample(.twoGrains, .high)
+            let sample = StrainSamples.sample(.twoGrains, .high, variant: variant)
             let path = try Self.write(sample, in: folder)
             let columns = try Self.columns(try Self.json(["strain", path, "--json"]))
             let turn = (sample.truth.grains[1].orientation - sample.truth.grains[0].orientation) * 180 / Double.pi
