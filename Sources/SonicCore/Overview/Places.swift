@@ -2,14 +2,14 @@ import RealModule
 
 /// Places in an image said as a blind reader finds them on a page: its ninths (upper left … lower right), simple
 /// shares of its width and height (a third, three fifths), its sides and corners.
-enum Places {
+public enum Places {
     /// The ninths of the image, row by row from the top.
     static let regions = [
         "upper left", "top", "upper right", "left", "centre", "right", "lower left", "bottom", "lower right"
     ]
 
     /// Which ninth of a `width` × `height` image `point` lies in.
-    static func region(of point: ImagePoint, width: Int, height: Int) -> String {
+    public static func region(of point: ImagePoint, width: Int, height: Int) -> String {
         func third(_ value: Double, _ size: Int) -> Int { min(2, max(0, Int(3 * (value + 0.5) / Double(size)))) }
         return regions[3 * third(point.y, height) + third(point.x, width)]
     }

@@ -64,10 +64,11 @@ public struct GeometricPhase: Sendable {
     public var edgeMargin: Double { Self.edgeReach * smoothingLength }
 
     /// GPA with the two strongest independent reflections of the diffractogram's main grain, the mask `maskShare` of
-    /// the distance to the grain's nearest other reflection. Nil when the image shows no grain.
+    /// the distance to the grain's nearest other reflection, or `maskRadius` cycles per pixel where given. Nil when the
+    /// image shows no grain.
     public init?(
         image: GrayImage, diffractogram: Diffractogram? = nil, maskShare: Double = defaultMaskShare,
-        reference: ImageRectangle? = nil
+        maskRadius: Double? = nil, reference: ImageRectangle? = nil
     ) {
         let diffractogram = diffractogram ?? Diffractogram(image: image)
         guard let grain = diffractogram.grains.first else { return nil }
@@ -78,7 +79,8 @@ public struct GeometricPhase: Sendable {
             })
         else { return nil }
         let nearest = [grain.g1, grain.g2, grain.g1 + grain.g2, grain.g1 - grain.g2].map(\.length).min()!
-        self.init(image: image, g1: first, g2: second, maskRadius: maskShare * nearest, reference: reference)
+        self.init(
+            image: image, g1: first, g2: second, maskRadius: maskRadius ?? maskShare * nearest, reference: reference)
     }
 
     /// GPA with reflections `g1` and `g2` (cycles per pixel, at least 10° from parallel), a Gaussian mask of standard
