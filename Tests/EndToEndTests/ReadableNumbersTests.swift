@@ -8,7 +8,7 @@ extension EndToEnd {
     /// ("1.72222e+06") and no more than four decimals ("17.999999225139618pm"), on every file the tests
     /// hold, the shipped images and the real microscope files, by every command that prints text.
     @Suite struct ReadableNumbersTests {
-        static let commands = ["inspect", "describe", "columns"]
+        static let commands = ["inspect", "describe", "columns", "strain"]
         /// A number in e-notation, or with five decimals or more.
         static var unreadable: Regex<(Substring, Substring)> { /[0-9](e[+-]?[0-9]|\.[0-9]{5,})/ }
 
