@@ -20,7 +20,7 @@ final class MachinePauseWatch {
         path = folder + "/machine-pauses.txt"
         watcher = try Subprocess(
             Fixtures.machinePauses, [], stdout: path, folder: folder, label: "machine-pauses")
-        try waitFor("the machine-pause watch to start", timeout: 5) {
+        try waitFor("the machine-pause watch to start", timeout: 30) {
             (try? String(contentsOfFile: path, encoding: .utf8))?.hasPrefix("watching") == true
         }
     }

@@ -91,7 +91,7 @@ final class RunningPlay {
     /// Quits with the q key, as a user would, and returns the exit status.
     func quitWithKey() throws -> Int32 {
         try display.key("q")
-        guard let status = process.wait(timeout: 10) else {
+        guard let status = process.wait(timeout: 20) else {
             process.stop()
             throw HarnessError("sonic-atomic did not quit on the q key")
         }

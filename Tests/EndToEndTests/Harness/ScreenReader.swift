@@ -26,7 +26,7 @@ final class ScreenReader {
         bus = try Subprocess(
             Fixtures.dbusDaemonProgram, ["--session", "--nofork", "--nopidfile", "--address=\(busAddress)"],
             folder: folder, label: "session-bus")
-        try waitFor("the session bus", timeout: 10) { [bus] in
+        try waitFor("the session bus", timeout: 30) { [bus] in
             !bus.isRunning || FileManager.default.fileExists(atPath: home + "/bus")
         }
         guard bus.isRunning else { throw HarnessError("the session bus did not start: \(bus.stderr.suffix(500))") }

@@ -91,7 +91,7 @@ extension SoundServer {
     @discardableResult
     func waitForUtterance(after mark: Int, timeout: Double = 20) throws -> Range<Int> {
         var start = 0
-        try waitFor("sound after sample \(mark)", timeout: 5) {
+        try waitFor("sound after sample \(mark)", timeout: 15) {
             guard let x = try? recording(), x.count > mark, let first = x[mark...].firstIndex(where: { abs($0) > 0.01 })
             else { return false }
             start = first

@@ -55,7 +55,7 @@ final class SoundServer {
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
         machinePauses = try MachinePauseWatch(folder: folder)
         recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)")
-        try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
+        try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
     }
 
     /// A recording of `sink`'s monitor into `path`: stereo, so that both servers' monitors give the
@@ -83,7 +83,7 @@ final class SoundServer {
         recordingPath = folder + "/monitor-\(kind.rawValue)-\(revivals + 1).f32"
         heard = RecordingReader()
         recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)-\(revivals + 1)")
-        try waitFor("the monitor recording to start", timeout: 10) { recordedSampleCount() > 0 }
+        try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
     }
 
     /// Native PipeWire needs real-time priority: where this user cannot have it, the test is

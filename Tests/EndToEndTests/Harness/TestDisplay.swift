@@ -58,7 +58,7 @@ final class TestDisplay {
             xvfb = try Subprocess(
                 server, [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"],
                 folder: folder, label: "xvfb")
-            try waitFor("Xvfb on \(name)", timeout: 10) {
+            try waitFor("Xvfb on \(name)", timeout: 30) {
                 FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
             }
         }
