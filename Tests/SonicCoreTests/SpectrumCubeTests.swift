@@ -151,3 +151,34 @@ struct ArraySpectra: SpectrumSource {
         #expect(throws: ImageFileError.self) { try wrong.frame(0) }
     }
 }
+
+@Suite struct WorkProgressTests {
+    @Test func aTerminalHearsOfLongWorkAfterTwoSecondsAndThenEveryThreeAtMost() {
+        var lines = ProgressLines()
+        #expect(lines.line(elapsed: 1.9, now: ("reading the spectra", 0.3)) == nil)
+        #expect(lines.line(elapsed: 2.0, now: ("reading the spectra", 0.405)) == "Reading the spectra, 40 percent.")
+        #expect(lines.line(elapsed: 4.9, now: ("reading the spectra", 0.6)) == nil)
+        #expect(lines.line(elapsed: 5.0, now: ("reading the spectra", 0.6)) == "Reading the spectra, 60 percent.")
+        #expect(lines.line(elapsed: 9.0, now: ("reading the spectra", 0.6)) == nil)
+        #expect(lines.line(elapsed: 9.5, now: nil) == nil)
+    }
+
+    @Test func goingThroughSpectraAdvancesToTheEnd() throws {
+        let (width, height, channels) = (6, 5, 8)
+        let values = (0..<(width * height * channels)).map { UInt16($0 % 251) }
+        let bytes = values.flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] }
+        for strides in [(x: channels, y: width * channels, channel: 1), (x: 1, y: width, channel: width * height)] {
+            let layout = SpectrumLayout(width: width, height: height, channels: channels, strides: strides)
+            let source = try DenseSpectra<UInt16>(
+                file: FileBytes(copying: bytes), offset: 0, layout: layout, littleEndian: true)
+            let progress = WorkProgress()
+            _ = try WorkProgress.$current.withValue(progress) { try source.sweep(windows: [0..<4], summing: true) }
+            #expect(progress.now?.what == "reading the spectra" && progress.now?.fraction == 1)
+            let blocks = WorkProgress()
+            _ = try WorkProgress.$current.withValue(blocks) {
+                try source.sweepBlockByBlock(windows: [0..<4], summing: false)
+            }
+            #expect(blocks.now?.fraction == 1)
+        }
+    }
+}

@@ -9,4 +9,18 @@ struct SonicAtomic: ParsableCommand {
             Play.self, Render.self, Columns.self, Describe.self, Strain.self, Inspect.self, Map.self, Profiles.self
         ],
         defaultSubcommand: Play.self)
+
+    /// Every command but `play` (which says its waits in its own way) tells a terminal of long work.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            if command is Play {
+                try command.run()
+            } else {
+                try TerminalProgress.following { try command.run() }
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

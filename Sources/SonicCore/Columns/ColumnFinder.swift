@@ -101,7 +101,14 @@ public struct ColumnFinder: Sendable {
         let refiner = ColumnRefiner(
             image: image, geometry: geometry, noise: noise, noiseModel: noiseModel, candidates: candidates,
             passes: jointly ? ColumnGeometry.jointStartPasses : ColumnGeometry.passes)
-        guard jointly else { return candidates.indices.compactMap { refiner.refine($0).map(range.inFileUnits) } }
+        let progress = WorkProgress.current
+        guard jointly else {
+            progress?.begin("fitting the atom columns", steps: candidates.count)
+            return candidates.indices.compactMap { candidate in
+                defer { progress?.advance() }
+                return refiner.refine(candidate).map(range.inFileUnits)
+            }
+        }
         let (local, unrefined) = Self.split(candidates, by: refiner)
         let tiling = JointTiling(
             geometry: geometry, noise: noise, noiseModel: noiseModel, imageWidth: image.width,
@@ -109,9 +116,11 @@ public struct ColumnFinder: Sendable {
         let tiles = tiling.allTiles
         let results = TileResults(count: tiles.count)
         let image = image
+        progress?.begin("fitting the atom columns", steps: tiles.count)
         // Tiles are independent: one per core at a time.
         DispatchQueue.concurrentPerform(iterations: tiles.count) { t in
             results.store(tiling.refine(tiles[t], in: image, local: local, unrefined: unrefined), at: t)
+            progress?.advance()
         }
         return Self.inFoundOrder(results.all.flatMap { $0 }).map(range.inFileUnits)
     }

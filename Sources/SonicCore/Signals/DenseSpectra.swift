@@ -110,6 +110,8 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
             windows: windows.count, pixels: width * height, bands: bands, channels: summing ? channels : 0)
         guard file.buffer.baseAddress != nil else { return totals.sweep(summing: false) }
         let size = Number.byteCount, little = littleEndian, channels = self.channels, width = self.width
+        let progress = WorkProgress.current
+        progress?.begin("reading the spectra", steps: height)
         DispatchQueue.concurrentPerform(iterations: bands) { band in
             let base = file.buffer.baseAddress!
             for y in (band * height / bands)..<((band + 1) * height / bands) {
@@ -125,6 +127,7 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
                 let first = byteOffset(x: 0, y: y, channel: 0)
                 let last = byteOffset(x: width - 1, y: y, channel: channels - 1)
                 file.doneReading(min(first, last)..<(max(first, last) + size))
+                progress?.advance()
             }
         }
         return totals.sweep(summing: summing)
@@ -142,6 +145,8 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
         guard file.buffer.baseAddress != nil else { return totals.sweep(summing: false) }
         let size = Number.byteCount, little = littleEndian
         let memberOf = (0..<channels).map { channel in windows.indices.filter { windows[$0].contains(channel) } }
+        let progress = WorkProgress.current
+        progress?.begin("reading the spectra", steps: stretches)
         DispatchQueue.concurrentPerform(iterations: stretches) { part in
             let base = file.buffer.baseAddress!
             let pixelRange = (part * stretch)..<min(pixels, (part + 1) * stretch)
@@ -158,6 +163,7 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
                 }
                 file.doneReading(first..<(first + pixelRange.count * size))
             }
+            progress?.advance()
         }
         return totals.sweep(summing: summing)
     }

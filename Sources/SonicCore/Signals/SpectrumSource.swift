@@ -41,6 +41,9 @@ extension SpectrumSource {
         let tally = WindowTally(windows: windows, channels: channels)
         let columnsPerBlock = max(1, min(width, Self.valuesPerBlock / max(channels, 1)))
         let rowsPerBlock = columnsPerBlock < width ? 1 : max(1, Self.valuesPerBlock / max(width * channels, 1))
+        let progress = WorkProgress.current
+        let blocksPerRow = (width + columnsPerBlock - 1) / columnsPerBlock
+        progress?.begin("reading the spectra", steps: (height + rowsPerBlock - 1) / rowsPerBlock * blocksPerRow)
         for top in stride(from: 0, to: height, by: rowsPerBlock) {
             let rows = top..<min(height, top + rowsPerBlock)
             for left in stride(from: 0, to: width, by: columnsPerBlock) {
@@ -59,6 +62,7 @@ extension SpectrumSource {
                         }
                     }
                 }
+                progress?.advance()
             }
         }
         return sweep
