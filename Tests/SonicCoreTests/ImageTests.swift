@@ -104,6 +104,14 @@ import Testing
         #expect(stats.bands(2).map(\.count) == [3, 3])
     }
 
+    @Test func integerBandsStartOnWholeValuesOnePerValueAtMost() {
+        let samples = (0..<9).map { Float($0) }
+        let stats = SampleStatistics(GrayImage(width: 9, height: 1, sampleType: .int32, samples: samples))
+        #expect(stats.bands(9).map(\.from) == (0..<9).map { Double($0) })
+        #expect(stats.bands(9).allSatisfy { $0.count == 1 })
+        #expect(stats.bands(3).map(\.from) == [0, 3, 6] && stats.bands(3).map(\.count) == [3, 3, 3])
+    }
+
     @Test func notANumberPlaysAsTheLowestValueAndIsCounted() {
         let image = GrayImage(width: 4, height: 1, sampleType: .float32, samples: [.nan, 2.5, -.infinity, -1])
         #expect(image.samples == [-1, 2.5, -1, -1] && image.nonFiniteCount == 2)

@@ -178,8 +178,11 @@ private struct Described {
         let overview = ImageOverview(
             finder: finder, columns: LatticeColumns(finding: finder, pixelSize: opened?.calibration.pixelSize))
         lines.append("Overview: \(overview.summary.joined(separator: " "))")
-        lines.append("Histogram, \(bands) bands from minimum to maximum:")
-        let counted = stats.bands(bands)
+        // Integers take whole bands: at most one a value.
+        let span = stats.maximum - stats.minimum + 1
+        let bandCount = type.isFloat || span.isNaN ? bands : max(1, min(bands, Int(min(span, Double(bands)))))
+        lines.append("Histogram, \(bandCount) \(bandCount == 1 ? "band" : "bands") from minimum to maximum:")
+        let counted = stats.bands(bandCount)
         let largest = counted.map(\.count).max() ?? 1
         for (index, band) in counted.enumerated() {
             let next = index + 1 < counted.count ? counted[index + 1].from : nil

@@ -13,7 +13,8 @@ enum LengthUnit {
     /// "17.8 picometres", "2.35 nanometres".
     static func speak(picometres value: Double) -> String {
         let unit = spokenSteps.compactMap { units[$0] }.last { value >= $0.picometres } ?? (1, "picometres")
-        return "\(threeDigits(value / unit.picometres)) \(unit.name)"
+        let number = threeDigits(value / unit.picometres)
+        return "\(number) \(number == "1" ? String(unit.name.dropLast()) : unit.name)"
     }
 
     /// "17.99 pm", "158.7 nm": as `speak`, written short, to four significant digits.

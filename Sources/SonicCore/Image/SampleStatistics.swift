@@ -72,6 +72,14 @@ public struct SampleStatistics: Sendable {
             }
             return tally.enumerated().map { (Double(lo + ($0.offset * span + bands - 1) / bands), $0.element) }
         }
+        if !sampleType.isFloat, minimum.isFinite, maximum.isFinite {
+            // Wider integers: bands of whole values too, each starting on a value.
+            let lo = minimum, span = maximum - minimum + 1
+            samples.withUnsafeBufferPointer { values in
+                for v in values { tally[min(bands - 1, max(0, Int(((Double(v) - lo) * Double(bands) / span))))] += 1 }
+            }
+            return tally.enumerated().map { (lo + (Double($0.offset) * span / Double(bands)).rounded(.up), $0.element) }
+        }
         let binning = Binning(sampleType: sampleType, minimum: minimum, maximum: maximum, bins: bands)
         samples.withUnsafeBufferPointer { values in
             for v in values { tally[binning.bin(v)] += 1 }
