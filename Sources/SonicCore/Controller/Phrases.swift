@@ -232,6 +232,32 @@ public enum Phrases {
         return "displaced \(amount), towards the \(way)"
     }
 
+    /// "stretched 1.2 percent along x, 0.3 along y, turned 0.4 degrees clockwise": the strains along x and y to a
+    /// tenth of a percent, the shear where it is a tenth or more, and the rotation to a tenth of a degree.
+    public static func strained(_ d: Deformation) -> String {
+        func percent(_ strain: Double) -> String { UnitCell.oneDecimal(abs(strain) * 100) }
+        func way(_ strain: Double) -> String { strain < 0 ? "compressed" : "stretched" }
+        // The word and the unit only where they change: "stretched 1.2 percent along x, 0.3 along y".
+        var parts: [String] = []
+        var lastWay: String?
+        for (strain, axis) in [(d.exx, "x"), (d.eyy, "y")] where percent(strain) != "0.0" {
+            let word = way(strain) == lastWay ? "" : way(strain) + " "
+            parts.append("\(word)\(percent(strain))\(parts.isEmpty ? " percent" : "") along \(axis)")
+            lastWay = way(strain)
+        }
+        if parts.isEmpty { parts = ["unstrained"] }
+        let shear = percent(d.exy)
+        if shear != "0.0" { parts.append("sheared \(shear) percent") }
+        let turn = UnitCell.oneDecimal(abs(d.rotationDegrees))
+        parts.append(
+            turn == "0.0"
+                ? "not turned" : "turned \(turn) degrees \(d.rotation < 0 ? "anticlockwise" : "clockwise")")
+        return parts.joined(separator: ", ")
+    }
+
+    /// A column whose neighbours are too few to show its strain.
+    public static let strainUnread = "its strain unread: too few neighbours"
+
     public static let betweenColumns = "between columns"
     public static let offTheLattice = "a column on no sublattice"
 

@@ -408,23 +408,6 @@ public final class SessionController {
         return Phrases.latticeNeeded(searching: columns == nil)
     }
 
-    /// In a column mode, what the lattice says of the column at `point`: ", column intensity 1.31 times its
-    /// sublattice's median", ", displaced 14 picometres, towards the upper left"; empty in the other modes.
-    private func columnPhysics(at point: ImagePoint) -> String {
-        guard state.mode.soundsColumns, let lattice = state.lattice, lattice.hasLattice else { return "" }
-        guard let (_, column) = instrument.column(near: point, in: lattice) else {
-            return ", " + Phrases.betweenColumns
-        }
-        switch state.mode {
-        case .columnIntensity:
-            return ", " + (column.relativeIntensity.map(Phrases.columnIntensity) ?? Phrases.offTheLattice)
-        default:
-            return ", "
-                + (column.displacement.map { Phrases.displaced($0, pixelSize: lattice.pixelSize) }
-                    ?? Phrases.offTheLattice)
-        }
-    }
-
     /// "x 512, y 300, intensity 82 percent" for the pixel under the pen, and its cell.
     private var whereAmI: String {
         guard let record = instrument.lastRecord else { return Phrases.penNotOnTablet }
@@ -436,7 +419,7 @@ public final class SessionController {
         }
         let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
         let frame = framePlayed.map { ", " + Phrases.inFrame($0.number, of: $0.count) } ?? ""
-        return describe(point, precise: false) + frame + columnPhysics(at: point) + (cell ?? "") + needs
+        return describe(point, precise: false) + frame + columnReading(at: point) + (cell ?? "") + needs
             + spectrumPeaks(at: point)
     }
 
@@ -457,6 +440,10 @@ public final class SessionController {
         return ". " + Phrases.peaks(peaks, units: spectra.cube.spectralAxis.units)
     }
 
+    private func columnReading(at point: ImagePoint) -> String {
+        ColumnReading.said(at: point, in: state, by: instrument)
+    }
+
     private func describe(_ point: ImagePoint, precise: Bool) -> String {
         Phrases.point(point, level: instrument.level(at: point) ?? 0, precise: precise)
     }
@@ -472,7 +459,7 @@ public final class SessionController {
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]
         case .moved(let point):
             return [
-                .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnPhysics(at: point)))
+                .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnReading(at: point)))
             ]
         }
     }

@@ -208,7 +208,7 @@ public final class Instrument {
             targets.note = notes
         }
         switch state.mode {
-        case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement:
+        case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement, .latticeStrain:
             break
         case .pressureAmplitude:
             targets.amplitude = loudness(pressure: record.pressure)
@@ -270,6 +270,15 @@ public final class Instrument {
             let across = length > 0 ? displacement.x / length : 0, upward = length > 0 ? -displacement.y / length : 0
             targets.pan = across * weight
             targets.timbre = (profile.tilt.timbre ?? 0) * (1 + upward * weight) / 2
+        case .latticeStrain:
+            // Stretched against compressed is what strain tells first, and a step in pitch is heard at once: the
+            // dilatation goes up or down from the middle note. Which way the lattice turns is which way the sound
+            // moves, clockwise to the right.
+            guard let deformation = column.deformation else { return nil }
+            let dilatation = (deformation.exx + deformation.eyy) / 2
+            let t = min(max(dilatation / settings.strainFullScale, -1), 1)
+            targets.frequency = settings.strainFrequency * Double.pow(2, settings.strainOctaves * t)
+            targets.pan = min(max(deformation.rotationDegrees / settings.rotationFullScale, -1), 1)
         default:
             return nil
         }
