@@ -268,6 +268,37 @@ public enum Phrases {
             : "This mode needs atom columns on a lattice, and this image shows none."
     }
 
+    // MARK: - The diffractogram
+
+    /// "Diffractogram, 4 reflections.": it shows and plays in the image's place.
+    public static func diffractogramShown(_ reflections: Int) -> String {
+        "Diffractogram, \(counted(reflections, "reflection"))."
+    }
+
+    /// The image shows and plays again.
+    public static let imageShown = "Image."
+
+    /// "reflection 390 picometres along 0 degrees, grain 1": its fringes' spacing (whole picometres, or pixels to a
+    /// tenth without a pixel size), their direction clockwise from the x axis, and its grain, counted from 1.
+    public static func reflection(_ reflection: Reflection, pixelSize: PixelSize?) -> String {
+        let spacing =
+            pixelSize.map { "\(Int((reflection.spacing * $0.picometres).rounded())) picometres" }
+            ?? "\(UnitCell.oneDecimal(reflection.spacing)) pixels"
+        let grain = reflection.grain.map { ", grain \($0 + 1)" } ?? ""
+        return "reflection \(spacing) along \(Int(reflection.direction.rounded()) % 180) degrees\(grain)"
+    }
+
+    /// "no reflection, 2.6 per nanometre from the centre" (per pixel without a pixel size): how far from the centre
+    /// the nib is, as a frequency, where no reflection is near.
+    public static func noReflection(fromCentre cyclesPerPixel: Double, pixelSize: PixelSize?) -> String {
+        let distance =
+            pixelSize.map {
+                "\(NumberText.significant(cyclesPerPixel * 1000 / $0.picometres, digits: 2)) per nanometre"
+            }
+            ?? "\(NumberText.significant(cyclesPerPixel, digits: 2)) per pixel"
+        return "no reflection, \(distance) from the centre"
+    }
+
     // MARK: - The overview, the sweeps and the guidance
 
     /// Asked for before the overview is read, with the atom columns.

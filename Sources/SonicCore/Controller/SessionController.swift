@@ -14,6 +14,7 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
+    private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
     private var overviewTold = false
     private let frameStepper: FrameStepper
@@ -281,6 +282,9 @@ public final class SessionController {
             case .viewport(let viewport):
                 sound.apply(.viewport(viewport), to: &state, at: now)
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
+            case .diffractogram(let shown):
+                sound.apply(.diffractogram(shown), to: &state, at: now)
+                if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
             case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
             case .frame(let index, let frame):
@@ -345,6 +349,7 @@ public final class SessionController {
             guard let cursor else { return [.speak(Phrases.moveToAColumnFirst)] }
             return tagging.tagColumn(at: cursor, in: &state)
         case .describe: return tour.describe(state)
+        case .toggleDiffractogram: return diffractogramView.toggle(in: state, instrument: instrument)
         case .nextFeature, .previousFeature:
             let outputs = tour.step(forward: command == .nextFeature, in: state, nib: instrument.nib(in: state))
             for case .cursor(let point?) in outputs { columnCursor.move(to: point, at: now) }
@@ -413,6 +418,10 @@ public final class SessionController {
         guard let record = instrument.lastRecord else { return Phrases.penNotOnTablet }
         guard record.inImage else { return Phrases.outsideImage }
         let point = ImagePoint(x: record.imageX, y: record.imageY)
+        if let shown = state.diffractogram {
+            return DiffractogramView.said(
+                at: point, level: instrument.level(at: point) ?? 0, in: shown, pixelSize: pixelSize)
+        }
         let cell = unitCell.map { cell in
             let (n, m) = cell.cellIndex(of: point)
             return ", " + Phrases.cellPosition(n, m)

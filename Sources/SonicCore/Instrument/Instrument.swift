@@ -151,7 +151,7 @@ public final class Instrument {
     func probe(at point: ImagePoint, in state: SessionState) -> SynthTargets? {
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return nil }
-        if state.mode.soundsColumns { return columnTargets(at: point, in: state) ?? silent }
+        if state.soundsColumns { return columnTargets(at: point, in: state) ?? silent }
         let value = sampledValue(at: point)
         var tone = SynthTargets(
             frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
@@ -192,7 +192,7 @@ public final class Instrument {
             soundedColumn = nil
             return silent
         }
-        if state.mode.soundsColumns {
+        if state.soundsColumns {
             return columnTargets(at: ImagePoint(x: record.imageX, y: record.imageY), in: state) ?? silent
         }
         let sample = value ?? Double(record.sample)

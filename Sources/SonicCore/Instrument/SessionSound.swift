@@ -23,6 +23,9 @@ public enum SoundChange: Sendable {
     /// through the same stretch so that frames compare, or a window's map, through its own — and a sweep playing
     /// stops; the columns found in the image before are gone with it.
     case playedImage(PlayedImage)
+    /// The image's diffractogram shows and plays in its place from now on, the lattice and columns staying the
+    /// image's; nil: the image again. A sweep playing stops.
+    case diffractogram(ShownDiffractogram?)
     /// Silence, as the session ends.
     case silence
 }
@@ -73,20 +76,30 @@ public final class SessionSound {
         case .spectrum(let levels):
             controls.setSpectrum(levels.amplitudes, at: time)
         case .playedImage(let played):
-            if state.sweep != nil {
-                state.sweep = nil
-                controls.sweep(nil, at: time)
-            }
-            instrument.play(played)
-            controls.sweepTables.offer(played.tables)
+            state.diffractogram = nil
+            play(played, in: &state, at: time)
             state.columns = nil
             state.overview = nil
             state.lattice = nil
             instrument.latticeChanged()
+        case .diffractogram(let shown):
+            guard let played = shown?.played ?? state.diffractogram?.image else { break }
+            state.diffractogram = shown
+            play(played, in: &state, at: time)
         case .silence:
             set(instrument.silent, in: state, at: time)
         }
         return nil
+    }
+
+    /// Another image of the same size plays: the sweeps play it too, and a sweep playing stops.
+    private func play(_ played: PlayedImage, in state: inout SessionState, at time: Double) {
+        if state.sweep != nil {
+            state.sweep = nil
+            controls.sweep(nil, at: time)
+        }
+        instrument.play(played)
+        controls.sweepTables.offer(played.tables)
     }
 
     private func play(_ sounded: Instrument.Sounded, in state: SessionState, at time: Double) -> PenRecord {
