@@ -97,4 +97,27 @@ import Testing
         let expected = ", " + Phrases.strained(try #require(column.deformation))
         #expect(said.first?.hasSuffix(expected) == true, "\(said)")
     }
+
+    @Test func theRowSweepPlaysTheStrainAlongTheRowSoAnInterfaceIsAStep() throws {
+        let player = try Self.player(.interface)
+        player.sound.apply(.sweep(.row(256)), to: &player.state, at: 1)
+        let offered = try #require(player.controls.sweepTables.take())
+        defer { offered.release() }
+        let lines = offered.takeUnretainedValue().tables.lines
+        let steps = lines.steps(.row(256))
+        #expect(steps == 256)
+        // Each step is two pixels: the left side's steps and the right side's, clear of the interface at x 266.
+        let pitches = (0..<steps).map { Double(lines.frequency(.row(256), step: $0)) }
+        func median(_ range: Range<Int>) -> Double { pitches[range].sorted()[range.count / 2] }
+        let left = median(30..<110), right = median(160..<240)
+        #expect(abs(Foundation.log2(right / left) - 0.75) < 0.15, "\(left) Hz, then \(right) Hz")
+        // The step is sharp: within a column spacing and a half of the interface.
+        #expect(pitches[118] < left * 1.1 && pitches[148] > right / 1.1, "\(pitches[110..<155])")
+        // Out of the strain mode, the row plays the image again.
+        player.set(mode: .intensityPitch)
+        player.sound.apply(.sweep(.row(256)), to: &player.state, at: 2)
+        let image = try #require(player.controls.sweepTables.take())
+        defer { image.release() }
+        #expect(image.takeUnretainedValue().tables.lines !== lines)
+    }
 }

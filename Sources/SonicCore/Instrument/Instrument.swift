@@ -274,11 +274,9 @@ public final class Instrument {
             // Stretched against compressed is what strain tells first, and a step in pitch is heard at once: the
             // dilatation goes up or down from the middle note. Which way the lattice turns is which way the sound
             // moves, clockwise to the right.
-            guard let deformation = column.deformation else { return nil }
-            let dilatation = (deformation.exx + deformation.eyy) / 2
-            let t = min(max(dilatation / settings.strainFullScale, -1), 1)
-            targets.frequency = settings.strainFrequency * Double.pow(2, settings.strainOctaves * t)
-            targets.pan = min(max(deformation.rotationDegrees / settings.rotationFullScale, -1), 1)
+            guard let tone = strainTone(of: column) else { return nil }
+            targets.frequency = tone.frequency
+            targets.pan = tone.pan
         default:
             return nil
         }
@@ -288,6 +286,19 @@ public final class Instrument {
         }
         targets.note = notes
         return targets
+    }
+
+    /// lattice-strain: a column's pitch, from its dilatation, and its stereo position, from its rotation; nil where
+    /// its strain is not read.
+    func strainTone(of column: AnalysedColumn) -> (frequency: Double, pan: Double)? {
+        guard let deformation = column.deformation else { return nil }
+        let settings = profile.lattice
+        let dilatation = (deformation.exx + deformation.eyy) / 2
+        let t = min(max(dilatation / settings.strainFullScale, -1), 1)
+        return (
+            settings.strainFrequency * Double.pow(2, settings.strainOctaves * t),
+            min(max(deformation.rotationDegrees / settings.rotationFullScale, -1), 1)
+        )
     }
 
     /// Silence at the tip threshold, full level at full pressure, shaped by the curve.

@@ -37,6 +37,9 @@ public enum SoundChange: Sendable {
 public final class SessionSound {
     public let instrument: Instrument
     private let controls: SynthControls
+    /// The sweeps' tables of the image played, and whether the lines offered last are the lattice-strain mode's.
+    private lazy var imageTables = instrument.sweepTables
+    private var strainLinesOffered = false
     public init(instrument: Instrument, controls: SynthControls) {
         self.instrument = instrument
         self.controls = controls
@@ -68,6 +71,7 @@ public final class SessionSound {
         case .cursor(nil):
             set(instrument.lastTargets(in: state) ?? instrument.silent, in: state, at: time)
         case .sweep(let sweep):
+            if let sweep, sweep != .image { offerLines(strainOf: state.mode == .latticeStrain ? state : nil) }
             state.sweep = sweep.map { PlayingSweep(sweep: $0, end: time + instrument.profile.chain.sweepLength) }
             controls.sweep(sweep, at: time)
         case .guidance(let guidance):
@@ -99,7 +103,19 @@ public final class SessionSound {
             controls.sweep(nil, at: time)
         }
         instrument.play(played)
+        imageTables = played.tables
+        strainLinesOffered = false
         controls.sweepTables.offer(played.tables)
+    }
+
+    /// A row or column about to be swept: in the lattice-strain mode over the image's lattice, the strain along it;
+    /// else the image, as the pen sounds it.
+    private func offerLines(strainOf state: SessionState?) {
+        let lattice = state.flatMap { $0.soundsColumns && $0.lattice?.hasLattice == true ? $0.lattice : nil }
+        guard lattice != nil || strainLinesOffered else { return }
+        strainLinesOffered = lattice != nil
+        controls.sweepTables.offer(
+            SweepTables(image: imageTables.image, lines: lattice.map(instrument.strainLines) ?? imageTables.lines))
     }
 
     private func play(_ sounded: Instrument.Sounded, in state: SessionState, at time: Double) -> PenRecord {
