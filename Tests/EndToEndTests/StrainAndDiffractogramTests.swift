@@ -63,6 +63,26 @@ extension EndToEnd {
                 let octaves = Foundation.log2(high / low)
                 #expect(octaves > 0.5 && octaves < 1, "\(low) Hz, then \(high) Hz")
 
+                // The row through both sides, swept: the strain along it, a step in pitch where the interface crosses
+                // it, a little right of the middle.
+                let (hx, hy) = screen(200, 256)
+                try display.pen("hover", "\(hx),\(hy)")
+                try sound.waitForSilence()
+                let sweepMark = sound.recordedSampleCount()
+                try display.key("x")
+                usleep(3_600_000)
+                #expect(try session.records(ofType: "sweep").last?["index"] as? Int == 256)
+                let swept = try sound.recording()
+                let onset = try #require(swept[sweepMark...].firstIndex { abs($0) > 0.01 })
+                let length = 3 * Self.rate
+                func sweptPitch(_ from: Double, _ to: Double) throws -> Double {
+                    let part = swept[(onset + Int(from * length))..<(onset + Int(to * length))]
+                    return try #require(SignalAnalysis.steadyFrequency(part, sampleRate: Self.rate), "no steady tone")
+                }
+                let left = try sweptPitch(0.1, 0.4), right = try sweptPitch(0.65, 0.95)
+                let step = Foundation.log2(right / left)
+                #expect(step > 0.5 && step < 1, "\(left) Hz, then \(right) Hz")
+
                 // The diffractogram: said, and played as an image, a reflection higher than the background.
                 try press("f")
                 let shown = try session.spokenTexts().last ?? ""
