@@ -18,6 +18,14 @@ extension EndToEnd {
                     width: image.width, height: image.height, bitDepth: 16, colourType: .gray,
                     samples: image.samples.map { UInt16($0) })
                 try Data(png.bytes).write(to: URL(fileURLWithPath: path))
+                // Where its strongest reflection lies, found before the session so as not to take the cores from it.
+                let diffractogram = Diffractogram(image: image)
+                let strongest = try #require(diffractogram.reflections.first)
+                let spot = diffractogram.point(for: strongest.g)
+                // Halfway between two reflections of the lattice: background.
+                let grain = try #require(diffractogram.grains.first)
+                let between = diffractogram.point(
+                    for: PixelVector(x: (grain.g1.x + grain.g2.x) / 2, y: (grain.g1.y + grain.g2.y) / 2))
                 let session = try RunningPlay(
                     image: path, display: display, sound: sound, folder: folder + "/session",
                     arguments: ["--profile", "analysis", "--pixel-size", "\(StrainSamples.pixelPicometres)pm"])
@@ -88,13 +96,6 @@ extension EndToEnd {
                 let shown = try session.spokenTexts().last ?? ""
                 #expect(shown.hasPrefix("Diffractogram, ") && shown.hasSuffix(" reflections."), "\(shown)")
                 #expect(try session.records(ofType: "view").last?["shows"] as? String == "diffractogram")
-                let diffractogram = Diffractogram(image: image)
-                let strongest = try #require(diffractogram.reflections.first)
-                let spot = diffractogram.point(for: strongest.g)
-                // Halfway between two reflections of the lattice: background.
-                let grain = try #require(diffractogram.grains.first)
-                let between = diffractogram.point(
-                    for: PixelVector(x: (grain.g1.x + grain.g2.x) / 2, y: (grain.g1.y + grain.g2.y) / 2))
                 let onSpot = try pitch(spot.x, spot.y), onBackground = try pitch(between.x, between.y)
                 #expect(onSpot > 1.5 * onBackground, "\(onSpot) Hz on the reflection, \(onBackground) Hz beside")
                 // Where am I, the pen over the spot, names the reflection.
