@@ -35,7 +35,9 @@ import Testing
     @Test func theKeyShowsTheDiffractogramWhichPlaysItsReflectionsHigherThanItsBackground() throws {
         let image = Self.fringes()
         let player = TestPlayer(image)
-        let controller = player.controller(pixelSize: PixelSize(picometres: 50))
+        let controller = player.controller(
+            tags: TagBook(tags: [Tag(id: 1, x: 10, y: 10, snapped: true)]), pixelSize: PixelSize(picometres: 50))
+        #expect(controller.overlay.marks.count == 1)
         let imagePitch = try #require(
             controller.handle(Self.touch(40, 32)).first { if case .pen = $0 { true } else { false } })
         let shownOutputs = controller.handle(key: "F", at: 2)
@@ -65,11 +67,13 @@ import Testing
         #expect(
             Self.speech(controller.handle(key: "Space", at: 5)).first?.hasPrefix(
                 "no reflection, 5 per nanometre from the centre") == true)
+        // Nothing of the image is drawn over it: not its tags.
+        #expect(controller.overlay.marks.isEmpty)
         // The key again: the image plays again.
         let back = controller.handle(key: "F", at: 6)
         #expect(Self.speech(back) == ["Image."])
         #expect(back.contains(.diffractogram(nil)))
-        #expect(player.instrument.image == image)
+        #expect(player.instrument.image == image && controller.overlay.marks.count == 1)
         #expect(Self.speech(controller.handle(key: "Space", at: 7)).first?.hasPrefix("x 48, y 32, intensity") == true)
     }
 

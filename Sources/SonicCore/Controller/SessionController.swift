@@ -65,13 +65,14 @@ public final class SessionController {
     /// Whether the sound plays: false while the sound server is away.
     public var soundPlays: Bool { state.soundPlays }
 
-    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
-    /// and the status panel when shown.
+    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor (none over the
+    /// diffractogram, where they are not), and the status panel when shown.
     public var overlay: Overlay {
-        var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
+        var overlay = state.diffractogram == nil ? Overlay(tags: book, cell: unitCell, cursor: cursor) : Overlay()
         overlay.status = statusPanel.lines(
             modeNumber: modes.number, mode: state.mode, frame: framePlayed, pen: instrument.lastRecord,
-            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays)
+            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays,
+            diffractogram: state.diffractogram != nil)
         overlay.textSize = statusPanel.textSize
         return overlay
     }
