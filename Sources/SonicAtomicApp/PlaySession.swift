@@ -243,6 +243,9 @@ final class PlaySession {
             case .frame(let index, let frame):
                 log?.write(.frame(t: now, number: index + 1))
                 playedImageChanged(frame.image)
+            case .diffractogram(let shown):
+                log?.write(.view(t: now, diffractogram: shown != nil))
+                frontend.show(controller.instrument.image, stretch: controller.instrument.stretch)
             case .quit: quitAsked = true
             }
         }

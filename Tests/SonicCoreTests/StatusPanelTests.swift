@@ -23,5 +23,9 @@ import Testing
                     "Mode 2: pressure amplitude", "Pitch 440.0 Hz (A4)", "Level 50 %   x 12.3, y 5.0",
                     "Pressure 25 %   Tilt 10°, -3°", "Zoom 1 time   Tags 0"
                 ])
+        #expect(
+            panel.lines(
+                modeNumber: 1, mode: .intensityPitch, pen: nil, zoom: 1, tagCount: 0, soundPlays: true,
+                diffractogram: true) == ["Mode 1: intensity pitch", "Diffractogram", "Zoom 1 time   Tags 0"])
     }
 }

@@ -84,6 +84,7 @@ public enum Bindings {
         + keys(["R"], .repeatLast, "repeat the last announcement")
         + keys(["F1"], .keyHelp, "speak the keys")
         + keys(["D"], .describe, "describe the image: the summary, then each detail in turn")
+        + keys(["F"], .toggleDiffractogram, "show and play the image's diffractogram in its place, or the image again")
         + keys(["S"], .sweepImage, "sweep the whole image from left to right; any key stops a sweep")
         + keys(["X"], .sweepRow, "sweep the row under the pen")
         + keys(["Shift+X"], .sweepColumn, "sweep the column under the pen")

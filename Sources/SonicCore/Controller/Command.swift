@@ -37,6 +37,8 @@ public enum Command: Sendable, Hashable {
     /// guided to it.
     case nextFeature
     case previousFeature
+    /// Shows and plays the image's diffractogram in its place; given again, the image.
+    case toggleDiffractogram
     /// Ends the guidance to a feature; with none, quits.
     case endGuidanceOrQuit
     /// Plays the whole image from left to right.

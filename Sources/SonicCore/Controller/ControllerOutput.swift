@@ -42,6 +42,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case readFrame(index: Int)
     /// Another frame of the stack plays (`index` from 0): show it, log it, and find its columns.
     case frame(index: Int, PlayedImage)
+    /// The image's diffractogram shows and plays in its place from now on (nil: the image again): show it and log it.
+    case diffractogram(ShownDiffractogram?)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

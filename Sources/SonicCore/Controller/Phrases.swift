@@ -232,6 +232,32 @@ public enum Phrases {
         return "displaced \(amount), towards the \(way)"
     }
 
+    /// "stretched 1.2 percent along x, 0.3 along y, turned 0.4 degrees clockwise": the strains along x and y to a
+    /// tenth of a percent, the shear where it is a tenth or more, and the rotation to a tenth of a degree.
+    public static func strained(_ d: Deformation) -> String {
+        func percent(_ strain: Double) -> String { UnitCell.oneDecimal(abs(strain) * 100) }
+        func way(_ strain: Double) -> String { strain < 0 ? "compressed" : "stretched" }
+        // The word and the unit only where they change: "stretched 1.2 percent along x, 0.3 along y".
+        var parts: [String] = []
+        var lastWay: String?
+        for (strain, axis) in [(d.exx, "x"), (d.eyy, "y")] where percent(strain) != "0.0" {
+            let word = way(strain) == lastWay ? "" : way(strain) + " "
+            parts.append("\(word)\(percent(strain))\(parts.isEmpty ? " percent" : "") along \(axis)")
+            lastWay = way(strain)
+        }
+        if parts.isEmpty { parts = ["unstrained"] }
+        let shear = percent(d.exy)
+        if shear != "0.0" { parts.append("sheared \(shear) percent") }
+        let turn = UnitCell.oneDecimal(abs(d.rotationDegrees))
+        parts.append(
+            turn == "0.0"
+                ? "not turned" : "turned \(turn) degrees \(d.rotation < 0 ? "anticlockwise" : "clockwise")")
+        return parts.joined(separator: ", ")
+    }
+
+    /// A column whose neighbours are too few to show its strain.
+    public static let strainUnread = "its strain unread: too few neighbours"
+
     public static let betweenColumns = "between columns"
     public static let offTheLattice = "a column on no sublattice"
 
@@ -240,6 +266,37 @@ public enum Phrases {
         searching
             ? "This mode needs the lattice, which is still being found."
             : "This mode needs atom columns on a lattice, and this image shows none."
+    }
+
+    // MARK: - The diffractogram
+
+    /// "Diffractogram, 4 reflections.": it shows and plays in the image's place.
+    public static func diffractogramShown(_ reflections: Int) -> String {
+        "Diffractogram, \(counted(reflections, "reflection"))."
+    }
+
+    /// The image shows and plays again.
+    public static let imageShown = "Image."
+
+    /// "reflection 390 picometres along 0 degrees, grain 1": its fringes' spacing (whole picometres, or pixels to a
+    /// tenth without a pixel size), their direction clockwise from the x axis, and its grain, counted from 1.
+    public static func reflection(_ reflection: Reflection, pixelSize: PixelSize?) -> String {
+        let spacing =
+            pixelSize.map { "\(Int((reflection.spacing * $0.picometres).rounded())) picometres" }
+            ?? "\(UnitCell.oneDecimal(reflection.spacing)) pixels"
+        let grain = reflection.grain.map { ", grain \($0 + 1)" } ?? ""
+        return "reflection \(spacing) along \(Int(reflection.direction.rounded()) % 180) degrees\(grain)"
+    }
+
+    /// "no reflection, 2.6 per nanometre from the centre" (per pixel without a pixel size): how far from the centre
+    /// the nib is, as a frequency, where no reflection is near.
+    public static func noReflection(fromCentre cyclesPerPixel: Double, pixelSize: PixelSize?) -> String {
+        let distance =
+            pixelSize.map {
+                "\(NumberText.significant(cyclesPerPixel * 1000 / $0.picometres, digits: 2)) per nanometre"
+            }
+            ?? "\(NumberText.significant(cyclesPerPixel, digits: 2)) per pixel"
+        return "no reflection, \(distance) from the centre"
     }
 
     // MARK: - The overview, the sweeps and the guidance

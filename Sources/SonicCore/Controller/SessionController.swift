@@ -14,6 +14,7 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
+    private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
     private var overviewTold = false
     private let frameStepper: FrameStepper
@@ -64,13 +65,14 @@ public final class SessionController {
     /// Whether the sound plays: false while the sound server is away.
     public var soundPlays: Bool { state.soundPlays }
 
-    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor,
-    /// and the status panel when shown.
+    /// What a sighted colleague sees drawn over the image: the tags, the cell, the column cursor (none over the
+    /// diffractogram, where they are not), and the status panel when shown.
     public var overlay: Overlay {
-        var overlay = Overlay(tags: book, cell: unitCell, cursor: cursor)
+        var overlay = state.diffractogram == nil ? Overlay(tags: book, cell: unitCell, cursor: cursor) : Overlay()
         overlay.status = statusPanel.lines(
             modeNumber: modes.number, mode: state.mode, frame: framePlayed, pen: instrument.lastRecord,
-            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays)
+            zoom: navigation.view?.zoom ?? 1, tagCount: book.tags.count, soundPlays: state.soundPlays,
+            diffractogram: state.diffractogram != nil)
         overlay.textSize = statusPanel.textSize
         return overlay
     }
@@ -281,6 +283,9 @@ public final class SessionController {
             case .viewport(let viewport):
                 sound.apply(.viewport(viewport), to: &state, at: now)
                 if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
+            case .diffractogram(let shown):
+                sound.apply(.diffractogram(shown), to: &state, at: now)
+                if let record = sound.apply(.stillPen, to: &state, at: now) { settled.append(.pen(record)) }
             case .sweep(let sweep): sound.apply(.sweep(sweep), to: &state, at: now)
             case .guidance(let guidance): sound.apply(.guidance(guidance), to: &state, at: now)
             case .frame(let index, let frame):
@@ -345,6 +350,7 @@ public final class SessionController {
             guard let cursor else { return [.speak(Phrases.moveToAColumnFirst)] }
             return tagging.tagColumn(at: cursor, in: &state)
         case .describe: return tour.describe(state)
+        case .toggleDiffractogram: return diffractogramView.toggle(in: state, instrument: instrument)
         case .nextFeature, .previousFeature:
             let outputs = tour.step(forward: command == .nextFeature, in: state, nib: instrument.nib(in: state))
             for case .cursor(let point?) in outputs { columnCursor.move(to: point, at: now) }
@@ -408,35 +414,22 @@ public final class SessionController {
         return Phrases.latticeNeeded(searching: columns == nil)
     }
 
-    /// In a column mode, what the lattice says of the column at `point`: ", column intensity 1.31 times its
-    /// sublattice's median", ", displaced 14 picometres, towards the upper left"; empty in the other modes.
-    private func columnPhysics(at point: ImagePoint) -> String {
-        guard state.mode.soundsColumns, let lattice = state.lattice, lattice.hasLattice else { return "" }
-        guard let (_, column) = instrument.column(near: point, in: lattice) else {
-            return ", " + Phrases.betweenColumns
-        }
-        switch state.mode {
-        case .columnIntensity:
-            return ", " + (column.relativeIntensity.map(Phrases.columnIntensity) ?? Phrases.offTheLattice)
-        default:
-            return ", "
-                + (column.displacement.map { Phrases.displaced($0, pixelSize: lattice.pixelSize) }
-                    ?? Phrases.offTheLattice)
-        }
-    }
-
     /// "x 512, y 300, intensity 82 percent" for the pixel under the pen, and its cell.
     private var whereAmI: String {
         guard let record = instrument.lastRecord else { return Phrases.penNotOnTablet }
         guard record.inImage else { return Phrases.outsideImage }
         let point = ImagePoint(x: record.imageX, y: record.imageY)
+        if let shown = state.diffractogram {
+            return DiffractogramView.said(
+                at: point, level: instrument.level(at: point) ?? 0, in: shown, pixelSize: pixelSize)
+        }
         let cell = unitCell.map { cell in
             let (n, m) = cell.cellIndex(of: point)
             return ", " + Phrases.cellPosition(n, m)
         }
         let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
         let frame = framePlayed.map { ", " + Phrases.inFrame($0.number, of: $0.count) } ?? ""
-        return describe(point, precise: false) + frame + columnPhysics(at: point) + (cell ?? "") + needs
+        return describe(point, precise: false) + frame + columnReading(at: point) + (cell ?? "") + needs
             + spectrumPeaks(at: point)
     }
 
@@ -457,6 +450,10 @@ public final class SessionController {
         return ". " + Phrases.peaks(peaks, units: spectra.cube.spectralAxis.units)
     }
 
+    private func columnReading(at point: ImagePoint) -> String {
+        ColumnReading.said(at: point, in: state, by: instrument)
+    }
+
     private func describe(_ point: ImagePoint, precise: Bool) -> String {
         Phrases.point(point, level: instrument.level(at: point) ?? 0, precise: precise)
     }
@@ -472,7 +469,7 @@ public final class SessionController {
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]
         case .moved(let point):
             return [
-                .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnPhysics(at: point)))
+                .cursor(point), .speak(Phrases.column(at: describe(point, precise: true) + columnReading(at: point)))
             ]
         }
     }

@@ -4,16 +4,17 @@ struct StatusPanel: Sendable {
     /// The size of the panel's text and of everything else drawn over the image.
     var textSize = TextSize()
 
-    /// When shown: "Mode 1: intensity pitch", on a stack stepped through the frame played, the pitch
+    /// When shown: "Mode 1: intensity pitch", "Diffractogram" while it shows, on a stack stepped through the frame played, the pitch
     /// and note, the level and position, pressure and tilt (once the pen has reported), the zoom and
     /// the number of tags; first of all, while the sound server is away, that nothing is heard.
     func lines(
         modeNumber: Int, mode: Mode, frame: (number: Int, count: Int)? = nil, pen: PenRecord?, zoom: Double,
-        tagCount: Int, soundPlays: Bool
+        tagCount: Int, soundPlays: Bool, diffractogram: Bool = false
     ) -> [String] {
         guard shown else { return [] }
         var lines = soundPlays ? [] : [Phrases.noSoundServer]
         lines.append("Mode \(modeNumber): \(mode.spokenName)")
+        if diffractogram { lines.append("Diffractogram") }
         if let frame { lines.append("Frame \(frame.number) of \(frame.count)") }
         if let r = pen {
             lines.append(

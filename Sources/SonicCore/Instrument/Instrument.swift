@@ -151,7 +151,7 @@ public final class Instrument {
     func probe(at point: ImagePoint, in state: SessionState) -> SynthTargets? {
         let pixel = point.nearestPixel
         guard image.contains(pixelX: pixel.x, y: pixel.y) else { return nil }
-        if state.mode.soundsColumns { return columnTargets(at: point, in: state) ?? silent }
+        if state.soundsColumns { return columnTargets(at: point, in: state) ?? silent }
         let value = sampledValue(at: point)
         var tone = SynthTargets(
             frequency: pitch.frequency(level: stretch.level(value: value), sample: value),
@@ -192,7 +192,7 @@ public final class Instrument {
             soundedColumn = nil
             return silent
         }
-        if state.mode.soundsColumns {
+        if state.soundsColumns {
             return columnTargets(at: ImagePoint(x: record.imageX, y: record.imageY), in: state) ?? silent
         }
         let sample = value ?? Double(record.sample)
@@ -208,7 +208,7 @@ public final class Instrument {
             targets.note = notes
         }
         switch state.mode {
-        case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement:
+        case .intensityPitch, .unitCellTagging, .columnIntensity, .latticeDisplacement, .latticeStrain:
             break
         case .pressureAmplitude:
             targets.amplitude = loudness(pressure: record.pressure)
@@ -270,6 +270,13 @@ public final class Instrument {
             let across = length > 0 ? displacement.x / length : 0, upward = length > 0 ? -displacement.y / length : 0
             targets.pan = across * weight
             targets.timbre = (profile.tilt.timbre ?? 0) * (1 + upward * weight) / 2
+        case .latticeStrain:
+            // Stretched against compressed is what strain tells first, and a step in pitch is heard at once: the
+            // dilatation goes up or down from the middle note. Which way the lattice turns is which way the sound
+            // moves, clockwise to the right.
+            guard let tone = strainTone(of: column) else { return nil }
+            targets.frequency = tone.frequency
+            targets.pan = tone.pan
         default:
             return nil
         }
@@ -279,6 +286,19 @@ public final class Instrument {
         }
         targets.note = notes
         return targets
+    }
+
+    /// lattice-strain: a column's pitch, from its dilatation, and its stereo position, from its rotation; nil where
+    /// its strain is not read.
+    func strainTone(of column: AnalysedColumn) -> (frequency: Double, pan: Double)? {
+        guard let deformation = column.deformation else { return nil }
+        let settings = profile.lattice
+        let dilatation = (deformation.exx + deformation.eyy) / 2
+        let t = min(max(dilatation / settings.strainFullScale, -1), 1)
+        return (
+            settings.strainFrequency * Double.pow(2, settings.strainOctaves * t),
+            min(max(deformation.rotationDegrees / settings.rotationFullScale, -1), 1)
+        )
     }
 
     /// Silence at the tip threshold, full level at full pressure, shaped by the curve.

@@ -13,6 +13,9 @@ public enum Mode: String, Sendable, CaseIterable, Equatable {
     /// Each atom column near the nib sounds its displacement from its ideal site: how far as pitch, which way as
     /// stereo position and brightness.
     case latticeDisplacement = "lattice-displacement"
+    /// Each atom column near the nib sounds the strain round it: its dilatation as pitch about the middle note, its
+    /// rotation as stereo position.
+    case latticeStrain = "lattice-strain"
     /// The spectrum under the nib (a spectrum image's) sounds as a timbre: each band of its energy axis a sine at
     /// its place, as loud as its counts. Added after the profile's modes for a spectrum image.
     case spectrum
@@ -20,7 +23,7 @@ public enum Mode: String, Sendable, CaseIterable, Equatable {
     /// The modes a profile that names none cycles through.
     public static let standard: [Mode] = [.intensityPitch, .pressureAmplitude, .tiltFilter, .unitCellTagging]
     /// The modes that sound the lattice's columns rather than the pixels.
-    public var soundsColumns: Bool { self == .columnIntensity || self == .latticeDisplacement }
+    public var soundsColumns: Bool { [.columnIntensity, .latticeDisplacement, .latticeStrain].contains(self) }
 
     /// How the voice says it: "pressure amplitude".
     public var spokenName: String { String(rawValue.map { $0 == "-" ? " " : $0 }) }

@@ -23,6 +23,9 @@ public enum SoundChange: Sendable {
     /// through the same stretch so that frames compare, or a window's map, through its own — and a sweep playing
     /// stops; the columns found in the image before are gone with it.
     case playedImage(PlayedImage)
+    /// The image's diffractogram shows and plays in its place from now on, the lattice and columns staying the
+    /// image's; nil: the image again. A sweep playing stops.
+    case diffractogram(ShownDiffractogram?)
     /// Silence, as the session ends.
     case silence
 }
@@ -34,6 +37,9 @@ public enum SoundChange: Sendable {
 public final class SessionSound {
     public let instrument: Instrument
     private let controls: SynthControls
+    /// The sweeps' tables of the image played, and whether the lines offered last are the lattice-strain mode's.
+    private lazy var imageTables = instrument.sweepTables
+    private var strainLinesOffered = false
     public init(instrument: Instrument, controls: SynthControls) {
         self.instrument = instrument
         self.controls = controls
@@ -65,6 +71,7 @@ public final class SessionSound {
         case .cursor(nil):
             set(instrument.lastTargets(in: state) ?? instrument.silent, in: state, at: time)
         case .sweep(let sweep):
+            if let sweep, sweep != .image { offerLines(strainOf: state.mode == .latticeStrain ? state : nil) }
             state.sweep = sweep.map { PlayingSweep(sweep: $0, end: time + instrument.profile.chain.sweepLength) }
             controls.sweep(sweep, at: time)
         case .guidance(let guidance):
@@ -73,20 +80,42 @@ public final class SessionSound {
         case .spectrum(let levels):
             controls.setSpectrum(levels.amplitudes, at: time)
         case .playedImage(let played):
-            if state.sweep != nil {
-                state.sweep = nil
-                controls.sweep(nil, at: time)
-            }
-            instrument.play(played)
-            controls.sweepTables.offer(played.tables)
+            state.diffractogram = nil
+            play(played, in: &state, at: time)
             state.columns = nil
             state.overview = nil
             state.lattice = nil
             instrument.latticeChanged()
+        case .diffractogram(let shown):
+            guard let played = shown?.played ?? state.diffractogram?.image else { break }
+            state.diffractogram = shown
+            play(played, in: &state, at: time)
         case .silence:
             set(instrument.silent, in: state, at: time)
         }
         return nil
+    }
+
+    /// Another image of the same size plays: the sweeps play it too, and a sweep playing stops.
+    private func play(_ played: PlayedImage, in state: inout SessionState, at time: Double) {
+        if state.sweep != nil {
+            state.sweep = nil
+            controls.sweep(nil, at: time)
+        }
+        instrument.play(played)
+        imageTables = played.tables
+        strainLinesOffered = false
+        controls.sweepTables.offer(played.tables)
+    }
+
+    /// A row or column about to be swept: in the lattice-strain mode over the image's lattice, the strain along it;
+    /// else the image, as the pen sounds it.
+    private func offerLines(strainOf state: SessionState?) {
+        let lattice = state.flatMap { $0.soundsColumns && $0.lattice?.hasLattice == true ? $0.lattice : nil }
+        guard lattice != nil || strainLinesOffered else { return }
+        strainLinesOffered = lattice != nil
+        controls.sweepTables.offer(
+            SweepTables(image: imageTables.image, lines: lattice.map(instrument.strainLines) ?? imageTables.lines))
     }
 
     private func play(_ sounded: Instrument.Sounded, in state: SessionState, at time: Double) -> PenRecord {

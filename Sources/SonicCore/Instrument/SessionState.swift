@@ -30,6 +30,8 @@ public struct SessionState: Sendable {
     public var window: PlayedWindow?
     /// The frame of a stack that plays (from 0); 0 for an image, and for a stack played combined.
     public var frame = 0
+    /// The image's diffractogram, while it shows and plays in the image's place.
+    public var diffractogram: ShownDiffractogram?
 
     public init(mode: Mode, viewport: Viewport, cell: UnitCell? = nil, cellTicks: Bool) {
         self.mode = mode
@@ -37,6 +39,9 @@ public struct SessionState: Sendable {
         self.cell = cell
         self.cellTicks = cellTicks
     }
+
+    /// Whether the pen sounds the lattice's columns: in a column mode, over the image rather than its diffractogram.
+    public var soundsColumns: Bool { mode.soundsColumns && diffractogram == nil }
 }
 
 /// A sweep the engine plays, and when it is over.

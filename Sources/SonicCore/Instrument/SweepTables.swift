@@ -11,6 +11,32 @@ extension Instrument {
     public var sweepTables: SweepTables { SweepTables(image: image, profile: profile, stretch: stretch) }
 }
 
+extension Instrument {
+    /// The rows and columns as the lattice-strain mode sweeps them: each step the pitch the pen sounds on the column
+    /// nearest the step's middle, within a column spacing, so an interface across the line is heard as a step; the
+    /// middle note where no column's strain is read.
+    func strainLines(_ lattice: LatticeColumns) -> LineSweep.Table {
+        let width = image.width, height = image.height
+        let rowSteps = min(width, LineSweep.Table.mostSteps), columnSteps = min(height, LineSweep.Table.mostSteps)
+        func middle(_ box: Range<Int>) -> Double { Double(box.lowerBound + box.upperBound - 1) / 2 }
+        func pitch(_ x: Double, _ y: Double) -> Float {
+            let column = lattice.nearest(to: ImagePoint(x: x, y: y), within: lattice.spacing)?.column
+            return Float(column.flatMap(strainTone)?.frequency ?? profile.lattice.strainFrequency)
+        }
+        let rowMiddles = SweepTables.boxes(rowSteps, over: width).map(middle)
+        let columnMiddles = SweepTables.boxes(columnSteps, over: height).map(middle)
+        var rows: [Float] = []
+        rows.reserveCapacity(height * rowSteps)
+        for y in 0..<height { for x in rowMiddles { rows.append(pitch(x, Double(y))) } }
+        var columns: [Float] = []
+        columns.reserveCapacity(width * columnSteps)
+        for x in 0..<width { for y in columnMiddles { columns.append(pitch(Double(x), y)) } }
+        return LineSweep.Table(
+            width: width, height: height, rowSteps: rowSteps, columnSteps: columnSteps, amplitude: profile.amplitude,
+            rows: rows, columns: columns)
+    }
+}
+
 extension SweepTables {
     /// `image`, boxed for the sweeps: each box's mean sample, through `stretch` (and, for a line, the pitch map), as
     /// the pen would hear that sample.

@@ -21,7 +21,7 @@ public struct Profile: Sendable, Equatable {
     public var speech: SpeechSettings
     public var display: DisplaySettings
 
-    /// column-intensity and lattice-displacement: how a column sounds.
+    /// column-intensity, lattice-displacement and lattice-strain: how a column sounds.
     public struct LatticeSettings: Sendable, Equatable {
         /// How near a column the nib sounds it, in column spacings.
         public var reach: Double
@@ -34,6 +34,13 @@ public struct Profile: Sendable, Equatable {
         /// The displacement at the top pitch, in picometres with a pixel size, in pixels without.
         public var displacementFullScale: Double
         public var displacementFullScalePixels: Double
+        public var strainFrequency: Double
+        /// Octaves from no dilatation to `strainFullScale`, up stretched, down compressed.
+        public var strainOctaves: Double
+        /// The dilatation heard furthest from the middle note, as a fraction (0.02 is 2 %).
+        public var strainFullScale: Double
+        /// The rotation heard fully at one side, in degrees.
+        public var rotationFullScale: Double
     }
 
     public struct LevelSettings: Sendable, Equatable {

@@ -262,7 +262,19 @@ enum ProfileKeys {
             "lattice-displacement: the displacement at the top pitch, with a pixel size"),
         ProfileKey(
             "lattice.displacement_full_scale_pixels", number(2), range(0.05...20, "pixels"),
-            "lattice-displacement: the displacement at the top pitch, without a pixel size")
+            "lattice-displacement: the displacement at the top pitch, without a pixel size"),
+        ProfileKey(
+            "lattice.strain_frequency", number(440), range(20...8000, "Hz"),
+            "lattice-strain: the pitch of an unstrained column"),
+        ProfileKey(
+            "lattice.strain_octaves", number(1), range(0.1...4),
+            "lattice-strain: octaves from no dilatation to the full scale, up stretched, down compressed"),
+        ProfileKey(
+            "lattice.strain_full_scale", number(2), range(0.1...20, "%"),
+            "lattice-strain: the dilatation, the mean of the strains along x and y, heard furthest from the middle"),
+        ProfileKey(
+            "lattice.rotation_full_scale", number(2), range(0.1...45, "degrees"),
+            "lattice-strain: the rotation heard fully to one side, clockwise right")
     ]
 
     private static let sweep: [ProfileKey] = [

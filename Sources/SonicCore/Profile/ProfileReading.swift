@@ -33,7 +33,11 @@ extension Profile {
             displacementFrequency: try reader.number("lattice.displacement_frequency"),
             displacementOctaves: try reader.number("lattice.displacement_octaves"),
             displacementFullScale: try reader.number("lattice.displacement_full_scale"),
-            displacementFullScalePixels: try reader.number("lattice.displacement_full_scale_pixels"))
+            displacementFullScalePixels: try reader.number("lattice.displacement_full_scale_pixels"),
+            strainFrequency: try reader.number("lattice.strain_frequency"),
+            strainOctaves: try reader.number("lattice.strain_octaves"),
+            strainFullScale: try reader.number("lattice.strain_full_scale") / 100,
+            rotationFullScale: try reader.number("lattice.rotation_full_scale"))
         speech = try Self.readSpeech(&reader)
         display = DisplaySettings(textSize: try reader.number("display.text_size"))
         chain = try Self.readChain(&reader)
@@ -42,8 +46,10 @@ extension Profile {
         if case .notes(_, let length) = articulation { chain.noteLength = length }
         // tilt-filter drives a ladder's cutoff and resonance.
         chain.filtered = modes.contains(.tiltFilter)
-        // lattice-displacement pans the sound the way a column is displaced.
-        chain.panned = (modes.contains(.tiltFilter) && tilt.azimuth == .pan) || modes.contains(.latticeDisplacement)
+        // lattice-displacement pans the sound the way a column is displaced, lattice-strain the way it is turned.
+        chain.panned =
+            (modes.contains(.tiltFilter) && tilt.azimuth == .pan) || modes.contains(.latticeDisplacement)
+            || modes.contains(.latticeStrain)
         try reader.rejectUnknownKeys()
     }
 

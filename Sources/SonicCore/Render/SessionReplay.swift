@@ -100,9 +100,15 @@ public final class SessionReplay {
             guard let frame = try? stack?.frame(number - 1) else { break }
             state.frame = number - 1
             sound.apply(.playedImage(sound.instrument.preparation.prepare(frame, ownStretch: false)), to: &state, at: t)
+        case .view(let t, let diffractogram):
+            // The same image's diffractogram, made again; the still pen's sound in it is logged after it.
+            guard diffractogram != (state.diffractogram != nil) else { break }
+            let shown = diffractogram ? ShownDiffractogram(of: sound.instrument) : nil
+            sound.apply(.diffractogram(shown), to: &state, at: t)
         case .lattice(let t, let pixelSize):
             // The same finder on the same image (the frame played) finds the same columns as the session did.
-            let lattice = LatticeColumns(finding: ColumnFinder(image: sound.instrument.image), pixelSize: pixelSize)
+            let image = state.diffractogram?.image.image ?? sound.instrument.image
+            let lattice = LatticeColumns(finding: ColumnFinder(image: image), pixelSize: pixelSize)
             sound.apply(.lattice(lattice), to: &state, at: t)
         case .sound(_, .lost):
             state.soundPlays = false
@@ -166,7 +172,7 @@ extension SessionRecord {
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
             .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
-            .guide(let t, _), .spectrum(let t, _), .window(let t, _), .frame(let t, _):
+            .guide(let t, _), .spectrum(let t, _), .window(let t, _), .frame(let t, _), .view(let t, _):
             t
         case .pen(let pen): pen.t
         }

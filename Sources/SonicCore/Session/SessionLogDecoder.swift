@@ -143,6 +143,12 @@ public struct SessionLogDecoder {
                 PlayedWindow(start: start, end: end, background: try fields.optionalBool("background") ?? false))
         case "frame":
             return .frame(t: try fields.time(), number: try fields.integer("number", 1...Self.mostFrames))
+        case "view":
+            let shows = try fields.string("shows")
+            guard shows == "diffractogram" || shows == "image" else {
+                throw fields.error("\"shows\" must be \"diffractogram\" or \"image\"")
+            }
+            return .view(t: try fields.time(), diffractogram: shows == "diffractogram")
         default:
             return nil
         }

@@ -33,6 +33,8 @@ public enum SessionRecord: Sendable, Equatable {
     case window(t: Double, PlayedWindow)
     /// Frame `number` of the stack (from 1, as said) plays from now on.
     case frame(t: Double, number: Int)
+    /// The image's diffractogram shows and plays in its place from now on, or (false) the image again.
+    case view(t: Double, diffractogram: Bool)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -147,6 +149,9 @@ public enum SessionRecord: Sendable, Equatable {
         case .frame(let t, let number):
             line = JSONLine(type: "frame", t: t)
             line.add("number", number)
+        case .view(let t, let diffractogram):
+            line = JSONLine(type: "view", t: t)
+            line.add("shows", diffractogram ? "diffractogram" : "image")
         }
         return line.result
     }
