@@ -8,7 +8,7 @@ public enum KeyNames {
         "plus": "+", "KP_Add": "+", "equal": "=", "minus": "-", "KP_Subtract": "-", "KP_0": "0",
         "bracketleft": "[", "bracketright": "]", "braceleft": "{", "braceright": "}",
         "Prior": "PageUp", "KP_Prior": "PageUp", "Next": "PageDown", "KP_Next": "PageDown", "KP_Home": "Home",
-        "KP_End": "End"
+        "KP_End": "End", "Control_L": "Control", "Control_R": "Control"
     ]
 
     /// "Shift+Tab" for ISO_Left_Tab, "Q" for q or Q (the letter on the key), any other keysym name as it is.
@@ -28,10 +28,11 @@ public enum KeyNames {
         return plain
     }
 
-    /// Whether a keysym is a modifier (Shift, Control, Alt, the locks): pressed alone, it is no key of its own.
-    /// As Xlib's IsModifierKey.
+    /// Whether a keysym is a modifier (Shift, Alt, the locks): pressed alone, it is no key of its own. As Xlib's
+    /// IsModifierKey, but for Control, which pressed alone stops the speech, as in a screen reader.
     public static func isModifier(_ keysym: UInt) -> Bool {
-        (0xFFE1...0xFFEE).contains(keysym) || (0xFE01...0xFE13).contains(keysym) || keysym == 0xFF7E
+        guard keysym != 0xFFE3 && keysym != 0xFFE4 else { return false }
+        return (0xFFE1...0xFFEE).contains(keysym) || (0xFE01...0xFE13).contains(keysym) || keysym == 0xFF7E
             || keysym == 0xFF7F
     }
 }

@@ -204,6 +204,7 @@ import Testing
         #expect(speech(c.handle(key: "BackSpace", at: 0)) == ["No tags to remove."])
         #expect(speech(c.handle(key: "F1", at: 0)) == [Phrases.keyHelp])
         #expect(c.handle(key: "Q", at: 0) == [.speak("Goodbye."), .quit])
+        #expect(speech(c.handle(key: "Escape", at: 0)) == [Phrases.escapeAgainToQuit])
         #expect(c.handle(key: "Escape", at: 0).last == .quit)
         #expect(c.handle(key: "x", at: 0).isEmpty)
     }

@@ -153,14 +153,28 @@ import Testing
         #expect(speech(c.handle(key: "N", at: 10)) == [overview.features[1].label + ". " + Phrases.here])
     }
 
-    @Test func escapeEndsTheGuidanceAndOtherwiseQuits() {
+    @Test func escapeEndsTheGuidanceAndQuitsOnlyWhenPressedTwiceWithNothingGoingOn() {
         let (c, player) = session()
         _ = c.handle(key: "N", at: 1)
         _ = c.handle(pen(2, at: ImagePoint(x: 5, y: 5)))
         #expect(player.targets.guide.rate > 0)
         #expect(c.handle(key: "Escape", at: 3) == [.guidance(nil), .speak(Phrases.guidanceEnded)])
         #expect(c.state.guidance == nil && player.targets.guide == .silent)
-        #expect(c.handle(key: "Escape", at: 4) == [.speak(Phrases.goodbye), .quit])
+        #expect(c.handle(key: "Escape", at: 4) == [.speak(Phrases.escapeAgainToQuit)])
+        // Another key between the two presses: the next Escape warns again.
+        _ = c.handle(key: "R", at: 5)
+        #expect(c.handle(key: "Escape", at: 6) == [.speak(Phrases.escapeAgainToQuit)])
+        #expect(c.handle(key: "Escape", at: 7) == [.speak(Phrases.goodbye), .quit])
+    }
+
+    @Test func controlSilencesTheSpeechAndNothingElse() {
+        let (c, _) = session()
+        _ = c.handle(key: "D", at: 1)
+        _ = c.handle(key: "S", at: 2)
+        #expect(c.handle(key: "Control", at: 3) == [.speak("")])
+        // The sweep plays on, and "repeat" still has the last words said.
+        #expect(c.handle(key: "R", at: 4).contains(.sweep(nil)))
+        #expect(c.handle(key: "R", at: 5).contains { if case .speak(let text) = $0 { !text.isEmpty } else { false } })
     }
 
     @Test func aModeChosenEndsTheGuidance() {

@@ -43,13 +43,14 @@ import Testing
         #expect(KeyNames.name(ofKeysym: "bracketright", control: false, shift: false) == "]")
     }
 
-    /// Shift, Control, Alt and the locks pressed alone are no keys: a sweep goes on while Shift is pressed for
-    /// Shift+X.
+    /// Shift, Alt and the locks pressed alone are no keys: a sweep goes on while Shift is pressed for Shift+X.
+    /// Control alone is a key, which stops the speech.
     @Test func modifiersAloneAreNoKeys() {
-        for name in ["Shift_L", "Shift_R", "Control_L", "Alt_R", "Caps_Lock", "Num_Lock", "ISO_Level3_Shift"] {
+        for name in ["Shift_L", "Shift_R", "Alt_R", "Caps_Lock", "Num_Lock", "ISO_Level3_Shift"] {
             #expect(KeyNames.isModifier(UInt(XStringToKeysym(name))), "\(name)")
         }
-        for name in ["x", "X", "Escape", "space", "F1", "plus", "Left"] {
+        #expect(KeyNames.name(ofKeysym: "Control_L") == "Control" && KeyNames.name(ofKeysym: "Control_R") == "Control")
+        for name in ["x", "X", "Escape", "space", "F1", "plus", "Left", "Control_L", "Control_R"] {
             #expect(!KeyNames.isModifier(UInt(XStringToKeysym(name))), "\(name)")
         }
     }

@@ -39,8 +39,11 @@ public enum Command: Sendable, Hashable {
     case previousFeature
     /// Shows and plays the image's diffractogram in its place; given again, the image.
     case toggleDiffractogram
-    /// Ends the guidance to a feature; with none, quits.
-    case endGuidanceOrQuit
+    /// Ends what is going on — the guidance to a feature (a sweep ends at any key); with nothing going on, warns,
+    /// and quits only when given again next.
+    case escape
+    /// Stops the speech at once, and nothing else (as a screen reader's Control does).
+    case silence
     /// Plays the whole image from left to right.
     case sweepImage
     /// Plays the row, or the column, under the pen from one end to the other.

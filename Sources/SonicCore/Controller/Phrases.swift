@@ -25,6 +25,7 @@ public enum Phrases {
     public static let keyHelp = Bindings.help(spoken: true)
     public static let nothingToRepeat = "Nothing to repeat."
     public static let goodbye = "Goodbye."
+    public static let escapeAgainToQuit = "Press Escape again to quit."
     public static let tagsNotSaved = "Warning: the tags could not be saved."
 
     public static func statusPanel(shown: Bool) -> String { shown ? "Status panel shown." : "Status panel hidden." }

@@ -14,6 +14,7 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
+    private var escapeKey = EscapeKey()
     private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
     private var overviewTold = false
@@ -167,8 +168,10 @@ public final class SessionController {
     public func handle(key: String, at time: Double) -> [ControllerOutput] {
         now = max(now, time)
         let command = Bindings.command(for: .key(key), in: state.mode)
-        // Any other key between the two presses that clear the tags cancels the clearing.
+        // Control only silences; any other key between two presses that clear the tags (or quit) cancels them.
+        if command == .silence { return settle([.speak("")]) }
         if command != .clearTags { tagging.cancelClearing() }
+        if command != .escape { escapeKey.otherKey() }
         if isSweeping { return settle([.sweep(nil), .speak(Phrases.sweepStopped)]) }
         guard let command else { return [] }
         return handle(command, at: time)
@@ -294,7 +297,7 @@ public final class SessionController {
             case .windowMap(let map): settled += play(map)
             case .readFrame(let index): requestedFrame = index
             case .speak(let text), .speakAfter(let text):
-                lastAnnouncement = text
+                if !text.isEmpty { lastAnnouncement = text }
                 if !state.soundPlays { unheard = text }
             case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .makeWindowMap, .window,
                 .quit:
@@ -355,8 +358,8 @@ public final class SessionController {
             let outputs = tour.step(forward: command == .nextFeature, in: state, nib: instrument.nib(in: state))
             for case .cursor(let point?) in outputs { columnCursor.move(to: point, at: now) }
             return outputs
-        case .endGuidanceOrQuit:
-            return state.guidance == nil ? [.speak(Phrases.goodbye), .quit] : tour.endGuidance()
+        case .escape: return escapeKey.press(in: state, tour: tour)
+        case .silence: return [.speak("")]
         case .sweepImage: return [.sweep(.image)]
         case .sweepRow, .sweepColumn:
             guard let point = penOrCursor else {

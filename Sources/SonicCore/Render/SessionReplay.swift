@@ -77,10 +77,11 @@ public final class SessionReplay {
         case .cursor(let t, let point): sound.apply(.cursor(point), to: &state, at: t)
         case .cell(let t, let cell, let ticks): sound.apply(.cell(cell, ticks: ticks), to: &state, at: t)
         case .speech(_, let text, let after):
-            guard state.soundPlays, let samples = speech?.samples(for: text, sampleRate: Double(sampleRate))
-            else { break }
-            // A new announcement interrupts the last, as live, unless it was to follow it.
+            guard state.soundPlays else { break }
+            // A new announcement interrupts the last, as live, unless it was to follow it; an empty one only
+            // silences it.
             if !after { voice.discardQueued() }
+            guard let samples = speech?.samples(for: text, sampleRate: Double(sampleRate)) else { break }
             _ = samples.withUnsafeBufferPointer { voice.write($0) }
         case .sweep(let t, let sweep): sound.apply(.sweep(sweep), to: &state, at: t)
         case .guide(let t, let guidance): sound.apply(.guidance(guidance), to: &state, at: t)
