@@ -242,7 +242,7 @@ extension EndToEnd {
                 let helpMark = sound.recordedSampleCount()
                 try display.key("F1")
                 usleep(2_000_000)
-                #expect(try session.spokenTexts().last?.hasPrefix("Keys. Tab: next mode.") == true)
+                #expect(try session.spokenTexts().last?.hasPrefix("Keys. Control: stop speaking.") == true)
                 #expect(SignalAnalysis.looksLikeSpeech(try sound.recording()[helpMark...], sampleRate: Self.rate))
                 #expect(try session.quitWithKey() == 0)
                 #expect(try session.spokenTexts().last == "Goodbye.")

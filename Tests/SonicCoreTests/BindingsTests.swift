@@ -56,7 +56,24 @@ import Testing
                 }
             }
         }
-        #expect(Phrases.keyHelp == Bindings.help(spoken: true))
+    }
+
+    /// F1 speaks the keys in pages of at most 80 words, this mode's and this image's first; all the pages together
+    /// hold every listed key and pen gesture.
+    @Test func theSpokenHelpComesInShortPagesTheKeysWantedHereFirst() {
+        for mode in Mode.allCases {
+            for (frames, spectra) in [(false, false), (true, false), (false, true)] {
+                let pages = Bindings.helpPages(mode: mode, frames: frames, spectra: spectra)
+                #expect(pages.count > 2 && pages[0].hasPrefix("Keys. "))
+                for page in pages { #expect(page.split(separator: " ").count <= Bindings.wordsPerPage, "\(page)") }
+                let all = pages.joined(separator: " ")
+                for group in Bindings.groups { #expect(all.contains(group.action), "\(group.action)") }
+                if frames { #expect(pages[0].contains("play the next frame")) }
+                if spectra { #expect(pages[0].contains("energy window")) }
+                if mode == .unitCellTagging { #expect(pages[0].contains("tag the column")) }
+                #expect(pages[0].contains("Control: stop speaking"))
+            }
+        }
     }
 
     /// The inputs a cell of a manual table names: `keys` in backquotes (`1` … `4` a run of them),

@@ -32,6 +32,60 @@ extension Bindings {
         return (["Keys."] + keyLines + ["Pen."] + penLines).joined(separator: " ")
     }
 
+    /// About this many words a page of F1's help: half a minute of a voice, what a listener keeps.
+    public static let wordsPerPage = 80
+
+    /// F1's help in pages of at most `wordsPerPage` words, the keys most wanted first: those of `mode` and of
+    /// the image's kind (a stack's frames, a spectrum image's window), then those every session uses; the
+    /// other keys and the pen on the next pages.
+    public static func helpPages(mode: Mode, frames: Bool, spectra: Bool) -> [String] {
+        // What every session uses, in the order a newcomer wants it: speech under the hand first.
+        let everyday: [Command] = [
+            .silence, .escape, .whereAmI, .nextMode, .chooseMode(1), .repeatLast, .describe, .nextFeature, .keyHelp,
+            .quit
+        ]
+        func rank(_ binding: Binding) -> Int {
+            switch binding.command {
+            case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frames ? 0 : 200
+            case .windowDown, .windowUp, .windowNarrower, .windowWider: return spectra ? 0 : 200
+            case .chooseMode: return 1 + everyday.firstIndex(of: .chooseMode(1))!
+            default:
+                if let place = everyday.firstIndex(of: binding.command) { return 1 + place }
+                let own = binding.modes == .tagging || binding.modes == .columnModes
+                return own && binding.modes.includes(mode) ? 0 : 100
+            }
+        }
+        var lines: [(rank: Int, text: String)] = []
+        for (action, bindings) in groups {
+            let keys = bindings.filter(\.isKey)
+            guard let first = keys.first else { continue }
+            let names = keys.compactMap(\.keyName)
+            lines.append((rank(first), "\(label(names, spoken: true))\(first.modes.qualifier): \(action)."))
+        }
+        var ordered = lines.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+            .map(\.element.text)
+        var pen = ["Pen."]
+        for binding in table where binding.listed {
+            guard case .pen(let gesture) = binding.input else { continue }
+            pen.append(
+                "\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action)."
+            )
+        }
+        ordered[0] = "Keys. " + ordered[0]
+        var pages: [String] = []
+        var page: [String] = []
+        for line in ordered + pen {
+            let words = (page + [line]).joined(separator: " ").split(separator: " ").count
+            if !page.isEmpty, words > wordsPerPage - 6 {
+                pages.append((page + ["F1 for more."]).joined(separator: " "))
+                page = []
+            }
+            page.append(line)
+        }
+        pages.append((page + ["That is all; F1 starts again."]).joined(separator: " "))
+        return pages
+    }
+
     /// How keys doing the same are named together: "Escape or Q", "Arrow keys", "1 to 4" ("1-4" written).
     public static func label(_ keys: [String], spoken: Bool) -> String {
         if keys == arrowKeys { return "Arrow keys" }

@@ -22,7 +22,6 @@ public enum Phrases {
 
     public static func noMode(_ number: Int) -> String { "There is no mode \(number)." }
 
-    public static let keyHelp = Bindings.help(spoken: true)
     public static let nothingToRepeat = "Nothing to repeat."
     public static let goodbye = "Goodbye."
     public static let escapeAgainToQuit = "Press Escape again to quit."

@@ -14,7 +14,7 @@ public final class SessionController {
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
     private var tour = OverviewTour()
-    private var escapeKey = EscapeKey()
+    private var escapeKey = EscapeKey(), keyHelp = KeyHelp()
     private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
     private var overviewTold = false
@@ -322,7 +322,7 @@ public final class SessionController {
             return changeMode { $0.select(number: n) }
         case .whereAmI: return [.speak(whereAmI)]
         case .repeatLast: return [.speak(lastAnnouncement.isEmpty ? Phrases.nothingToRepeat : lastAnnouncement)]
-        case .keyHelp: return [.speak(Phrases.keyHelp)]
+        case .keyHelp: return [.speak(keyHelp.next(state.mode, frames: frameStepper.frames, instrument))]
         case .toggleStatusPanel:
             statusPanel.shown.toggle()
             return [.speak(Phrases.statusPanel(shown: statusPanel.shown))]

@@ -1,0 +1,12 @@
+/// F1: the keys in short pages, each press the next, and after the last the first again.
+struct KeyHelp {
+    private var page = 0
+
+    /// The next page for `mode`, the keys of a stack's frames (stepped through) and of spectra first where they play.
+    mutating func next(_ mode: Mode, frames: SessionFrames?, _ instrument: Instrument) -> String {
+        let pages = Bindings.helpPages(
+            mode: mode, frames: frames != nil && frames?.combination == nil, spectra: instrument.spectra != nil)
+        defer { page = (page + 1) % pages.count }
+        return pages[min(page, pages.count - 1)]
+    }
+}
