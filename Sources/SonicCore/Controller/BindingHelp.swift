@@ -14,22 +14,25 @@ extension Bindings {
     /// "Keys. Tab: next mode. … Pen. Double click the lower barrel button: next mode. …", with the
     /// keys named as a voice says them or as they are written.
     public static func help(spoken: Bool) -> String {
-        var keyLines: [String] = []
-        var penLines: [String] = []
-        for (action, bindings) in groups {
+        (["Keys."] + keyLines(spoken: spoken).map(\.text) + ["Pen."] + penLines).joined(separator: " ")
+    }
+
+    /// One line a group of keys that do the same, in the table's order, with the binding that leads the group.
+    static func keyLines(spoken: Bool) -> [(binding: Binding, text: String)] {
+        groups.compactMap { action, bindings in
             let keys = bindings.filter(\.isKey)
-            if let first = keys.first {
-                let names = keys.compactMap(\.keyName)
-                keyLines.append("\(label(names, spoken: spoken))\(first.modes.qualifier): \(action).")
-            }
+            guard let first = keys.first else { return nil }
+            return (first, "\(label(keys.compactMap(\.keyName), spoken: spoken))\(first.modes.qualifier): \(action).")
         }
-        for binding in table where binding.listed {
-            guard case .pen(let gesture) = binding.input else { continue }
-            penLines.append(
+    }
+
+    /// One line a listed pen gesture, in the table's order.
+    static var penLines: [String] {
+        table.filter(\.listed).compactMap { binding in
+            guard case .pen(let gesture) = binding.input else { return nil }
+            return
                 "\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action)."
-            )
         }
-        return (["Keys."] + keyLines + ["Pen."] + penLines).joined(separator: " ")
     }
 
     /// About this many words a page of F1's help: half a minute of a voice, what a listener keeps.
@@ -55,22 +58,10 @@ extension Bindings {
                 return own && binding.modes.includes(mode) ? 0 : 100
             }
         }
-        var lines: [(rank: Int, text: String)] = []
-        for (action, bindings) in groups {
-            let keys = bindings.filter(\.isKey)
-            guard let first = keys.first else { continue }
-            let names = keys.compactMap(\.keyName)
-            lines.append((rank(first), "\(label(names, spoken: true))\(first.modes.qualifier): \(action)."))
-        }
-        var ordered = lines.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+        var ordered = keyLines(spoken: true).enumerated()
+            .sorted { (rank($0.element.binding), $0.offset) < (rank($1.element.binding), $1.offset) }
             .map(\.element.text)
-        var pen = ["Pen."]
-        for binding in table where binding.listed {
-            guard case .pen(let gesture) = binding.input else { continue }
-            pen.append(
-                "\(gesture.name.prefix(1).uppercased() + gesture.name.dropFirst())\(binding.modes.qualifier): \(binding.action)."
-            )
-        }
+        let pen = ["Pen."] + penLines
         ordered[0] = "Keys. " + ordered[0]
         var pages: [String] = []
         var page: [String] = []
