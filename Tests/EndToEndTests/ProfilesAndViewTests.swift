@@ -113,7 +113,7 @@ extension EndToEnd {
                         try sound.waitForUtterance(after: mark)
                         presses += 1
                     }
-                    let said = try session.records(ofType: "speech").last?["text"] as? String
+                    let said = try session.lastAnswer()
                     if steps > 0 { #expect(said == "Zoom \(Int(zoom)) times.") }
                     let s = base * zoom
                     let origin = (anchor.x - (q.0 + 0.5) * s, anchor.y - (q.1 + 0.5) * s)
@@ -172,7 +172,7 @@ extension EndToEnd {
                     let mark = sound.recordedSampleCount()
                     try display.key(key)
                     try sound.waitForUtterance(after: mark)
-                    return try session.records(ofType: "speech").last?["text"] as? String
+                    return try session.lastAnswer()
                 }
                 // H: the panel (white text on black) in the top-left corner, and gone again.
                 let plain = try Screenshot.capture(display)
@@ -205,7 +205,7 @@ extension EndToEnd {
                 #expect(abs((dragged["originX"] as! Double) - (panned["originX"] as! Double) - 100) < 1e-6)
                 #expect(abs((dragged["originY"] as! Double) - (panned["originY"] as! Double) - 30) < 1e-6)
                 // A drag is not a press: no announcement repeated.
-                let last = try session.records(ofType: "speech").last?["text"] as? String
+                let last = try session.lastAnswer()
                 #expect(last?.hasPrefix("Showing x ") == true)
                 #expect(try session.quitWithKey() == 0)
             }
@@ -231,7 +231,7 @@ extension EndToEnd {
                     let mark = sound.recordedSampleCount()
                     try display.key(key)
                     try sound.waitForUtterance(after: mark)
-                    return try session.records(ofType: "speech").last?["text"] as? String
+                    return try session.lastAnswer()
                 }
                 #expect(try press("h") == "Status panel shown.")
                 let tilt = display.hasRealPen ? (20, 10) : (0, 0)

@@ -412,7 +412,7 @@ extension EndToEnd {
                     try display.tap(tap.0, tap.1, ms: 60)
                     try sound.waitForUtterance(after: mark)
                 }
-                #expect((try session.records(ofType: "speech").last?["text"] as? String)?.contains("Unit cell") == true)
+                #expect(try session.lastAnswer()?.contains("Unit cell") == true)
                 // Along a, through the middle of the cells: across three boundaries in 1.5 s.
                 func point(_ u: Double) -> (Double, Double) {
                     screen(origin.x + u * a.x + 0.5 * b.x, origin.y + u * a.y + 0.5 * b.y, viewport)
@@ -436,7 +436,7 @@ extension EndToEnd {
                 let mark = sound.recordedSampleCount()
                 try display.key("t")
                 try sound.waitForUtterance(after: mark)
-                #expect(try session.records(ofType: "speech").last?["text"] as? String == "Cell boundary ticks off.")
+                #expect(try session.lastAnswer() == "Cell boundary ticks off.")
                 #expect(try ticks(strokingFrom: 3.5, to: 0.5).isEmpty)
                 #expect(try session.quitWithKey() == 0)
                 // The log holds the cell, so a render of the session ticks where the session did.

@@ -55,6 +55,12 @@ final class RunningPlay {
         try records(ofType: "speech").map { $0["text"] as! String }
     }
 
+    /// The last thing said in answer to the user: the overview's first sentence, which follows the greeting
+    /// whenever the columns have been read (late on a busy machine), is not an answer.
+    func lastAnswer() throws -> String? {
+        try records(ofType: "speech").last { $0["after"] as? Bool != true }?["text"] as? String
+    }
+
     /// Waits until the window is placed and drawn (its viewport is logged) and returns the viewport.
     @discardableResult
     func waitUntilShown(timeout: Double = 20) throws -> (originX: Double, originY: Double, scale: Double) {
