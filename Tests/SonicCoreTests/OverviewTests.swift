@@ -88,25 +88,40 @@ struct OverviewAssessment {
         }
     }
 
-    @Test func theSummaryPutsTheLatticeFirstThenTheFeaturesThenTheDomains() {
-        let sample = OverviewSamples.defects(.high)
+    @Test("The summary's first sentence carries the news", arguments: [OverviewSamples.Noise.low, .high])
+    func theSummarysFirstSentenceCarriesTheNews(noise: OverviewSamples.Noise) {
+        let sample = OverviewSamples.defects(noise)
         let defects = Self.overview(sample)
         // Every site in the image but the three vacancies, and the two interstitials.
         let columns = sample.scene.columns.count + sample.scene.blobs.count
         #expect(
             defects.summary == [
-                "Square lattice, a 24.0 pixels, turned 7 degrees clockwise, \(columns) columns.",
-                "5 bright columns, 3 dim columns, 3 vacancies and 2 interstitials."
+                "Square lattice with 5 bright columns, 3 dim columns, 3 vacancies and 2 interstitials.",
+                "Cell a 24.0 pixels, turned 7 degrees clockwise; \(columns) columns."
             ])
-        let polar = Self.overview(OverviewSamples.polarDomains(.high))
-        #expect(polar.summary.last == "Two domains: walls across the image at a third and two thirds of its height.")
-        let amorphous = Self.overview(OverviewSamples.crystalBesideAmorphous(.high))
+        // The details: the features first, then the lattice in full.
+        #expect(defects.details.first?.hasPrefix("Bright column 1 of 5") == true, "\(defects.details)")
+        #expect(defects.details[13].hasPrefix("Lattice: square"), "\(defects.details)")
+        // The middle band's heavy columns sit 15/18 pixel towards the top, the rest's towards the bottom.
+        let polar = Self.overview(OverviewSamples.polarDomains(noise))
         #expect(
-            amorphous.summary.first?.hasPrefix("Hexagonal lattice covering the left three fifths of the image:") == true
-        )
+            polar.summary.first
+                == "Two polar domains: in a band across the middle, sublattice 2 is displaced 0.8 pixels, towards the "
+                + "top; in the rest, towards the bottom.", "\(polar.summary)")
+        #expect(polar.summary.last == "No column or site stands out.")
+        #expect(polar.details.contains("Two domains: walls across the image at a third and two thirds of its height."))
+        let amorphous = Self.overview(OverviewSamples.crystalBesideAmorphous(noise))
+        #expect(
+            amorphous.summary.first
+                == "Hexagonal lattice covering the left three fifths of the image, the rest amorphous, with 1 bright "
+                + "column and 1 vacancy.", "\(amorphous.summary)")
         #expect(amorphous.extent == "the left three fifths")
-        let thicker = Self.overview(OverviewSamples.thickerToTheRight(.high))
+        let thicker = Self.overview(OverviewSamples.thickerToTheRight(noise))
         #expect(thicker.extent == "all but the lower right corner")
+        #expect(
+            thicker.summary.first
+                == "Square lattice covering all but the lower right corner of the image, the rest amorphous.",
+            "\(thicker.summary)")
         #expect(thicker.summary.last?.hasSuffix("percent brighter towards the right.") == true, "\(thicker.summary)")
         // The columns' heights go from 0.7 to 1.3 times across the image, and so across the crystal's columns: 0.84 more.
         #expect(abs((thicker.largeScale.gradient?.change ?? 0) - 0.84) < 0.05)

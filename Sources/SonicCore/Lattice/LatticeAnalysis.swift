@@ -81,6 +81,8 @@ public struct LatticeAnalysis: Sendable {
     /// For each column: its neighbours (indices into `columns`) one lattice step away on its own sublattice, along
     /// +a, −a, +b and −b.
     public let neighbours: [[Int?]]
+    /// The columns found off the crystal (spots in amorphous material beside it); none without a lattice.
+    public let offCrystal: [ImagePoint]
 
     public var sublatticeCount: Int { sublattices.count }
 
@@ -128,6 +130,7 @@ public struct LatticeAnalysis: Sendable {
         guard !reading.grains.isEmpty else {
             columns = found.map { AnalysedColumn(column: $0) }
             a = nil; b = nil; sublattices = []; crystal = nil; grains = []; reference = nil; neighbours = []
+            offCrystal = []
             return
         }
         let positions = found.map { PixelVector(x: $0.x, y: $0.y) }
@@ -144,6 +147,7 @@ public struct LatticeAnalysis: Sendable {
         let region = CrystalRegion(
             owners: owners, grainCount: reading.grains.count, width: width, height: height, spacing: spacing)
         let kept = found.indices.filter { region.contains(ImagePoint(x: positions[$0].x, y: positions[$0].y)) }
+        offCrystal = found.map { ImagePoint(x: $0.x, y: $0.y) }.filter { !region.contains($0) }
         var analysed = kept.map { AnalysedColumn(column: found[$0]) }
         var grains: [Grain] = []
         for (number, g) in order.enumerated() {

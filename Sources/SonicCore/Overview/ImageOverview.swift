@@ -17,6 +17,8 @@ public struct ImageOverview: Sendable {
     public let crystal: CrystalRegion?
     /// Where the crystal lies, in words: "the whole image", "the left three fifths"; nil without a crystal.
     public let extent: String?
+    /// What lies beside the crystal, where that can be told.
+    public let surroundings: Surroundings?
     /// The notable features, in order of importance: each kind in the order of `OverviewFeature.Kind`, and within a
     /// kind, the one that stands out most first.
     public let features: [OverviewFeature]
@@ -50,7 +52,8 @@ public struct ImageOverview: Sendable {
         else {
             summary = [Phrases.noLattice(spacing: finder.spacing)]
             details = summary + reflectionDetail
-            lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
+            lattice = nil; crystal = nil; extent = nil; surroundings = nil; features = []
+            largeScale = LargeScaleIntensity()
             physics = nil
             return
         }
@@ -85,7 +88,8 @@ public struct ImageOverview: Sendable {
         self.features = features
 
         let pixelSize = columns.pixelSize
-        // What divides the crystal first: its grains, then its interfaces.
+        // The news first: what divides the crystal (its grains, then its interfaces), its domains, its bending,
+        // what stands out in it and what lies beside it; then the lattice's cell; the large-scale intensity last.
         var sentences: [String] = []
         if physics.grains.count >= 2 {
             sentences.append(
@@ -96,23 +100,41 @@ public struct ImageOverview: Sendable {
         sentences += features.filter { $0.kind == .interface }.map {
             Phrases.interfaceSummary($0, width: width, height: height)
         }
-        sentences += [
-            Phrases.latticeSummary(lattice, extent: extent, pixelSize: pixelSize),
-            Phrases.featureCounts(
-                OverviewFeature.Kind.allCases.filter { ![.domainWall, .grainBoundary, .interface].contains($0) }.map {
-                    ($0, counts[$0] ?? 0)
-                })
-        ]
-        if let domains {
-            sentences.append(Phrases.domains(domains.walls.map { Places.course(of: $0, width: width, height: height) }))
+        let domainSentence = domains.map {
+            Self.domainSummary($0, width: width, height: height, spacing: spacing, pixelSize: pixelSize)
         }
+        if let domainSentence { sentences.append(domainSentence) }
         if let bending = physics.bending { sentences.append(Phrases.bending(bending)) }
+        let featureList = Phrases.featureList(
+            OverviewFeature.Kind.allCases.filter { ![.domainWall, .grainBoundary, .interface].contains($0) }.map {
+                ($0, counts[$0] ?? 0)
+            })
+        let surroundings = Surroundings.judge(analysis, crystal: crystal, spacing: spacing)
+        self.surroundings = surroundings
+        if let news = Phrases.latticeNews(
+            lattice, extent: extent, surroundings: surroundings, features: featureList)
+        {
+            sentences += [news, Phrases.latticeParameters(lattice, pixelSize: pixelSize)]
+        } else {
+            sentences.append(Phrases.latticeSummary(lattice, extent: extent, pixelSize: pixelSize))
+        }
+        if featureList == nil { sentences.append(Phrases.noColumnStandsOut) }
         let intensity = [largeScale.gradient.map(Phrases.gradient), largeScale.region.map(Phrases.region)].compactMap {
             $0
         }
         sentences += intensity
         summary = Self.fitted(sentences, words: Self.summaryWords)
-        var details = [Phrases.latticeDetail(lattice, pixelSize: pixelSize)]
+        // The details: each feature, then the lattice restated in full.
+        var details = zip(features, sublatticesOfFindings).map {
+            Phrases.featureDetail($0, sublattice: $1, pixelSize: pixelSize)
+        }
+        if let domains {
+            details.append(Phrases.domains(domains.walls.map { Places.course(of: $0, width: width, height: height) }))
+            details.append(
+                Phrases.domainDisplacements(
+                    sublattice: domains.sublattice, Self.aboutTheirMiddle(domains.displacements), pixelSize: pixelSize))
+        }
+        details.append(Phrases.latticeDetail(lattice, pixelSize: pixelSize))
         if lattice.sublattices.count > 1 { details.append(Phrases.sublatticeDetail(lattice.sublattices)) }
         if physics.grains.count >= 2 { details.append(Phrases.grainDetail(physics.grains)) }
         if let bending = physics.bending { details.append(Phrases.bendingDetail(bending)) }
@@ -120,15 +142,7 @@ public struct ImageOverview: Sendable {
         details.append(
             Phrases.crystalDetail(
                 fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
-        let featureDetails = zip(features, sublatticesOfFindings).map {
-            Phrases.featureDetail($0, sublattice: $1, pixelSize: pixelSize)
-        }
-        if let domains {
-            details.append(
-                Phrases.domainDisplacements(
-                    sublattice: domains.sublattice, Self.aboutTheirMiddle(domains.displacements), pixelSize: pixelSize))
-        }
-        self.details = details + featureDetails + intensity
+        self.details = details + intensity
     }
 
     /// A feature as found, before it is numbered within its kind.
@@ -261,6 +275,26 @@ public struct ImageOverview: Sendable {
             left -= length
         }
         return course.first ?? ImagePoint(x: 0, y: 0)
+    }
+
+    /// "Two polar domains: in a band across the middle, …": the domain that is more of a patch said by its place
+    /// (the smaller), the other as the rest.
+    static func domainSummary(_ domains: PolarDomains, width: Int, height: Int, spacing: Double, pixelSize: PixelSize?)
+        -> String
+    {
+        let everyMember = domains.members[0] + domains.members[1]
+        let grid = PointGrid(everyMember, reach: 4 * spacing)
+        let smaller = domains.members[0].count <= domains.members[1].count ? 0 : 1
+        func inSmaller(_ p: ImagePoint) -> Bool {
+            guard let k = grid.nearest(to: PixelVector(x: p.x, y: p.y), within: 4 * spacing) else { return false }
+            return (k < domains.members[0].count ? 0 : 1) == smaller
+        }
+        let fraction = Double(domains.members[smaller].count) / Double(max(1, everyMember.count))
+        let place = Places.extent(fraction: fraction, width: width, height: height, contains: inSmaller)
+        let displacements = aboutTheirMiddle(domains.displacements)
+        return Phrases.polarDomains(
+            sublattice: domains.sublattice, place: place, [displacements[smaller], displacements[1 - smaller]],
+            pixelSize: pixelSize)
     }
 
     /// Two domains' displacements from the point halfway between them: how each differs from the other.

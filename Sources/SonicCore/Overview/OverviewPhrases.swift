@@ -64,11 +64,66 @@ extension Phrases {
         return "\(name.prefix(1).uppercased() + name.dropFirst()) \(number) of \(count), \(place)"
     }
 
-    /// "5 bright columns, 1 dim column, 3 vacancies and 2 interstitials.", or "No column or site stands out."
-    static func featureCounts(_ counts: [(kind: OverviewFeature.Kind, count: Int)]) -> String {
+    /// The feature under the nib, for "where am I": "bright column 2 of 5, 1.36 times as bright", "vacancy 1 of 3",
+    /// "on domain wall 1 of 2".
+    static func featureUnderNib(_ feature: OverviewFeature, number: Int, of count: Int) -> String {
+        let named = "\(name(feature.kind)) \(number) of \(count)"
+        switch feature.kind {
+        case .brightColumn, .dimColumn:
+            let relative = feature.relativeIntensity.map { ", \(String(format: "%.2f", $0)) times as bright" } ?? ""
+            return named + relative
+        case .grainBoundary, .domainWall, .interface: return "on " + named
+        case .dislocation, .vacancy, .interstitial: return named
+        }
+    }
+
+    /// "off the crystal, amorphous", "off the crystal, empty", "off the crystal".
+    static func offTheCrystal(_ surroundings: Surroundings?) -> String {
+        "off the crystal" + (surroundings.map { ", \($0.rawValue)" } ?? "")
+    }
+
+    /// "5 bright columns, 1 dim column, 3 vacancies and 2 interstitials"; nil where none stands out.
+    static func featureList(_ counts: [(kind: OverviewFeature.Kind, count: Int)]) -> String? {
         let parts = counts.filter { $0.count > 0 }.map { "\($0.count) \(name($0.kind, plural: $0.count != 1))" }
-        guard let last = parts.last else { return "No column or site stands out." }
-        return (parts.count == 1 ? last : parts.dropLast().joined(separator: ", ") + " and " + last) + "."
+        return parts.isEmpty ? nil : listed(parts)
+    }
+
+    static let noColumnStandsOut = "No column or site stands out."
+
+    /// The lattice with its news, for the summary's first sentence: "Square lattice with 5 bright columns and 3
+    /// vacancies.", "Hexagonal lattice covering the left three fifths of the image, the rest amorphous, with 1 bright
+    /// column and 1 vacancy."; nil where it fills the image and nothing in it stands out.
+    static func latticeNews(
+        _ lattice: LatticeDescription, extent: String, surroundings: Surroundings?, features: String?
+    ) -> String? {
+        guard features != nil || extent != Places.wholeImage else { return nil }
+        let kind = lattice.kind.spoken.capitalizedFirst
+        var sentence = "\(kind) lattice"
+        if extent != Places.wholeImage {
+            sentence += " covering \(extent) of the image" + (surroundings.map { ", the rest \($0.rawValue)" } ?? "")
+        }
+        if let features { sentence += (extent == Places.wholeImage ? "" : ",") + " with \(features)" }
+        return sentence + "."
+    }
+
+    /// The lattice's cell and columns, after the news: "Cell a 390.5 picometres, turned 3 degrees clockwise; 545
+    /// columns in 2 sublattices."
+    static func latticeParameters(_ lattice: LatticeDescription, pixelSize: PixelSize?) -> String {
+        let sublattices = lattice.sublattices.count > 1 ? " in \(lattice.sublattices.count) sublattices" : ""
+        return "Cell \(cell(lattice, pixelSize: pixelSize, precise: false)), "
+            + "\(turned(lattice.rotation, precise: false)); \(counted(lattice.columns, "column"))\(sublattices)."
+    }
+
+    /// "Two polar domains: in a band across the middle, sublattice 2 is displaced 15 picometres, towards the top; in
+    /// the rest, towards the bottom." — the domain said first is the one `place` names, the other is the rest.
+    static func polarDomains(sublattice: Int, place: String, _ displacements: [PixelVector], pixelSize: PixelSize?)
+        -> String
+    {
+        let first = displaced(displacements[0], pixelSize: pixelSize)
+        let second = displaced(displacements[1], pixelSize: pixelSize)
+        // About their middle the two are opposite: the second is said by its way alone.
+        let way = second.range(of: ", ").map { String(second[$0.upperBound...]) } ?? second
+        return "Two polar domains: in \(place), sublattice \(sublattice) is \(first); in the rest, \(way)."
     }
 
     /// "Two domains: walls across the image at a third and two thirds of its height.", "Two domains: a wall down

@@ -59,6 +59,24 @@ public enum Places {
         if let band = bands.max(by: { agreement($0.holds) < agreement($1.holds) }), agreement(band.holds) >= 0.95 {
             return "the \(band.name) \(share(fraction).replacingOccurrences(of: "a ", with: ""))"
         }
+        // A band across the image or down it, touching neither end (its edges where all but a few percent of the
+        // part lie, so a slanting edge still makes a band).
+        let inside = samples.filter(\.inside)
+        func edges(_ values: [Double]) -> (lo: Double, hi: Double)? {
+            guard values.count >= 10 else { return nil }
+            let sorted = values.sorted()
+            return (sorted[sorted.count / 50], sorted[sorted.count - 1 - sorted.count / 50])
+        }
+        if let (lo, hi) = edges(inside.map(\.y)), lo > 0.05, hi < 0.95,
+            agreement({ _, y in y >= lo && y <= hi }) >= 0.92
+        {
+            return "a band across the \(bandPart((lo + hi) / 2, before: "upper", after: "lower"))"
+        }
+        if let (lo, hi) = edges(inside.map(\.x)), lo > 0.05, hi < 0.95,
+            agreement({ x, _ in x >= lo && x <= hi }) >= 0.92
+        {
+            return "a band down the \(bandPart((lo + hi) / 2, before: "left", after: "right"))"
+        }
         // A corner: the part that is (or is not) crystal touches two sides that meet there, and no other.
         func corner(_ part: [(x: Double, y: Double, inside: Bool)]) -> String? {
             guard !part.isEmpty else { return nil }
@@ -68,7 +86,7 @@ public enum Places {
             guard left != right, top != bottom else { return nil }
             return "\(top ? "upper" : "lower") \(left ? "left" : "right") corner"
         }
-        let outside = samples.filter { !$0.inside }, inside = samples.filter(\.inside)
+        let outside = samples.filter { !$0.inside }
         if let corner = corner(outside) { return "all but the \(corner)" }
         if let corner = corner(inside) { return "the \(corner)" }
         func middle(_ part: [(x: Double, y: Double, inside: Bool)]) -> String {
@@ -78,6 +96,11 @@ public enum Places {
         let touchesNoSide = !outside.contains { $0.x < 0.05 || $0.x > 0.95 || $0.y < 0.05 || $0.y > 0.95 }
         if touchesNoSide { return "all but a patch at the \(middle(outside))" }
         return "mostly the \(middle(inside))"
+    }
+
+    /// Where a band's middle lies along the image, a share of its length: "middle", or the part before or after it.
+    private static func bandPart(_ middle: Double, before: String, after: String) -> String {
+        middle < 0.4 ? "\(before) part" : middle > 0.6 ? "\(after) part" : "middle"
     }
 
     /// Which way a wall runs, and where.

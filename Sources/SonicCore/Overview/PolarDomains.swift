@@ -17,6 +17,8 @@ struct PolarDomains {
     var walls: [[ImagePoint]]
     /// Half the gap between the domains' displacements, in standard deviations of the scatter within them.
     var significance: Double
+    /// Each domain's columns of that sublattice: where they are.
+    var members: [[PixelVector]]
 
     /// A domain holds at least this share of its sublattice's columns (and at least 10).
     static let minimumShare = 0.05
@@ -87,7 +89,8 @@ struct PolarDomains {
         guard !walls.isEmpty else { return nil }
         let displacements = groups.map { g in (1 / Double(g.count)) * g.reduce(PixelVector.zero) { $0 + raw[$1] } }
         return PolarDomains(
-            sublattice: sublattice, displacements: displacements, walls: walls, significance: significance)
+            sublattice: sublattice, displacements: displacements, walls: walls, significance: significance,
+            members: groups.map { g in g.map { PixelVector(x: columns[$0].column.x, y: columns[$0].column.y) } })
     }
 
     /// The points split in two groups by 2-means, started from the points at the tenth and ninetieth percentiles
