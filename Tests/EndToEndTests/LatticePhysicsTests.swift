@@ -157,6 +157,50 @@ extension EndToEnd {
             }
         }
 
+        /// In mode 1 of the default profile, with its headroom above the image's usual brightest, a dopant 1.3 times
+        /// as bright as its neighbour plays measurably higher — without it both would play the top note.
+        @Test func inModeOneADopantSoundsHigherThanItsNeighbour() throws {
+            let truth = try Self.json(Fixtures.repository + "/images/doped-lattice.truth.json")
+            let dopant = try #require((truth["dopants"] as? [[String: Double]])?.first)
+            let angle = 7.0 * Double.pi / 180
+            let neighbour = (x: dopant["x"]! - 24 * cos(angle), y: dopant["y"]! - 24 * sin(angle))
+            try withServers("headroom") { display, sound, folder in
+                let session = try RunningPlay(
+                    image: Fixtures.repository + "/images/doped-lattice.png", display: display, sound: sound,
+                    folder: folder)
+                defer { session.stop() }
+                let view = try session.waitUntilShown()
+                try session.waitForGreeting()
+                // The overview's sentence, heard to its end.
+                try waitFor("the overview", timeout: 60) {
+                    (try? session.records(ofType: "speech"))?.contains { $0["after"] as? Bool == true } == true
+                }
+                usleep(500_000)
+                try sound.waitForSilence(lasting: 0.8, timeout: 30)
+                func pitch(at p: (x: Double, y: Double)) throws -> Double {
+                    let mark = sound.recordedSampleCount()
+                    try display.down(view.originX + (p.x + 0.5) * view.scale, view.originY + (p.y + 0.5) * view.scale)
+                    usleep(700_000)
+                    try display.up()
+                    let end = try sound.waitForSilence(lasting: 0.3)
+                    let recording = try sound.recording()
+                    let burst = try #require(
+                        SignalAnalysis.bursts(
+                            Array(recording[mark..<end]), threshold: 0.01, window: 48, minimumGap: 4800
+                        ).max { $0.count < $1.count }, "no tone")
+                    let middle = (mark + burst.lowerBound + 4800)..<(mark + burst.upperBound - 2400)
+                    return try #require(
+                        SignalAnalysis.steadyFrequency(recording[middle], sampleRate: SoundServer.sampleRate),
+                        "no steady tone")
+                }
+                let ordinary = try pitch(at: neighbour)
+                let doped = try pitch(at: (dopant["x"]!, dopant["y"]!))
+                #expect(Foundation.log2(doped / ordinary) > 0.3, "the dopant \(doped) Hz, its neighbour \(ordinary) Hz")
+                #expect(ordinary < 1000, "an ordinary column plays below the top: \(ordinary) Hz")
+                #expect(try session.quitWithKey() == 0)
+            }
+        }
+
         @Test func theTwoPolarDomainsSoundBrightAndDark() throws {
             let truth = try Self.json(Fixtures.repository + "/images/polar-domains.truth.json")
             let columns = try #require(truth["columns"] as? [[Double]])

@@ -255,9 +255,13 @@ extension EndToEnd {
         @Test(arguments: [SoundServer.Kind.pulseaudio, .pipewireNative])
         func theToneDucksTwelveDecibelsUnderTheVoice(sound kind: SoundServer.Kind) throws {
             try withServers("duck", sound: kind) { display, sound, folder in
-                // Left half black, right half white: the white half plays 1760 Hz.
+                // Left half black, right half white: with no headroom, the white half plays 1760 Hz, well above the
+                // voice.
                 let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
-                let session = try RunningPlay(image: image, display: display, sound: sound, folder: folder)
+                let profile = folder + "/no-headroom.toml"
+                try "[level]\nheadroom = 0\n".write(toFile: profile, atomically: true, encoding: .utf8)
+                let session = try RunningPlay(
+                    image: image, display: display, sound: sound, folder: folder, arguments: ["--profile", profile])
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try session.waitForGreeting()

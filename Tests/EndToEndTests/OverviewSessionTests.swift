@@ -148,7 +148,8 @@ extension EndToEnd {
                 let guide = try #require(try session.records(ofType: "guide").last)
                 let target = (x: guide["ix"] as? Double ?? 0, y: guide["iy"] as? Double ?? 0)
                 #expect(hypot(target.x - Self.dopant.x, target.y - Self.dopant.y) < 2, "\(guide)")
-                #expect(abs((guide["radius"] as? Double ?? 0) - 24) < 0.5)
+                // "Here." within a third of the spacing (24 pixels).
+                #expect(abs((guide["radius"] as? Double ?? 0) - 8) < 0.2)
                 #expect(try session.records(ofType: "cursor").first?["ix"] as? Double == target.x)
                 usleep(1_200_000)
                 // Far, nearer and near, a second and a half each along the way to it.
@@ -162,11 +163,32 @@ extension EndToEnd {
                     guided.append(sound.recordedSampleCount())
                     usleep(1_500_000)
                 }
-                // There: "Here.", and the beeps stop.
-                let hereMark = sound.recordedSampleCount()
-                try display.pen("hover", screen(target.x + 5, target.y))
+                // Next door, 0.6 spacings away: no "Here.".
+                try display.pen("hover", screen(target.x + 0.6 * 24, target.y))
+                usleep(800_000)
+                #expect(try session.spokenTexts().last != "Here.")
+                // There, 0.15 spacings away: "Here.", and the beeps give way to the arrival cue: two quiet high
+                // beeps a second in the middle.
+                // (The cue sounds on while the nib stays: the sink is never silent, so the word is let pass by time.)
+                try display.pen("hover", screen(target.x + 0.15 * 24, target.y))
                 try waitFor("Here.", timeout: 5) { (try? session.spokenTexts())?.last == "Here." }
-                try sound.waitForUtterance(after: hereMark)
+                let heardAt = sound.recordedSampleCount()
+                usleep(2_400_000)
+                let (cueLeft, cueRight) = try sound.stereoRecording()
+                let cue = (heardAt + Int(0.9 * Self.rate))..<(heardAt + Int(2.1 * Self.rate))
+                let cueMono = zip(cueLeft[cue], cueRight[cue]).map { ($0 + $1) / 2 }
+                #expect(Self.beeps(cueMono[...]) >= 2 && Self.beeps(cueMono[...]) <= 3, "\(Self.beeps(cueMono[...]))")
+                #expect(
+                    Spectrum.amplitude(cueMono[...], at: 3000, sampleRate: Self.rate)
+                        > 4 * Spectrum.amplitude(cueMono[...], at: 1000, sampleRate: Self.rate))
+                let approach = (guided[2] + 4800)..<(guided[2] + 4800 + Int(Self.rate))
+                let nearMono = zip(cueLeft[approach], cueRight[approach]).map { ($0 + $1) / 2 }
+                #expect(SignalAnalysis.peak(cueMono[...]) < 0.6 * SignalAnalysis.peak(nearMono[...]))
+                // "Where am I" there names the column.
+                try display.key("space")
+                try waitFor("where am I naming the bright column", timeout: 5) {
+                    (try? session.spokenTexts())?.last?.contains(", bright column 1 of 1, 1.") == true
+                }
                 #expect(try session.quitWithKey() == 0)
 
                 let (left, right) = try sound.stereoRecording()

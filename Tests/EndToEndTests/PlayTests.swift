@@ -13,11 +13,16 @@ extension EndToEnd {
             return Double(sorted[rank - 1])
         }
 
-        /// The default profile's mapping, from the issue: level = clamp((v − lo)/(hi − lo)), f = 110·16^level.
-        static func mappedFrequency(_ value: UInt16, samples: [UInt16]) -> Double {
+        /// The default profile's level: clamp((v − lo)/(top − lo)), the top half the span above the 99.5th percentile.
+        static func level(_ value: UInt16, samples: [UInt16]) -> Double {
             let lo = percentile(samples, 0.5), hi = percentile(samples, 99.5)
-            let level = min(max((Double(value) - lo) / (hi - lo), 0), 1)
-            return 110 * pow(16, level)
+            let top = hi + 0.5 * (hi - lo)
+            return min(max((Double(value) - lo) / (top - lo), 0), 1)
+        }
+
+        /// The default profile's mapping: f = 110·16^level.
+        static func mappedFrequency(_ value: UInt16, samples: [UInt16]) -> Double {
+            110 * pow(16, level(value, samples: samples))
         }
 
         @Test(arguments: SoundServer.Kind.allCases)
@@ -44,10 +49,9 @@ extension EndToEnd {
 
                 // The sighted view: each region drawn with the percentile stretch, letterbox black.
                 let shot = try Screenshot.capture(display)
-                let lo = Self.percentile(samples, 0.5), hi = Self.percentile(samples, 99.5)
                 for (region, value) in values.enumerated() {
                     let x = Int(originX + (Double(region * 10) + 5) * scale), y = Int(originY + 5 * scale)
-                    let expectedGray = Int((min(max((Double(value) - lo) / (hi - lo), 0), 1) * 255).rounded())
+                    let expectedGray = Int((Self.level(value, samples: samples) * 255).rounded())
                     #expect(
                         shot.gray(x: x, y: y) == expectedGray,
                         "region \(region) at \(x),\(y): \(String(shot[x, y], radix: 16))")

@@ -35,10 +35,14 @@ extension EndToEnd {
             try withServers("dispatcher", sound: kind, dropoutsExpected: true) { display, sound, folder in
                 let dispatcher = try SpeechDispatcher(sound: sound, logFolder: folder)
                 defer { dispatcher.stop() }
-                // Left half black, right half white: the white half plays 1760 Hz.
+                // Left half black, right half white: with no headroom, the white half plays 1760 Hz, well above the
+                // voice.
                 let image = try writeImage(folder, "halves.png", width: 64, height: 32) { x, _ in x < 32 ? 0 : 65535 }
+                let profile = folder + "/no-headroom.toml"
+                try "[level]\nheadroom = 0\n".write(toFile: profile, atomically: true, encoding: .utf8)
                 let session = try RunningPlay(
-                    image: image, display: display, sound: sound, folder: folder, arguments: ["--speech", "dispatcher"],
+                    image: image, display: display, sound: sound, folder: folder,
+                    arguments: ["--speech", "dispatcher", "--profile", profile],
                     environment: dispatcher.clientEnvironment)
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()

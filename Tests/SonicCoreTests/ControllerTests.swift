@@ -208,7 +208,9 @@ import Testing
         #expect(c.handle(key: "Q", at: 0) == [.speak("Goodbye."), .quit])
         #expect(speech(c.handle(key: "Escape", at: 0)) == [Phrases.escapeAgainToQuit])
         #expect(c.handle(key: "Escape", at: 0).last == .quit)
-        #expect(c.handle(key: "x", at: 0).isEmpty)
+        // A key that does nothing here says where it does something, or that it does nothing.
+        #expect(speech(c.handle(key: "Enter", at: 0)) == ["Enter: tag the column, in tagging mode only."])
+        #expect(speech(c.handle(key: "K", at: 0)) == ["K does nothing. F1 says the keys."])
     }
 
     @Test func closingTheWindowQuitsAsTheQuitKeyDoes() {

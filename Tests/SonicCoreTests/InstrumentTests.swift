@@ -64,7 +64,8 @@ extension InstrumentTests {
     }
 
     @Test func notesChangeOnlyWithTheBand() throws {
-        let profile = try Profile(name: "n", file: "n.toml", text: "[tone]\narticulation = \"notes\"\nbands = 4\n")
+        let profile = try Profile(
+            name: "n", file: "n.toml", text: "[level]\nheadroom = 0\n[tone]\narticulation = \"notes\"\nbands = 4\n")
         #expect(profile.chain.noteLength == 0.12)
         let image = GrayImage(width: 8, height: 1, bitDepth: 16, samples: (0..<8).map { UInt16($0 * 1000) })
         let player = TestPlayer(image, profile: profile, scale: 10)
@@ -108,7 +109,7 @@ extension InstrumentTests {
 
 @Suite struct InstrumentModeTests {
     /// A 4×4 image, all at level 1 (1760 Hz), at scale 10.
-    func setup(_ profile: Profile = .builtIn) -> TestPlayer {
+    func setup(_ profile: Profile = .plainMapping) -> TestPlayer {
         var samples = [UInt16](repeating: 0, count: 16)
         samples[15] = 1; samples[5] = 60000; samples[6] = 60000
         return TestPlayer(GrayImage(width: 4, height: 4, bitDepth: 16, samples: samples), profile: profile, scale: 10)
@@ -127,7 +128,7 @@ extension InstrumentTests {
         #expect(player.targets.amplitude == 0.5 && player.targets.cutoff == nil)
         player.set(mode: .pressureAmplitude)
         // The mode applies to the sound at once.
-        let p = Profile.builtIn.pressure
+        let p = Profile.plainMapping.pressure
         #expect(abs(player.targets.amplitude - p.fullLevel * (0.2 - p.threshold) / (1 - p.threshold)) < 1e-12)
         player.handle(touch(pressure: 1))
         #expect(abs(player.targets.amplitude - p.fullLevel) < 1e-12)

@@ -29,6 +29,10 @@ import Testing
         let tighter = LevelStretch(statistics: stats, lowPercentile: 1, highPercentile: 99)
         #expect(tighter.low == 10_040) // rank 10: the fifth regular sample
         #expect(tighter.high == 19_840) // rank 990
+        // Headroom: level 1 lies half the span above the 99.5th percentile, so what is brighter still rises.
+        let roomy = LevelStretch(statistics: stats, lowPercentile: 0.5, highPercentile: 99.5, headroom: 0.5)
+        #expect(roomy.low == 0 && roomy.high == 19_890 * 1.5)
+        #expect(abs(roomy.level(value: 19_890) - 2.0 / 3) < 1e-12 && roomy.level(value: 25_000) > 0.8)
     }
 
     @Test func stretchCurvesAndPolarity() {

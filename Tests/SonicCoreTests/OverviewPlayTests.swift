@@ -92,7 +92,7 @@ import Testing
         let features = overview.features
         #expect(features.count >= 10)
         let first = c.handle(key: "N", at: 1)
-        let guidance = Guidance(target: features[0].position, radius: spacing)
+        let guidance = Guidance(target: features[0].position, radius: Guidance.arrival * spacing)
         #expect(
             first == [.cursor(features[0].position), .guidance(guidance), .speak(features[0].label + ".")])
         #expect(c.state.guidance == guidance && c.cursor == features[0].position)
@@ -119,7 +119,8 @@ import Testing
     }
 
     /// The guide's beeps say which way and how far as the nib moves, from each pen event; "Here." once the nib is
-    /// within a column spacing, and again only after it has left.
+    /// within a third of a column spacing (not next door), the arrival cue while it stays, and "Here." again only
+    /// after it has left.
     @Test func thePenIsGuidedAndHearsHereOnArrival() throws {
         let (c, player) = session()
         _ = c.handle(key: "N", at: 1)
@@ -135,15 +136,18 @@ import Testing
         _ = c.handle(pen(4, at: ImagePoint(x: target.x, y: target.y + 3 * spacing)))
         #expect(player.targets.guide.frequency > 1.9 * GuideBeeps.frequencyDef.defaultValue)
         #expect(abs(player.targets.guide.pan) < 1e-9)
-        // Touching counts as hovering does: there, "Here." and silence.
-        let there = ImagePoint(x: target.x + 0.5 * spacing, y: target.y)
+        // Next door, 0.6 spacing away: not there, the beeps fast.
+        #expect(speech(c.handle(pen(4.5, at: ImagePoint(x: target.x - 0.6 * spacing, y: target.y)))).isEmpty)
+        #expect(player.targets.guide.rate > 4 && player.targets.guide.loudness == 1)
+        // Touching counts as hovering does: 0.15 spacing away, "Here." and the arrival cue.
+        let there = ImagePoint(x: target.x + 0.15 * spacing, y: target.y)
         #expect(speech(c.handle(pen(5, at: there, buttons: [1], pressure: 0.5))) == [Phrases.here])
-        #expect(player.targets.guide == .silent)
+        #expect(player.targets.guide == .arrived)
         #expect(speech(c.handle(pen(5.1, at: target))).isEmpty, "said once")
         // Leaving by a little more than the radius is not leaving; by twice the radius it is.
-        #expect(speech(c.handle(pen(6, at: ImagePoint(x: target.x + 1.2 * spacing, y: target.y)))).isEmpty)
+        #expect(speech(c.handle(pen(6, at: ImagePoint(x: target.x + 0.4 * spacing, y: target.y)))).isEmpty)
         #expect(speech(c.handle(pen(6.1, at: there))).isEmpty)
-        _ = c.handle(pen(7, at: ImagePoint(x: target.x + 2 * spacing, y: target.y)))
+        _ = c.handle(pen(7, at: ImagePoint(x: target.x + 0.7 * spacing, y: target.y)))
         #expect(speech(c.handle(pen(7.1, at: there))) == [Phrases.here])
         // Off the window: the guide is silent.
         _ = c.handle(pen(8, at: farLeft, inWindow: false))
@@ -151,6 +155,71 @@ import Testing
         // Stepping to a feature the nib is on already says so at once.
         _ = c.handle(pen(9, at: overview.features[1].position))
         #expect(speech(c.handle(key: "N", at: 10)) == [overview.features[1].label + ". " + Phrases.here])
+    }
+
+    /// "Where am I" names the feature the nib is on — within the radius "Here." is said in, not next door — and,
+    /// after the arrow keys moved the column cursor, tells the cursor's column rather than the pen's place.
+    @Test func whereAmINamesTheFeatureUnderTheNibAndTheCursorsColumn() throws {
+        let (c, _) = session()
+        let bright = overview.features.filter { $0.kind == .brightColumn }
+        let first = try #require(bright.first)
+        let ratio = String(format: "%.2f", try #require(first.relativeIntensity))
+        _ = c.handle(pen(1, at: ImagePoint(x: first.position.x + 0.15 * spacing, y: first.position.y)))
+        let on = try #require(speech(c.handle(key: "Space", at: 2)).first)
+        #expect(on.contains(", bright column 1 of \(bright.count), \(ratio) times as bright"), "\(on)")
+        _ = c.handle(pen(3, at: ImagePoint(x: first.position.x + 0.6 * spacing, y: first.position.y)))
+        let nextDoor = try #require(speech(c.handle(key: "Space", at: 4)).first)
+        #expect(!nextDoor.contains("bright column"), "\(nextDoor)")
+        let vacancy = try #require(overview.features.first { $0.kind == .vacancy })
+        _ = c.handle(pen(5, at: vacancy.position))
+        #expect(speech(c.handle(key: "Space", at: 6)).first?.contains(", vacancy 1 of 3") == true)
+        // The arrows, in a column mode: the cursor's column, until the pen moves again.
+        _ = c.handle(key: "4", at: 7)
+        let moved = c.handle(key: "Right", at: 8).compactMap { output -> ImagePoint? in
+            if case .cursor(let p?) = output { p } else { nil }
+        }
+        let column = try #require(moved.first)
+        let said = try #require(speech(c.handle(key: "Space", at: 9)).first)
+        #expect(said.hasPrefix("x \(column.nearestPixel.x), y \(column.nearestPixel.y)"), "\(said) at \(column)")
+        _ = c.handle(pen(10, at: first.position))
+        #expect(speech(c.handle(key: "Space", at: 11)).first?.contains("bright column 1 of") == true)
+    }
+
+    /// A cell of neighbouring columns is given as it is; one whose corner lies several columns from the origin is
+    /// questioned, with how many columns apart they are.
+    @Test func aCellOfTagsThatAreNotNeighboursIsQuestioned() throws {
+        var t = 1.0
+        func press(_ c: SessionController, _ key: String) -> [ControllerOutput] {
+            t += 1
+            return c.handle(key: key, at: t)
+        }
+        func tags(_ outputs: [ControllerOutput]) -> [SonicCore.Tag] {
+            outputs.compactMap { if case .tagAdded(let tag) = $0 { tag } else { nil } }
+        }
+        // Neighbours: the origin, the column to its right, the column below it.
+        let (near, _) = session()
+        _ = press(near, "4")
+        _ = press(near, "Right")
+        _ = press(near, "Enter")
+        _ = press(near, "Right")
+        _ = press(near, "Enter")
+        _ = press(near, "Left")
+        _ = press(near, "Down")
+        let third = press(near, "Enter")
+        #expect(tags(third).count == 1)
+        #expect(speech(third).first?.contains("Unit cell") == true && speech(third).first?.contains("apart") == false)
+        // Four columns along: questioned.
+        let (far, _) = session()
+        _ = press(far, "4")
+        _ = press(far, "Right")
+        let first = try #require(tags(press(far, "Enter")).first)
+        for _ in 0..<4 { _ = press(far, "Right") }
+        let second = try #require(tags(press(far, "Enter")).first)
+        _ = press(far, "Down")
+        let said = speech(press(far, "Enter")).joined()
+        let apart = Int((hypot(second.x - first.x, second.y - first.y) / spacing).rounded())
+        #expect(apart >= 3)
+        #expect(said.contains("Tags 1 and 2 are \(apart) columns apart, not neighbours."), "\(said)")
     }
 
     @Test func escapeEndsTheGuidanceAndQuitsOnlyWhenPressedTwiceWithNothingGoingOn() {

@@ -162,6 +162,9 @@ import Testing
             },
             linear(GuideBeeps.panDef, \GuideBeeps.pan, isSource: true, bound: beepBound) {
                 GuideBeeps(sampleRate: rate, rampSamples: ramp, rate: 8, pan: $0)
+            },
+            linear(GuideBeeps.loudnessDef, \GuideBeeps.loudness, isSource: true, bound: beepBound) {
+                GuideBeeps(sampleRate: rate, rampSamples: ramp, rate: 8, loudness: $0)
             }
         ]
         return fm + square + gains + delay + reverb + ladder + guide

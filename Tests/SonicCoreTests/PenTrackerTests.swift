@@ -100,7 +100,7 @@ import Testing
 
     /// A session on a 4 × 4 image at 10 screen pixels a pixel, its pixel (1, 1) at level 1.
     final class Session {
-        let stack = SoundStack(profile: .builtIn, sampleRate: 48_000, speechSeconds: 0.1)
+        let stack = SoundStack(profile: .plainMapping, sampleRate: 48_000, speechSeconds: 0.1)
         let controller: SessionController
         var tracker: PenTracker
         let driver: Driver
@@ -168,7 +168,7 @@ import Testing
 
     @Test(arguments: drivers) func thePenPlaysAlikeWhateverTheDriver(driver: Driver) {
         let session = Session(driver)
-        let pitch = Profile.builtIn.pitch.frequency(level: 1)
+        let pitch = Profile.plainMapping.pitch.frequency(level: 1)
         if !driver.listedAtStart {
             // libinput creates the pen's device as the pen first comes near: a hierarchy change.
             #expect(!session.tracker.hasPen)
@@ -182,14 +182,14 @@ import Testing
         #expect(session.targets.amplitude == 0)
         session.report(.press(PenButtons.tip), pressure: 0.5)
         #expect(abs(session.targets.frequency - pitch) < 1e-9)
-        #expect(session.targets.amplitude == Profile.builtIn.amplitude)
+        #expect(session.targets.amplitude == Profile.plainMapping.amplitude)
         #expect(session.loudest(0.05) > 0.1)
 
         // The lower barrel button's double click: mode 2, where pressure sets the loudness.
         session.doubleClickLowerBarrel()
         #expect(session.controller.state.mode == .pressureAmplitude)
         session.report(pressure: 1)
-        #expect(abs(session.targets.amplitude - Profile.builtIn.pressure.fullLevel) < 1e-3)
+        #expect(abs(session.targets.amplitude - Profile.plainMapping.pressure.fullLevel) < 1e-3)
         session.report(pressure: 0.25)
         #expect(abs(session.targets.amplitude - session.controller.instrument.loudness(pressure: 0.25)) < 2e-3)
 

@@ -10,7 +10,8 @@ import Testing
     @Test func shippedDefaultProfileHoldsTheDocumentedMapping() throws {
         let path = Self.repository.appendingPathComponent("profiles/default.toml").path
         let profile = try Profile(name: "default", file: path, text: String(contentsOfFile: path, encoding: .utf8))
-        #expect(profile.level.range == .percentiles(low: 0.5, high: 99.5) && profile.level.curve == .linear)
+        #expect(
+            profile.level.range == .percentiles(low: 0.5, high: 99.5, headroom: 0.5) && profile.level.curve == .linear)
         #expect(profile.pitch == PitchMap(baseFrequency: 110, octaves: 4, shape: .exponential, scale: .continuous))
         #expect(profile.amplitude == 0.5)
         #expect(profile == Profile.builtIn)

@@ -14,7 +14,7 @@ func wav(_ samples: [Float], format: WAVEncoder.Format, large: Bool = false) -> 
 
 /// A session replayed whole, its sound collected.
 func replayed(
-    _ records: [SessionRecord], start: StartRecord, image: GrayImage, profile: Profile = .builtIn,
+    _ records: [SessionRecord], start: StartRecord, image: GrayImage, profile: Profile = .plainMapping,
     speech: SpeechSynthesis? = nil
 ) -> [Float] {
     let replay = SessionReplay(image: image, profile: profile, sampleRate: 48000, speech: speech, start: start)
@@ -144,7 +144,7 @@ func replayed(
         t: 100, image: "/x.png", width: 2, height: 1, bitDepth: 16, sampleType: "uint16", profile: "default",
         sampleRate: 48000)
     var profile: Profile {
-        var profile = Profile.builtIn
+        var profile = Profile.plainMapping
         profile.chain.sweepLength = 1
         return profile
     }

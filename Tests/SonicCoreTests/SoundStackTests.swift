@@ -5,11 +5,12 @@ import Testing
 /// The sound stack play, render and the benchmark share.
 @Suite struct SoundStackTests {
     @Test func theInstrumentPlaysThroughTheStackAndTheVoiceDucksIt() {
-        let stack = SoundStack(profile: .builtIn, sampleRate: 48_000, speechSeconds: 0.5)
+        let stack = SoundStack(profile: .plainMapping, sampleRate: 48_000, speechSeconds: 0.5)
         let image = GrayImage(width: 4, height: 4, bitDepth: 16, samples: [UInt16](repeating: 60_000, count: 16))
         let session = stack.sound(playing: image)
         var state = session.instrument.initialState
-        #expect(state.viewport == Viewport(originX: 0, originY: 0, scale: 1) && state.mode == Profile.builtIn.modes[0])
+        #expect(
+            state.viewport == Viewport(originX: 0, originY: 0, scale: 1) && state.mode == Profile.plainMapping.modes[0])
         var tip = PenButtons()
         tip.insert(PenButtons.tip)
         let touch = PenEvent(

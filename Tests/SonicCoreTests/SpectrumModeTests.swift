@@ -34,10 +34,10 @@ import Testing
         let cube = edsCube()
         let image = try! cube.totalCounts().image
         let controls = SynthControls()
-        let voice = spectra ? SpectrumVoice(cube: cube, profile: .builtIn) : nil
+        let voice = spectra ? SpectrumVoice(cube: cube, profile: .plainMapping) : nil
         let sound = SessionSound(
             instrument: Instrument(
-                image: image, profile: .builtIn, statistics: SampleStatistics(image), spectra: voice),
+                image: image, profile: .plainMapping, statistics: SampleStatistics(image), spectra: voice),
             controls: controls)
         let controller = SessionController(sound: sound, opened: OpenedImage(fileName: "eds.hspy"))
         _ = controller.place(window: ScreenRect(x: 0, y: 0, width: 8, height: 6))
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func theFullLoudnessIsTheImagesNinetyNinthPercentileOfTotalCounts() throws {
-        let voice = SpectrumVoice(cube: Self.edsCube(), profile: .builtIn)
+        let voice = SpectrumVoice(cube: Self.edsCube(), profile: .plainMapping)
         let totals = try voice.cube.totalCounts().values.sorted()
         let timbre = try voice.timbre()
         #expect(timbre.fullCounts == totals[Int((0.99 * Double(totals.count - 1)).rounded(.up))])
@@ -145,7 +145,7 @@ import Testing
 
     @Test func spectraReachTheEngineThroughTheControlsAndSoundAtTheirBands() {
         let controls = SynthControls()
-        let engine = SynthEngine(chain: Profile.builtIn.chain, sampleRate: 48000, controls: controls)
+        let engine = SynthEngine(chain: Profile.plainMapping.chain, sampleRate: 48000, controls: controls)
         var amplitudes = [Float](repeating: 0, count: 48)
         amplitudes[21] = 0.5
         controls.setSpectrum(amplitudes, at: SynthControls.immediately)
@@ -174,8 +174,8 @@ import Testing
     @Test func theSpectrumModeComesAfterTheProfilesModesOnlyForSpectra() {
         let (plain, _) = Self.session(spectra: false)
         let (spectral, _) = Self.session()
-        #expect(plain.instrument.modes == Profile.builtIn.modes)
-        #expect(spectral.instrument.modes == Profile.builtIn.modes + [.spectrum])
+        #expect(plain.instrument.modes == Profile.plainMapping.modes)
+        #expect(spectral.instrument.modes == Profile.plainMapping.modes + [.spectrum])
         let last = spectral.instrument.modes.count
         #expect(
             spectral.handle(.chooseMode(last), at: 1) == [
@@ -293,8 +293,8 @@ import Testing
         ]
         func rendered() -> [Float] {
             let replay = SessionReplay(
-                image: image, profile: .builtIn, sampleRate: 48000, speech: nil, start: start,
-                spectra: SpectrumVoice(cube: cube, profile: .builtIn))
+                image: image, profile: .plainMapping, sampleRate: 48000, speech: nil, start: start,
+                spectra: SpectrumVoice(cube: cube, profile: .plainMapping))
             var sound: [Float] = []
             for record in records { replay.play(record) { sound += $0 } }
             replay.play(.cursor(t: 100.4, nil)) { sound += $0 }
@@ -384,7 +384,7 @@ import Testing
         let black = GrayImage(width: 16, height: 16, sampleType: .float32, samples: [Float](repeating: 0, count: 256))
         let bright = GrayImage(
             width: 16, height: 16, sampleType: .float32, samples: (0..<256).map { Float($0 % 16 < 8 ? 1000 : 0) })
-        let stack = SoundStack(profile: .builtIn, sampleRate: 48000, speechSeconds: 1)
+        let stack = SoundStack(profile: .plainMapping, sampleRate: 48000, speechSeconds: 1)
         let sound = stack.sound(playing: black)
         var state = sound.instrument.initialState
         let frames = 24000

@@ -163,7 +163,7 @@ import Testing
         // Touching from 1.0 s: the fixed level, then from 1.5 s pressure-amplitude's quieter one.
         let fixed = Spectrum.amplitude(left[50_000..<70_000], at: 1760, sampleRate: 48_000)
         let pressed = Spectrum.amplitude(left[74_000..<94_000], at: 1760, sampleRate: 48_000)
-        let p = Profile.builtIn.pressure
+        let p = Profile.plainMapping.pressure
         #expect(abs(fixed - 0.5) < 0.005)
         #expect(abs(pressed - p.fullLevel * (0.3 - p.threshold) / (1 - p.threshold)) < 0.005)
     }

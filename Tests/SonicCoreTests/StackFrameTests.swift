@@ -172,11 +172,11 @@ import Testing
     @Test func theSweepsPlayTheFramePlayed() {
         let dark = GrayImage(width: 64, height: 48, bitDepth: 16, samples: .init(repeating: 0, count: 64 * 48))
         let bright = GrayImage(width: 64, height: 48, bitDepth: 16, samples: .init(repeating: 60000, count: 64 * 48))
-        let stack = SoundStack(profile: .builtIn, sampleRate: 48000, speechSeconds: 1)
+        let stack = SoundStack(profile: .plainMapping, sampleRate: 48000, speechSeconds: 1)
         // A stretch from the dark and the bright image both, so that bright is loud.
         let both = GrayImage(width: 64, height: 96, sampleType: .uint16, samples: dark.samples + bright.samples)
         let sound = SessionSound(
-            instrument: Instrument(image: dark, profile: .builtIn, statistics: SampleStatistics(both)),
+            instrument: Instrument(image: dark, profile: .plainMapping, statistics: SampleStatistics(both)),
             controls: stack.controls)
         stack.controls.sweepTables.offer(sound.instrument.sweepTables)
         var state = sound.instrument.initialState
@@ -255,7 +255,8 @@ import Testing
             .frame(t: 101, number: 3), pen(101, tip: true), pen(101.5, tip: false)
         ]
         let replay = SessionReplay(
-            image: Self.frames[0], profile: .builtIn, sampleRate: 48000, speech: nil, start: start, stack: Self.stack)
+            image: Self.frames[0], profile: .plainMapping, sampleRate: 48000, speech: nil, start: start,
+            stack: Self.stack)
         var stereo: [Float] = []
         for record in records { replay.play(record) { stereo += $0 } }
         replay.finish { stereo += $0 }

@@ -14,7 +14,7 @@ import Testing
         samples: (0..<(128 * 96)).map { $0 % 128 < 64 && $0 / 128 < 48 ? 60_000 : 0 })
 
     static func instrument(_ image: GrayImage, length: Double) -> Instrument {
-        var profile = Profile.builtIn
+        var profile = Profile.plainMapping
         profile.chain.sweepLength = length
         return Instrument(image: image, profile: profile, statistics: SampleStatistics(image))
     }
@@ -50,7 +50,7 @@ import Testing
         // Two seconds: 128 steps at 64 a second, one a column of the image.
         let table = Self.instrument(Self.quarter, length: 2).sweepTables.image
         #expect(table.steps == 128)
-        let peak = Profile.builtIn.chain.limiterThreshold
+        let peak = Profile.plainMapping.chain.limiterThreshold
         for s in 0..<table.steps {
             let amplitudes = (0..<ImageSweep.bands).map { Double(table.amplitude(step: s, band: $0)) }
             // The upper left quarter: the left half of the steps, the top half of the bands.
@@ -60,15 +60,15 @@ import Testing
         // A white image: every band alike, its sum at most the peak, and no louder than the pen's tone.
         let white = ImageSweep.Table(
             levels: [Float](repeating: 1, count: ImageSweep.bands), steps: 1,
-            toneAmplitude: Profile.builtIn.amplitude, peak: peak)
+            toneAmplitude: Profile.plainMapping.amplitude, peak: peak)
         let bright = (0..<ImageSweep.bands).map { Double(white.amplitude(step: 0, band: $0)) }
         #expect(bright.reduce(0, +) <= peak + 1e-6)
-        let tonePower = Profile.builtIn.amplitude * Profile.builtIn.amplitude / 2
+        let tonePower = Profile.plainMapping.amplitude * Profile.plainMapping.amplitude / 2
         #expect(bright.reduce(0) { $0 + $1 * $1 / 2 } <= tonePower)
         // Without the peak to hold it, exactly as loud as the pen's tone.
         let unheld = ImageSweep.Table(
             levels: [Float](repeating: 1, count: ImageSweep.bands), steps: 1,
-            toneAmplitude: Profile.builtIn.amplitude, peak: 100)
+            toneAmplitude: Profile.plainMapping.amplitude, peak: 100)
         let power = (0..<ImageSweep.bands).reduce(0.0) { $0 + pow(Double(unheld.amplitude(step: 0, band: $1)), 2) / 2 }
         #expect(abs(power - tonePower) < 1e-6)
         // One bright band alone: as loud as the pen's tone spread over the bands.
@@ -142,7 +142,7 @@ import Testing
         let second = SignalAnalysis.zeroCrossingFrequency(left[26_400..<45_600], sampleRate: Self.rate) ?? 0
         #expect(abs(first / 1760 - 1) < 0.001, "\(first) Hz")
         #expect(abs(second / 110 - 1) < 0.001, "\(second) Hz")
-        #expect(abs(SignalAnalysis.peak(left[2400..<21_600]) - Profile.builtIn.amplitude) < 0.01)
+        #expect(abs(SignalAnalysis.peak(left[2400..<21_600]) - Profile.plainMapping.amplitude) < 0.01)
         #expect(SignalAnalysis.peak(left[(48_000 + 480)...]) == 0, "over at its length")
         // The column through the quarter: bright over its top half.
         controls.sweep(.column(10), at: SynthControls.immediately)
@@ -206,13 +206,15 @@ import Testing
         let diagonal = tone(250, 250)
         #expect(abs(diagonal.pan + 0.5.squareRoot()) < 1e-9)
         #expect(abs(diagonal.frequency - centre * pow(2, 0.5.squareRoot())) < 1e-6)
-        // Nearer, faster: the fastest at the radius, the slowest a diagonal away; none within the radius.
+        // Nearer, faster: the fastest at the radius, the slowest a diagonal away.
         let rates = [400.0, 300, 250, 221].map { tone($0, 200).rate }
         #expect(zip(rates, rates.dropFirst()).allSatisfy { $0 < $1 }, "\(rates)")
         #expect(abs(tone(220.0001, 200).rate - GuideBeeps.rateDef.range.upperBound) < 0.01)
         // A whole diagonal of the 400-pixel image away.
         #expect(abs(tone(-200, -200).rate - 1.5) < 1e-6)
-        #expect(tone(210, 205) == .silent && guidance.isReached(by: ImagePoint(x: 210, y: 205)))
+        // There: the arrival cue, quieter than the beeps and unlike any of them.
+        #expect(tone(210, 205) == .arrived && guidance.isReached(by: ImagePoint(x: 210, y: 205)))
+        #expect(GuideTone.arrived.loudness < 0.5 && GuideTone.arrived.rate < Guidance.farthestRate * 2)
         #expect(guidance.tone(from: nil, width: 400, height: 400) == .silent)
     }
 

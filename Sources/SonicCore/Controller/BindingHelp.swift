@@ -35,6 +35,16 @@ extension Bindings {
         }
     }
 
+    /// What a key that does nothing in `mode` says: where it does something ("Enter: tag the column, in tagging mode
+    /// only."), or that it does nothing at all.
+    public static func doesNothing(key: String, in mode: Mode) -> String {
+        let spoken = label([key], spoken: true)
+        guard let elsewhere = table.first(where: { $0.input == .key(key) && !$0.modes.includes(mode) }) else {
+            return "\(spoken) does nothing. F1 says the keys."
+        }
+        return "\(spoken): \(elsewhere.action)\(elsewhere.modes.qualifier) only."
+    }
+
     /// About this many words a page of F1's help: half a minute of a voice, what a listener keeps.
     public static let wordsPerPage = 80
 

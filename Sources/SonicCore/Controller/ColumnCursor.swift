@@ -18,13 +18,18 @@ struct ColumnCursor: Sendable {
     private(set) var position: ImagePoint?
     /// When the tone sounding the cursor's column stops.
     private(set) var toneEnd: Double?
+    /// Where the pen was (image pixels; nil off the image) when the arrow keys last moved the cursor; nil once
+    /// anything else moved it.
+    private var penAtStep: ImagePoint??
 
     /// nil: the search runs (again, for another frame).
     mutating func setColumns(_ found: [ImagePoint]?) { columns = found }
 
     /// Moves to the nearest column within 45° of `direction`, favouring those straight ahead; the
     /// first step goes to the column nearest `start` (the pen, or the image's centre).
-    mutating func step(_ direction: Direction, from start: ImagePoint, at time: Double) -> Step {
+    mutating func step(
+        _ direction: Direction, from start: ImagePoint, pen: ImagePoint? = nil, at time: Double
+    ) -> Step {
         guard let columns else { return .searching }
         guard !columns.isEmpty else { return .noColumns }
         let next: ImagePoint?
@@ -41,6 +46,7 @@ struct ColumnCursor: Sendable {
         guard let next else { return .noneFurther }
         position = next
         toneEnd = time + Self.toneTime
+        penAtStep = .some(pen)
         return .moved(to: next)
     }
 
@@ -48,7 +54,18 @@ struct ColumnCursor: Sendable {
     mutating func move(to point: ImagePoint, at time: Double) {
         position = point
         toneEnd = time + Self.toneTime
+        penAtStep = nil
     }
+
+    /// Whether the arrow keys moved the cursor last, the pen (at `pen`) having stayed within `stillPen` pixels of where it was, so the cursor's column is the user's place.
+    func isTheUsersPlace(pen: ImagePoint?) -> Bool {
+        guard position != nil, case .some(let was) = penAtStep else { return false }
+        guard let pen, let was else { return pen == nil && was == nil }
+        return (pen.x - was.x) * (pen.x - was.x) + (pen.y - was.y) * (pen.y - was.y) <= Self.stillPen * Self.stillPen
+    }
+
+    /// A hovering pen's jitter, in image pixels: moving less is not moving.
+    static let stillPen = 2.0
 
     /// Whether the tone's time is up by `time`; it is then over.
     mutating func toneEnds(by time: Double) -> Bool {

@@ -155,6 +155,12 @@ public enum Phrases {
 
     public static let notTaggedOutside = "Not tagged: outside the image."
 
+    /// "Tags 1 and 2 are 11 columns apart, not neighbours.": a cell's edge that spans more than one cell of the
+    /// columns' lattice.
+    public static func tagsApart(_ first: Int, _ second: Int, columns: Int) -> String {
+        "Tags \(first) and \(second) are \(columns) columns apart, not neighbours."
+    }
+
     /// "Tag 3 at x 512.3, y 300.1, intensity 82 percent." — with a note when a tap found no column.
     public static func tagPlaced(_ id: Int, at point: String, missedColumn: Bool) -> String {
         "Tag \(id) at \(point)\(missedColumn ? ", not snapped: no atom column nearby" : "")."

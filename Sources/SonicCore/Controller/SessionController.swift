@@ -9,7 +9,7 @@ public final class SessionController {
     public private(set) var state: SessionState
     private let opened: OpenedImage
     private var tagging: Tagging
-    private var columnCursor = ColumnCursor()
+    var columnCursor = ColumnCursor()
     private var navigation: Navigation
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
@@ -18,7 +18,7 @@ public final class SessionController {
     private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
     private var overviewTold = false
-    private let frameStepper: FrameStepper
+    let frameStepper: FrameStepper
     private var lastAnnouncement = ""
     /// The last announcement made while the sound server was away, said again when it is back.
     private var unheard: String?
@@ -173,7 +173,7 @@ public final class SessionController {
         if command != .clearTags { tagging.cancelClearing() }
         if command != .escape { escapeKey.otherKey() }
         if isSweeping { return settle([.sweep(nil), .speak(Phrases.sweepStopped)]) }
-        guard let command else { return [] }
+        guard let command else { return settle([.speak(Bindings.doesNothing(key: key, in: state.mode))]) }
         return handle(command, at: time)
     }
 
@@ -412,53 +412,9 @@ public final class SessionController {
     }
 
     /// In a column mode without a lattice: what it needs.
-    private func latticeNeeded(in mode: Mode) -> String? {
+    func latticeNeeded(in mode: Mode) -> String? {
         guard mode.soundsColumns, state.lattice?.hasLattice != true else { return nil }
         return Phrases.latticeNeeded(searching: columns == nil)
-    }
-
-    /// "x 512, y 300, intensity 82 percent" for the pixel under the pen, and its cell.
-    private var whereAmI: String {
-        guard let record = instrument.lastRecord else { return Phrases.penNotOnTablet }
-        guard record.inImage else { return Phrases.outsideImage }
-        let point = ImagePoint(x: record.imageX, y: record.imageY)
-        if let shown = state.diffractogram {
-            return DiffractogramView.said(
-                at: point, level: instrument.level(at: point) ?? 0, in: shown, pixelSize: pixelSize)
-        }
-        let cell = unitCell.map { cell in
-            let (n, m) = cell.cellIndex(of: point)
-            return ", " + Phrases.cellPosition(n, m)
-        }
-        let needs = latticeNeeded(in: state.mode).map { ". " + $0 } ?? ""
-        let frame = framePlayed.map { ", " + Phrases.inFrame($0.number, of: $0.count) } ?? ""
-        return describe(point, precise: false) + frame + columnReading(at: point) + (cell ?? "") + needs
-            + spectrumPeaks(at: point)
-    }
-
-    /// On a stack stepped through frame by frame, the frame played (from 1) and how many there are.
-    private var framePlayed: (number: Int, count: Int)? {
-        guard let frames = frameStepper.frames, frames.combination == nil else { return nil }
-        return (state.frame + 1, frames.stack.count)
-    }
-
-    /// In the spectrum mode, the strongest peaks of the spectrum under the pen and what they likely are:
-    /// ". Peaks at 4.51 kilo electron volts, titanium K alpha, and 8.04, copper K alpha."; empty in the other modes.
-    private func spectrumPeaks(at point: ImagePoint) -> String {
-        guard state.mode == .spectrum, let spectra = instrument.spectra else { return "" }
-        let pixel = point.nearestPixel
-        let request = SpectrumRequest(
-            x: pixel.x, y: pixel.y, radius: SpectrumRequest.radius(pressure: instrument.lastRecord?.pressure ?? 0))
-        guard let peaks = try? spectra.peaks(request) else { return ". " + Phrases.spectrumUnreadable }
-        return ". " + Phrases.peaks(peaks, units: spectra.cube.spectralAxis.units)
-    }
-
-    private func columnReading(at point: ImagePoint) -> String {
-        ColumnReading.said(at: point, in: state, by: instrument)
-    }
-
-    private func describe(_ point: ImagePoint, precise: Bool) -> String {
-        Phrases.point(point, level: instrument.level(at: point) ?? 0, precise: precise)
     }
 
     /// Moves the column cursor; its tone sounds the column it reaches.
@@ -466,7 +422,8 @@ public final class SessionController {
         let start =
             instrument.lastRecord.map { ImagePoint(x: $0.imageX, y: $0.imageY) }
             ?? ImagePoint(x: Double(instrument.image.width - 1) / 2, y: Double(instrument.image.height - 1) / 2)
-        switch columnCursor.step(direction, from: start, at: now) {
+        let pen = instrument.lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
+        switch columnCursor.step(direction, from: start, pen: pen, at: now) {
         case .searching: return [.speak(Phrases.stillFindingColumns)]
         case .noColumns: return [.speak(Phrases.noColumnsFound)]
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]

@@ -65,6 +65,21 @@ struct Tagging {
         changing(&state) { state in announce(state.tags.snapped(request, to: column), state) }
     }
 
+    /// Where the cell's tags are not neighbouring columns of the lattice the columns show — an edge more than one
+    /// of its cells long, along a, b or their diagonal — how many columns apart the first such pair is.
+    static func apart(_ state: SessionState) -> String? {
+        guard let lattice = state.lattice, let a = lattice.analysis.a, let b = lattice.analysis.b,
+            let inverse = Matrix2(columns: a, b).inverse, let tags = state.tags.book.cellTags
+        else { return nil }
+        for tag in tags.dropFirst() {
+            let edge = PixelVector(x: tag.point.x - tags[0].point.x, y: tag.point.y - tags[0].point.y)
+            let steps = inverse * edge
+            guard max(abs(steps.x.rounded()), abs(steps.y.rounded())) > 1 else { continue }
+            return Phrases.tagsApart(tags[0].id, tag.id, columns: Int((edge.length / lattice.spacing).rounded()))
+        }
+        return nil
+    }
+
     /// Tags just placed, for the log, and said in one announcement so that no part cuts off another.
     private func announce(_ placed: [TagQueue.Placed], _ state: SessionState) -> [ControllerOutput] {
         guard !placed.isEmpty else { return [] }
@@ -72,6 +87,7 @@ struct Tagging {
             var text = Phrases.tagPlaced(placed.tag.id, at: describe(placed.tag), missedColumn: placed.missedColumn)
             if let cell = placed.completedCell {
                 text += " " + Phrases.unitCell(refined(cell, state), pixelSize: pixelSize)
+                if let apart = Self.apart(state) { text += " " + apart }
             }
             return placed.becameOrigin ? text + " " + Phrases.origin(placed.tag.id) : text
         }

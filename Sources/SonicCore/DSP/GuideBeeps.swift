@@ -7,6 +7,8 @@ public final class GuideBeeps: SoundUnit {
     public static let frequencyDef = ParameterDef(
         "frequency", default: 1000, range: 250...4000, unit: .hertz, sampleRateShare: 0.5)
     public static let panDef = ParameterDef("pan", default: 0, range: -1...1)
+    /// A share of `level`: the cue on arrival is quieter than the beeps that lead there.
+    public static let loudnessDef = ParameterDef("loudness", default: 1, range: 0...1)
     /// Each beep's peak: well below the pen's tone, so as not to mask it.
     public static let levelDef = ParameterDef("level", default: 0.1, range: 0...1)
     /// How long a beep lasts: shorter than the gap at the highest rate.
@@ -17,6 +19,7 @@ public final class GuideBeeps: SoundUnit {
     /// Glides in octaves.
     public var frequency: ExponentialRamp
     public var pan: LinearRamp
+    public var loudness: LinearRamp
     private let level: Double
     private let beepFrames: Int
     /// How far the next beep has come due, in beeps (it sounds at 1); the frame of the beep sounding, nil between.
@@ -27,13 +30,14 @@ public final class GuideBeeps: SoundUnit {
     public init(
         sampleRate: Double, rampSamples: Int, rate: Double = GuideBeeps.rateDef.defaultValue,
         frequency: Double = GuideBeeps.frequencyDef.defaultValue, pan: Double = GuideBeeps.panDef.defaultValue,
-        level: Double = GuideBeeps.levelDef.defaultValue
+        loudness: Double = GuideBeeps.loudnessDef.defaultValue, level: Double = GuideBeeps.levelDef.defaultValue
     ) {
         self.sampleRate = sampleRate
         self.rate = LinearRamp(value: rate, duration: rampSamples, range: Self.rateDef.range)
         self.frequency = ExponentialRamp(
             value: frequency, duration: rampSamples, range: Self.frequencyDef.range(sampleRate: sampleRate))
         self.pan = LinearRamp(value: pan, duration: rampSamples, range: Self.panDef.range)
+        self.loudness = LinearRamp(value: loudness, duration: rampSamples, range: Self.loudnessDef.range)
         self.level = Self.levelDef.clamped(level)
         beepFrames = max(2, Int(Self.beepTime * sampleRate))
     }
@@ -46,7 +50,7 @@ public final class GuideBeeps: SoundUnit {
         }
         for i in 0..<frames {
             let beepsPerFrame = rate.next() / sampleRate
-            let hz = frequency.next(), cycles = (pan.next() + 1) / 8
+            let hz = frequency.next(), cycles = (pan.next() + 1) / 8, gain = Float(loudness.next() * level)
             untilNext += beepsPerFrame
             if beepFrame == nil && untilNext >= 1 && beepsPerFrame > 0 {
                 untilNext -= 1
@@ -56,7 +60,7 @@ public final class GuideBeeps: SoundUnit {
             guard let frame = beepFrame else { continue }
             // sin² over the beep: from silence, to its peak, back to silence.
             let envelope = FastMath.sine(cycles: Double(frame) / Double(2 * beepFrames))
-            let sample = FastMath.sine(cycles: phase) * envelope * envelope * Float(level)
+            let sample = FastMath.sine(cycles: phase) * envelope * envelope * gain
             audio.left[i] += sample * FastMath.sine(cycles: cycles + 0.25)
             audio.right[i] += sample * FastMath.sine(cycles: cycles)
             phase += hz / sampleRate

@@ -50,6 +50,7 @@ public final class SynthControls: Sendable {
     private let guideRate = Atomic<UInt64>(0)
     private let guideFrequency = Atomic<UInt64>(GuideTone.silent.frequency.bitPattern)
     private let guidePan = Atomic<UInt64>(0)
+    private let guideLoudness = Atomic<UInt64>(1.0.bitPattern)
     private let spectrumGain = Atomic<UInt64>(0)
     private let ticks = Atomic<Int>(0)
     /// How many sweeps were asked to start or stop, and the latest of them (`code(of:)`).
@@ -99,6 +100,7 @@ public final class SynthControls: Sendable {
         guideRate.store(targets.guide.rate.bitPattern, ordering: .relaxed)
         guideFrequency.store(targets.guide.frequency.bitPattern, ordering: .relaxed)
         guidePan.store(targets.guide.pan.bitPattern, ordering: .relaxed)
+        guideLoudness.store(targets.guide.loudness.bitPattern, ordering: .relaxed)
         spectrumGain.store(targets.spectrum.bitPattern, ordering: .relaxed)
         queue(SynthChange(time: time, kind: .targets, targets: targets))
     }
@@ -162,7 +164,9 @@ public final class SynthControls: Sendable {
             frequency: load(frequency), amplitude: load(amplitude), cutoff: optional(load(cutoff)),
             resonance: optional(load(resonance)), pan: load(pan), timbre: optional(load(timbre)),
             note: note.load(ordering: .relaxed),
-            guide: GuideTone(rate: load(guideRate), frequency: load(guideFrequency), pan: load(guidePan)),
+            guide: GuideTone(
+                rate: load(guideRate), frequency: load(guideFrequency), pan: load(guidePan),
+                loudness: load(guideLoudness)),
             spectrum: load(spectrumGain))
     }
 

@@ -276,6 +276,7 @@ public final class SynthEngine {
         guide.rate.glide(to: tone.rate)
         guide.frequency.glide(to: tone.frequency)
         guide.pan.glide(to: tone.pan)
+        guide.loudness.glide(to: tone.loudness)
     }
 
     private func applyTone(_ targets: SynthTargets) {

@@ -32,17 +32,22 @@ public struct SynthTargets: Sendable, Equatable {
 }
 
 /// What the guide's beeps say (`GuideBeeps`): how often (how near), how high (above or below) and where (left or
-/// right).
+/// right); on arrival, a quiet cue of its own.
 public struct GuideTone: Sendable, Equatable {
     /// Beeps a second; 0: none.
     public var rate: Double
     public var frequency: Double
     /// −1 left … 1 right.
     public var pan: Double
+    /// A share of the beeps' level, 0–1.
+    public var loudness: Double
 
-    public init(rate: Double, frequency: Double, pan: Double) {
-        self.rate = rate; self.frequency = frequency; self.pan = pan
+    public init(rate: Double, frequency: Double, pan: Double, loudness: Double = 1) {
+        self.rate = rate; self.frequency = frequency; self.pan = pan; self.loudness = loudness
     }
 
     public static let silent = GuideTone(rate: 0, frequency: GuideBeeps.frequencyDef.defaultValue, pan: 0)
+    /// While the nib stays on the place: slow, high, in the middle and quiet — unlike any beep that leads there, so
+    /// being on the feature and next door to it sound different.
+    public static let arrived = GuideTone(rate: 2, frequency: 3000, pan: 0, loudness: 0.35)
 }

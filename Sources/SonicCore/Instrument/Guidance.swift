@@ -6,8 +6,14 @@ import RealModule
 /// a circle — across as stereo position, up and down as pitch — so one beep says both, and the rate says how far.
 public struct Guidance: Sendable, Equatable {
     public var target: ImagePoint
-    /// Within this many image pixels the nib is there (one column spacing): the beeps stop.
+    /// Within this many image pixels the nib is there (`arrival` of a column spacing): the beeps give way to the
+    /// arrival cue.
     public var radius: Double
+
+    /// The share of a column spacing within which the nib is on a feature: a third, so the nib is then nearer the
+    /// feature than any neighbour can be (two thirds of a spacing away at least) and on the column's own peak, whose
+    /// half-width is about a sixth of a spacing.
+    public static let arrival = 1.0 / 3
 
     /// Beeps a second at the edge of `radius`, and a whole image's diagonal away.
     static let nearestRate = GuideBeeps.rateDef.range.upperBound
@@ -27,7 +33,8 @@ public struct Guidance: Sendable, Equatable {
     /// `width` × `height` pixels: the rate falls evenly in log distance from `nearestRate` at the radius to
     /// `farthestRate` at the image's diagonal.
     public func tone(from nib: ImagePoint?, width: Int, height: Int) -> GuideTone {
-        guard let nib, !isReached(by: nib) else { return .silent }
+        guard let nib else { return .silent }
+        guard !isReached(by: nib) else { return .arrived }
         let r = distance(from: nib)
         let across = (target.x - nib.x) / r, up = (nib.y - target.y) / r
         let diagonal = (Double(width * width + height * height)).squareRoot()

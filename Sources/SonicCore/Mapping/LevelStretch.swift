@@ -20,14 +20,15 @@ public struct LevelStretch: Sendable, Equatable {
         self.inverted = inverted
     }
 
-    /// low and high are nearest-rank percentiles of all the image's samples.
+    /// low and high are nearest-rank percentiles of all the image's samples, high raised by `headroom` times the span
+    /// between them: what is brighter than the image's usual brightest (a heavier column among a lattice's) is then
+    /// still told apart.
     public init(
-        statistics: SampleStatistics, lowPercentile: Double, highPercentile: Double,
+        statistics: SampleStatistics, lowPercentile: Double, highPercentile: Double, headroom: Double = 0,
         curve: Curve = .linear, inverted: Bool = false
     ) {
-        self.init(
-            low: statistics.percentile(lowPercentile), high: statistics.percentile(highPercentile),
-            curve: curve, inverted: inverted)
+        let low = statistics.percentile(lowPercentile), high = statistics.percentile(highPercentile)
+        self.init(low: low, high: high + max(0, headroom) * (high - low), curve: curve, inverted: inverted)
     }
 
     /// The level of a (possibly interpolated) sample value.

@@ -45,8 +45,9 @@ public struct Profile: Sendable, Equatable {
 
     public struct LevelSettings: Sendable, Equatable {
         public enum Range: Sendable, Equatable {
-            /// Nearest-rank percentiles (0...100) of the image's samples.
-            case percentiles(low: Double, high: Double)
+            /// Nearest-rank percentiles (0...100) of the image's samples, and a share of the span between them
+            /// left above the high one.
+            case percentiles(low: Double, high: Double, headroom: Double)
             /// Raw sample values.
             case fixed(low: Double, high: Double)
         }
@@ -60,9 +61,10 @@ public struct Profile: Sendable, Equatable {
         /// The stretch for an image with these statistics.
         public func stretch(_ statistics: SampleStatistics) -> LevelStretch {
             switch range {
-            case .percentiles(let low, let high):
+            case .percentiles(let low, let high, let headroom):
                 LevelStretch(
-                    statistics: statistics, lowPercentile: low, highPercentile: high, curve: curve, inverted: inverted)
+                    statistics: statistics, lowPercentile: low, highPercentile: high, headroom: headroom, curve: curve,
+                    inverted: inverted)
             case .fixed(let low, let high):
                 LevelStretch(low: low, high: high, curve: curve, inverted: inverted)
             }

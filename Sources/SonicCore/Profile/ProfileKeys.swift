@@ -98,7 +98,12 @@ enum ProfileKeys {
             "the percentile (nearest rank) that is level 0"),
         ProfileKey(
             "level.high_percentile", number(99.5), range(0...100), constraint: "above `level.low_percentile`",
-            when: .when(key: "level.range", is: "percentile"), "the percentile (nearest rank) that is level 1"),
+            when: .when(key: "level.range", is: "percentile"),
+            "the percentile (nearest rank) that, with no headroom, is level 1"),
+        ProfileKey(
+            "level.headroom", number(0.5), range(0...4), when: .when(key: "level.range", is: "percentile"),
+            "level 1 lies this share of the span between the percentiles above the high one, so what is brighter "
+                + "than the image's usual brightest (a heavier column) still sounds higher"),
         // Raw sample values in the file's units: signed, 32-bit or float data reach far beyond 16 bits.
         ProfileKey(
             "level.low", number(0), range(-1e30...1e30), when: .when(key: "level.range", is: "fixed"),

@@ -63,7 +63,7 @@ extension Profile {
             if high <= low {
                 throw reader.error("level.high_percentile", "must be above level.low_percentile (\(low.compact))")
             }
-            range = .percentiles(low: low, high: high)
+            range = .percentiles(low: low, high: high, headroom: try reader.number("level.headroom"))
         } else {
             let low = try reader.number("level.low")
             let high = try reader.number("level.high")
@@ -71,7 +71,7 @@ extension Profile {
             range = .fixed(low: low, high: high)
         }
         try reader.rejectInapplicable(
-            ["level.low", "level.high", "level.low_percentile", "level.high_percentile"],
+            ["level.low", "level.high", "level.low_percentile", "level.high_percentile", "level.headroom"],
             given: kind)
         return LevelSettings(
             curve: LevelStretch.Curve(rawValue: curve)!, range: range,
