@@ -127,6 +127,27 @@ struct OverviewAssessment {
         #expect(abs((thicker.largeScale.gradient?.change ?? 0) - 0.84) < 0.05)
     }
 
+    /// A crystal in one corner with nothing but the noise beside it: the rest is said to be empty — at high noise,
+    /// at least never amorphous.
+    @Test(arguments: OverviewSamples.Noise.allCases)
+    func aCrystalBesideNothingHasTheRestEmpty(noise: OverviewSamples.Noise) {
+        var scene = LatticeImage(
+            .square, width: 384, height: 384, spacing: 24, angle: 7 * Double.pi / 180, origin: (12, 12), sigma: 3.2,
+            peak: 20_000, background: 500, backgroundSlope: (0, 0), doseScale: noise.dose, readNoise: noise.readNoise,
+            seed: 41)
+        scene.crystal = ImagePolygon([
+            ImagePoint(x: -0.5, y: -0.5), ImagePoint(x: 191.5, y: -0.5), ImagePoint(x: 191.5, y: 191.5),
+            ImagePoint(x: -0.5, y: 191.5)
+        ])
+        let overview = ImageOverview(image: scene.render(), pixelSize: nil)
+        #expect(overview.surroundings != .amorphous, "\(overview.summary)")
+        if noise == .low {
+            #expect(
+                overview.summary.first == "Square lattice covering the upper left corner of the image, the rest empty.",
+                "\(overview.summary)")
+        }
+    }
+
     @Test func eachFeatureIsLabelledWithItsNumberAndItsPlace() throws {
         let sample = OverviewSamples.defects(.low)
         let overview = Self.overview(sample)
