@@ -15,13 +15,17 @@ final class ColumnSearch: Sendable {
     private static let queue = DispatchQueue(label: "columns")
     private let found = Mutex<Found?>(nil)
     private let abandoned = Atomic<Bool>(false)
+    /// How far the search has got, for "where am I" while it runs.
+    let progress = WorkProgress()
 
     init(_ finder: ColumnFinder, pixelSize: PixelSize?) {
         Self.queue.async { [self] in
             guard !abandoned.load(ordering: .acquiring) else { return }
-            let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
-            let overview = ImageOverview(finder: finder, columns: columns)
-            found.withLock { $0 = Found(lattice: columns, overview: overview) }
+            WorkProgress.$current.withValue(progress) {
+                let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
+                let overview = ImageOverview(finder: finder, columns: columns)
+                found.withLock { $0 = Found(lattice: columns, overview: overview) }
+            }
         }
     }
 

@@ -173,6 +173,7 @@ final class PlaySession {
                 case .failure(let error): perform(controller.frameUnreadable(index: index, error))
                 }
             }
+            if controller.columns == nil { controller.workUnderWay = columnSearch.progress.now }
             if controller.columns == nil, let found = columnSearch.result {
                 let points = found.lattice.analysis.columns.map { ImagePoint(x: $0.column.x, y: $0.column.y) }
                 log?.write(.lattice(t: monotonicSeconds(), pixelSize: found.lattice.pixelSize))

@@ -222,6 +222,19 @@ import Testing
         #expect(said.contains("Tags 1 and 2 are \(apart) columns apart, not neighbours."), "\(said)")
     }
 
+    /// While the atom columns are being found, "where am I" says how far that has got.
+    @Test func whereAmITellsHowFarTheColumnSearchHasGot() throws {
+        let (c, _) = session(overview: false)
+        _ = c.handle(pen(1, at: ImagePoint(x: 100, y: 100)))
+        c.workUnderWay = ("fitting the atom columns", 0.42)
+        let said = try #require(speech(c.handle(key: "Space", at: 2)).first)
+        #expect(said.hasSuffix(". Still fitting the atom columns, 42 percent."), "\(said)")
+        let (found, _) = session()
+        found.workUnderWay = ("fitting the atom columns", 1)
+        _ = found.handle(pen(3, at: ImagePoint(x: 100, y: 100)))
+        #expect(speech(found.handle(key: "Space", at: 4)).first?.contains("Still") == false)
+    }
+
     @Test func escapeEndsTheGuidanceAndQuitsOnlyWhenPressedTwiceWithNothingGoingOn() {
         let (c, player) = session()
         _ = c.handle(key: "N", at: 1)

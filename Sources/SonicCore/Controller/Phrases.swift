@@ -310,6 +310,11 @@ public enum Phrases {
     /// Asked for before the overview is read, with the atom columns.
     public static let overviewNotReady = "The overview comes once the atom columns are found."
 
+    /// "Still fitting the atom columns, 40 percent."
+    public static func stillWorking(_ what: String, fraction: Double) -> String {
+        "Still \(what), \(Int((100 * min(1, max(0, fraction))).rounded(.down))) percent."
+    }
+
     public static let noMoreDetails = "No more details. Press D again for the summary."
     public static let nothingStandsOut = "Nothing stands out to go to."
     public static let lastFeature = "That was the last feature."

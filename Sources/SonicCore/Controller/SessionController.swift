@@ -30,6 +30,8 @@ public final class SessionController {
     private var requestedWindow: PlayedWindow?
     /// The frame last asked to be read, until it plays.
     private var requestedFrame: Int?
+    /// The long work the session waits on (the atom columns being found) and its share done; "where am I" tells it.
+    public var workUnderWay: (what: String, fraction: Double)?
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,

@@ -24,7 +24,13 @@ extension SessionController {
         let frame = framePlayed.map { ", " + Phrases.inFrame($0.number, of: $0.count) } ?? ""
         return describe(point, precise: false) + frame + FeatureReading.said(at: point, in: state)
             + columnReading(at: point) + (cell ?? "") + needs
-            + spectrumPeaks(at: point)
+            + spectrumPeaks(at: point) + stillWorking
+    }
+
+    /// ". Still fitting the atom columns, 40 percent." while the columns are being found.
+    private var stillWorking: String {
+        guard columns == nil, let work = workUnderWay else { return "" }
+        return ". " + Phrases.stillWorking(work.what, fraction: work.fraction)
     }
 
     /// On a stack stepped through frame by frame, the frame played (from 1) and how many there are.
