@@ -56,6 +56,8 @@ final class BrailleOutput {
                 warn("\(reason): braille shows again once brltty is back")
                 log?.write(.braille(t: time, .lost(reason)))
                 lost = true
+                // Nothing is shown until brltty is back, with the display it then has.
+                size = BrailleSize(columns: 0, rows: 0)
                 shown = nil
             case .unreachable(let reason):
                 if required { warn("cannot reach brltty (\(reason)): braille shows once it answers") }
