@@ -51,7 +51,6 @@ final class BrailleOutput {
                     warn("brltty answers again: braille shows again")
                     outputs += controller.brailleBack()
                 }
-            case .resized(let now): resized(now, log: log, at: time)
             case .lost(let reason):
                 warn("\(reason): braille shows again once brltty is back")
                 log?.write(.braille(t: time, .lost(reason)))

@@ -26,10 +26,9 @@ public final class BrailleLink: @unchecked Sendable {
     }
 
     public enum Change: Sendable, Equatable {
-        /// Connected to brltty, whose display has this size (0 × 0: brltty has no display now).
+        /// Connected to brltty, whose display has this size (0 × 0: brltty has no display now); again whenever the
+        /// display changes size.
         case connected(BrailleSize)
-        /// The display's size changed.
-        case resized(BrailleSize)
         /// brltty went away, for this reason; the link tries again.
         case lost(reason: String)
         /// The first attempt failed, for this reason; the link tries again.
@@ -109,9 +108,10 @@ public final class BrailleLink: @unchecked Sendable {
             attempts += 1
             switch connect() {
             case .success(let descriptor):
-                let reason = serve(descriptor)
+                let ending = serve(descriptor)
                 brlapi_closeConnection()
-                if let reason { report(.lost(reason: reason)) }
+                // Resized: connected again at once, as a new connection has the new size.
+                if case .lost(let reason) = ending { report(.lost(reason: reason)) }
             case .failure(let failure):
                 if attempts == 1 { report(.unreachable(reason: failure.reason)) }
                 pause(Self.retryInterval)
@@ -122,6 +122,15 @@ public final class BrailleLink: @unchecked Sendable {
     }
 
     private struct Failure: Error { let reason: String }
+
+    /// Why a connection was let go.
+    private enum Ending {
+        case stopped
+        case lost(String)
+        /// brltty (6.5) fails when a connection writes after its display changed size (it keeps the old size's
+        /// buffers, and the library writes the old size): a new connection has the new size.
+        case resized
+    }
 
     /// Opens the connection and takes the display for the window.
     private func connect() -> Result<Int32, Failure> {
@@ -140,9 +149,9 @@ public final class BrailleLink: @unchecked Sendable {
         return .success(descriptor)
     }
 
-    /// Shows what is asked and reads keys until the link stops (nil) or the connection fails (why).
-    private func serve(_ descriptor: Int32) -> String? {
-        var size = displaySize() ?? BrailleSize(columns: 0, rows: 0)
+    /// Shows what is asked and reads keys until the link stops, the connection fails or the display changes size.
+    private func serve(_ descriptor: Int32) -> Ending {
+        let size = displaySize() ?? BrailleSize(columns: 0, rows: 0)
         report(.connected(size))
         var shown: Content?
         var inTtyMode = true
@@ -155,31 +164,31 @@ public final class BrailleLink: @unchecked Sendable {
             _ = poll(&fds, 2, Int32(Self.sizeInterval * 1000))
             if fds[1].revents != 0 { drainWake() }
             let (content, focus, stop) = lock.withLock { (wanted, focused, stopping) }
-            if stop { return nil }
-            if protocolErrors.load(ordering: .relaxed) > 0 { return "brltty answered with an error" }
+            if stop { return .stopped }
+            if protocolErrors.load(ordering: .relaxed) > 0 { return .lost("brltty answered with an error") }
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
-                return "brltty closed the connection"
+                return .lost("brltty closed the connection")
             }
-            if fds[0].revents != 0, let failure = readKeys() { return failure }
-            if monotonic() - sizeAsked >= Self.sizeInterval {
-                sizeAsked = monotonic()
-                guard let now = displaySize() else { return "brltty does not answer: " + Self.errorText }
-                if now != size {
-                    size = now
-                    shown = nil
-                    report(.resized(now))
-                }
-            }
+            if fds[0].revents != 0, let failure = readKeys() { return .lost(failure) }
             if focus != inTtyMode {
                 // Out of tty mode the display is the screen reader's again.
                 let result =
                     focus ? brlapi_enterTtyMode(Int32(truncatingIfNeeded: windowID), nil) : brlapi_leaveTtyMode()
-                guard result >= 0 else { return "brltty refused the display: " + Self.errorText }
+                guard result >= 0 else { return .lost("brltty refused the display: " + Self.errorText) }
                 inTtyMode = focus
                 shown = nil
             }
-            guard inTtyMode, let content, content != shown, size.cells > 0 else { continue }
-            guard write(content, cells: size.cells) else { return "brltty does not take the text: " + Self.errorText }
+            let due = inTtyMode && content != nil && content != shown
+            // Before every write too: one of the old size would bring brltty down.
+            if due || monotonic() - sizeAsked >= Self.sizeInterval {
+                sizeAsked = monotonic()
+                guard let now = displaySize() else { return .lost("brltty does not answer: " + Self.errorText) }
+                if now != size { return .resized }
+            }
+            guard due, let content, size.cells > 0 else { continue }
+            guard write(content, cells: size.cells) else {
+                return .lost("brltty does not take the text: " + Self.errorText)
+            }
             shown = content
         }
     }
@@ -191,9 +200,7 @@ public final class BrailleLink: @unchecked Sendable {
             let result = brlapi_readKey(0, &code)
             if result < 0 { return "brltty closed the connection" }
             if result == 0 { return nil }
-            var argument: Int32 = 0
-            let command = sa_brlapi_command(code, &argument)
-            if let key = BrailleKey(command: Int(command), argument: Int(argument)) { report(.key(key)) }
+            if let key = BrailleKey(brlapiCode: code) { report(.key(key)) }
         }
     }
 
@@ -238,8 +245,11 @@ public final class BrailleLink: @unchecked Sendable {
 }
 
 extension BrailleKey {
-    /// The key of one of the shim's commands; nil for the keys the program leaves alone.
-    init?(command: Int, argument: Int) {
+    /// The key of a code BrlAPI read in tty mode (brltty's commands, not the driver's own keys); nil for the keys the
+    /// program leaves alone.
+    public init?(brlapiCode code: UInt64) {
+        var argument: Int32 = 0
+        let command = Int(sa_brlapi_command(code, &argument))
         switch command {
         case Int(SA_BRLAPI_PAN_LEFT): self = .panLeft
         case Int(SA_BRLAPI_PAN_RIGHT): self = .panRight
@@ -247,7 +257,7 @@ extension BrailleKey {
         case Int(SA_BRLAPI_LINE_DOWN): self = .lineDown
         case Int(SA_BRLAPI_TOP): self = .top
         case Int(SA_BRLAPI_BOTTOM), Int(SA_BRLAPI_HOME): self = .newest
-        case Int(SA_BRLAPI_ROUTE): self = .route(argument)
+        case Int(SA_BRLAPI_ROUTE): self = .route(Int(argument))
         case Int(SA_BRLAPI_DISPLAY_MODE): self = .switchView
         default: return nil
         }

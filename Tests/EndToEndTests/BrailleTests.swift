@@ -160,7 +160,13 @@ extension EndToEnd {
                     #expect(abs(mark!.x - expected.x) <= 1 && abs(mark!.y - expected.y) <= 1, "\(mark!) \(expected)")
                 }
 
-                // The display-mode key switches to text, and back.
+                // A display resized is drawn again at its size.
+                try braille.send("cells 20 5")
+                try waitFor("the picture on 20 × 5 cells", timeout: 5) {
+                    braille.cellLines().last.map { $0.count == 100 && $0.contains { $0 != 0 } } ?? false
+                }
+
+                // The display-mode key switches to text.
                 let seenTexts = braille.texts().count
                 try braille.send("DISPMD")
                 try braille.waitForText("text in place of the picture", after: seenTexts) {
@@ -168,6 +174,8 @@ extension EndToEnd {
                 }
                 #expect(try session.records(ofType: "braille").contains { $0["picture"] is String })
                 #expect(try session.quitWithKey() == 0)
+                // The resize cost nothing: brltty was not lost.
+                #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
             }
         }
 
