@@ -89,8 +89,9 @@ let package = Package(
         // Reports each time the machine itself stopped running programs (the end-to-end tests and the
         // dropout benchmark tell those dropouts from the program's own).
         .executableTarget(name: "machine-pauses"),
-        // Feeds damaged image files, HDF5 surveys, Velox streams and session logs to their readers (see scripts/fuzz).
-        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles", "SonicHDF5"]),
+        // Feeds damaged image files, HDF5 surveys, Velox streams, session logs and BrlAPI's keys and sizes to their
+        // readers (see scripts/fuzz).
+        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles", "SonicHDF5", "SonicBraille"]),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "SampleWriters"]),
         // DigitalMicrograph and TIFF writers written from the formats' descriptions, independent of the
