@@ -93,8 +93,7 @@ final class BrailleOutput {
             let instrument = controller.instrument
             let pen = instrument.lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
             let picture = TactilePicture(
-                width: instrument.image.width, height: instrument.image.height, level: instrument.level(at:),
-                pen: pen, size: size)
+                region: controller.brailleRegion, level: instrument.level(at:), pen: pen, size: size)
             show(.dots(picture.cells), logged: .picture(picture.text), log: log, at: time)
         } else {
             let rows = line.rows(size, status: controller.brailleStatus, at: time)

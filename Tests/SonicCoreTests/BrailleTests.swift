@@ -251,6 +251,27 @@ import Testing
         #expect(raised.allSatisfy { max(abs($0.0 - 31), abs($0.1 - 21)) == 1 })
     }
 
+    /// A zoomed view shows only its part, at the dots' finer scale: the bright square's quarter in view fills it.
+    @Test func aRegionOfTheImageFillsTheDots() {
+        let size = BrailleSize(columns: 30, rows: 10)
+        let level = { (p: ImagePoint) -> Double? in
+            let x = Int(p.x.rounded())
+            let y = Int(p.y.rounded())
+            guard (0..<240).contains(x), (0..<160).contains(y) else { return nil }
+            return (100..<140).contains(x) && (60..<100).contains(y) ? 1 : 0
+        }
+        // Pixels 90–149 across and 60–99 down: the square is pixels 100–139, dots 10–49 of 60, rows 0–39 of 40.
+        let picture = TactilePicture(
+            region: ImageRegion(x: 89.5, y: 59.5, width: 60, height: 40), level: level, pen: ImagePoint(x: 10, y: 10),
+            size: size)
+        for row in 0..<10 {
+            for column in 0..<30 {
+                #expect(
+                    picture.cells[row * 30 + column] == ((5...24).contains(column) ? 0xFF : 0), "\(column), \(row)")
+            }
+        }
+    }
+
     /// A wide image keeps its shape: centred, with blank rows above and below.
     @Test func theImageKeepsItsShape() {
         let size = BrailleSize(columns: 30, rows: 10)

@@ -1,5 +1,6 @@
 /// The image as a tactile picture on a multi-line braille display: each cell 2 × 4 dots (dots 1–8 as bits 0–7, in
-/// the layout of Unicode braille), the image scaled to fill the dots with its shape kept, and a dot raised where the
+/// the layout of Unicode braille), the image (or the part of it in view) scaled to fill the dots with its shape kept,
+/// and a dot raised where the
 /// image is bright. The threshold lies midway between the dark and the bright (the 10th and 99th percentiles of the
 /// dots' levels: a few hot pixels do not set it, a small bright feature does), so atom columns stand up as dots and
 /// the gaps between them stay down; an image with no contrast at this scale raises nothing rather than noise. The pen's place is a ring of dots around a lowered one, in a cleared
@@ -21,27 +22,34 @@ public struct TactilePicture: Sendable, Equatable {
         return (x == 0 ? left : right)[y]
     }
 
-    /// The picture of an image `width` × `height` pixels whose level (0–1) at a point `level` gives, with the pen at
-    /// `pen` (image coordinates; nil: not over the image).
-    public init(
-        width: Int, height: Int, level: (ImagePoint) -> Double?, pen: ImagePoint?, size: BrailleSize
-    ) {
+    /// The picture of a whole image `width` × `height` pixels whose level (0–1) at a point `level` gives (nil outside
+    /// the image), with the pen at `pen` (image coordinates; nil: not over the image).
+    public init(width: Int, height: Int, level: (ImagePoint) -> Double?, pen: ImagePoint?, size: BrailleSize) {
+        self.init(
+            region: ImageRegion(x: -0.5, y: -0.5, width: Double(width), height: Double(height)), level: level, pen: pen,
+            size: size)
+    }
+
+    /// The picture of `region` of an image.
+    public init(region: ImageRegion, level: (ImagePoint) -> Double?, pen: ImagePoint?, size: BrailleSize) {
         self.size = size
         let dotsAcross = size.columns * 2
         let dotsDown = size.rows * 4
-        guard size.cells > 0, width > 0, height > 0 else {
+        let width = region.width
+        let height = region.height
+        guard size.cells > 0, width > 0, height > 0, width.isFinite, height.isFinite else {
             cells = [UInt8](repeating: 0, count: size.cells)
             return
         }
         // Pixels a dot covers, the same across and down; the picture centred on the dots.
-        let scale = max(Double(width) / Double(dotsAcross), Double(height) / Double(dotsDown))
-        let left = (Double(dotsAcross) - Double(width) / scale) / 2
-        let top = (Double(dotsDown) - Double(height) / scale) / 2
+        let scale = max(width / Double(dotsAcross), height / Double(dotsDown))
+        let left = (Double(dotsAcross) - width / scale) / 2
+        let top = (Double(dotsDown) - height / scale) / 2
         var levels = [Double?](repeating: nil, count: dotsAcross * dotsDown)
         for dy in 0..<dotsDown {
             for dx in 0..<dotsAcross {
-                let x0 = (Double(dx) - left) * scale - 0.5
-                let y0 = (Double(dy) - top) * scale - 0.5
+                let x0 = (Double(dx) - left) * scale + region.x
+                let y0 = (Double(dy) - top) * scale + region.y
                 var sum = 0.0
                 var count = 0
                 for sy in 0..<Self.samplesPerDot {
@@ -49,8 +57,8 @@ public struct TactilePicture: Sendable, Equatable {
                         let point = ImagePoint(
                             x: x0 + (Double(sx) + 0.5) * scale / Double(Self.samplesPerDot),
                             y: y0 + (Double(sy) + 0.5) * scale / Double(Self.samplesPerDot))
-                        guard point.x >= -0.5, point.y >= -0.5, point.x < Double(width) - 0.5,
-                            point.y < Double(height) - 0.5, let value = level(point), value.isFinite
+                        guard point.x >= region.x, point.y >= region.y, point.x < region.x + width,
+                            point.y < region.y + height, let value = level(point), value.isFinite
                         else { continue }
                         sum += value
                         count += 1
@@ -70,9 +78,9 @@ public struct TactilePicture: Sendable, Equatable {
             }
         }
         if let pen {
-            let px = Int((pen.x + 0.5) / scale + left)
-            let py = Int((pen.y + 0.5) / scale + top)
-            if px >= 0, py >= 0, px < dotsAcross, py < dotsDown {
+            let px = Int(((pen.x - region.x) / scale + left).rounded(.down))
+            let py = Int(((pen.y - region.y) / scale + top).rounded(.down))
+            if pen.x >= region.x, pen.y >= region.y, px >= 0, py >= 0, px < dotsAcross, py < dotsDown {
                 for dy in -2...2 {
                     for dx in -2...2 {
                         let x = px + dx
@@ -101,5 +109,15 @@ public struct TactilePicture: Sendable, Equatable {
                         Unicode.Scalar(0x2800 + UInt32($0))!
                     }))
         }.joined(separator: "\n")
+    }
+}
+
+/// A part of an image, in image coordinates: from (`x`, `y`) — (−0.5, −0.5) is the top-left pixel's corner — across
+/// `width` and down `height` pixels.
+public struct ImageRegion: Sendable, Equatable {
+    public var x: Double, y: Double, width: Double, height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x; self.y = y; self.width = width; self.height = height
     }
 }

@@ -27,6 +27,21 @@ extension SessionController {
         return parts.joined(separator: " ")
     }
 
+    /// The part of the image the tactile picture shows: what the window shows of it, the whole image until zoomed in.
+    public var brailleRegion: ImageRegion {
+        let image = instrument.image
+        let whole = ImageRegion(x: -0.5, y: -0.5, width: Double(image.width), height: Double(image.height))
+        guard let view = navigation.view, view.zoom > 1, view.scale > 0 else { return whole }
+        let halfWidth = Double(view.window.width) / 2 / view.scale
+        let halfHeight = Double(view.window.height) / 2 / view.scale
+        let left = max(whole.x, view.centre.x - halfWidth)
+        let top = max(whole.y, view.centre.y - halfHeight)
+        let right = min(whole.x + whole.width, view.centre.x + halfWidth)
+        let bottom = min(whole.y + whole.height, view.centre.y + halfHeight)
+        guard right > left, bottom > top else { return whole }
+        return ImageRegion(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// The places in `text` (a message as the display writes it) a routing key acts on: each tag it names, to the
     /// next tag named, and each of the overview's features whose label it holds.
     public func brailleTargets(in text: String) -> [BrailleTarget] {
