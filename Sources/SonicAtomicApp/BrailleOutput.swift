@@ -29,7 +29,10 @@ final class BrailleOutput {
     func announce(_ spoken: String, after: Bool = false, controller: SessionController, at time: Double) {
         guard !spoken.isEmpty else { return }
         let text = BrailleText.compact(spoken)
-        line.add(BrailleMessage(text, targets: controller.brailleTargets(in: text)), continuing: after, at: time)
+        let targets = controller.brailleTargets(in: text)
+        line.add(
+            BrailleMessage(text, targets: targets, table: BrailleTable.tags(text, targets: targets)),
+            continuing: after, at: time)
     }
 
     /// The user asked the program something: its answer shows, whatever place they were reading.

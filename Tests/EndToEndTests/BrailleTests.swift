@@ -116,9 +116,17 @@ extension EndToEnd {
             try withServers("braille-picture") { display, sound, folder in
                 let braille = try BrailleTestDisplay(columns: 30, rows: 10, logFolder: folder)
                 defer { braille.stop() }
+                // The shapes, with tags saved on the disc's and the square's centres.
+                let image = folder + "/shapes.png"
+                try FileManager.default.copyItem(atPath: Fixtures.repository + "/images/shapes.png", toPath: image)
+                try """
+                { "format" : "sonic-atomic tags", "version" : 1, "image" : "shapes.png", "width" : 320, "height" : 240,
+                  "tags" : [ { "id" : 1, "snapped" : false, "x" : 70, "y" : 120 },
+                             { "id" : 2, "snapped" : false, "x" : 160, "y" : 120 } ] }
+                """.write(toFile: image + ".tags.json", atomically: true, encoding: .utf8)
                 let session = try RunningPlay(
-                    image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound, folder: folder,
-                    environment: braille.clientEnvironment)
+                    image: image, display: display, sound: sound, folder: folder, environment: braille.clientEnvironment
+                )
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 // Before the program writes, brltty shows its own text ("no screen"): the picture comes after.
@@ -160,17 +168,33 @@ extension EndToEnd {
                     #expect(abs(mark!.x - expected.x) <= 1 && abs(mark!.y - expected.y) <= 1, "\(mark!) \(expected)")
                 }
 
-                // A display resized is drawn again at its size.
-                try braille.send("cells 20 5")
-                try waitFor("the picture on 20 × 5 cells", timeout: 5) {
-                    braille.cellLines().last.map { $0.count == 100 && $0.contains { $0 != 0 } } ?? false
-                }
-
-                // The display-mode key switches to text.
-                let seenTexts = braille.texts().count
+                // The display-mode key switches to text: the tags listed are a table, one tag a row, aligned.
+                var seenTexts = braille.texts().count
                 try braille.send("DISPMD")
                 try braille.waitForText("text in place of the picture", after: seenTexts) {
                     $0.hasPrefix("SonicAtomic. shapes.png") || $0.hasPrefix("M1 ")
+                }
+                seenTexts = braille.texts().count
+                try display.key("l")
+                let table = try braille.waitForText("the tags as a table", after: seenTexts) { $0.hasPrefix("2 tags ") }
+                let rows = (0..<3).map { row in
+                    String(
+                        Array(table.padding(toLength: 90, withPad: " ", startingAt: 0))[(row * 30)..<(row * 30 + 30)])
+                }
+                #expect(rows[0].trimmingCharacters(in: .whitespaces) == "2 tags", "\(rows)")
+                #expect(rows[1].hasPrefix("Tag 1 x  70 y 120 "), "\(rows)")
+                #expect(rows[2].hasPrefix("Tag 2 x 160 y 120 "), "\(rows)")
+
+                // Back to the picture; a display resized is drawn again at its size.
+                let pictures = try session.records(ofType: "braille").filter { $0["picture"] is String }.count
+                try braille.send("DISPMD")
+                try waitFor("the picture again", timeout: 5) {
+                    ((try? session.records(ofType: "braille")) ?? []).filter { $0["picture"] is String }.count
+                        > pictures
+                }
+                try braille.send("cells 20 5")
+                try waitFor("the picture on 20 × 5 cells", timeout: 5) {
+                    braille.cellLines().last.map { $0.count == 100 && $0.contains { $0 != 0 } } ?? false
                 }
                 #expect(try session.records(ofType: "braille").contains { $0["picture"] is String })
                 #expect(try session.quitWithKey() == 0)

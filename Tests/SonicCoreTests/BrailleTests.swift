@@ -146,6 +146,38 @@ import Testing
         #expect(line.press(.route(500), size: size, at: 1) == nil)
     }
 
+    /// On a multi-line display a list of tags is a table, one tag a line with its columns aligned, routed by line;
+    /// on a single line it is the text.
+    @Test func aListOfTagsIsATableOnAMultiLineDisplay() {
+        let text = "2 tags. Tag 1 x 100.0 y 120.0 33%. Tag 2 x 250.5 y 60.3 41%. Cell a 24.0px b 24.0px γ 90.0°"
+        let targets = [
+            BrailleTarget(characters: 8..<35, action: .guideToTag(1)),
+            BrailleTarget(characters: 35..<characters(text), action: .guideToTag(2))
+        ]
+        let table = BrailleTable.tags(text, targets: targets)
+        #expect(
+            table == [
+                BrailleTableRow("2 tags"), BrailleTableRow("Tag 1 x 100.0 y 120.0 33%", action: .guideToTag(1)),
+                BrailleTableRow("Tag 2 x 250.5 y  60.3 41%", action: .guideToTag(2)),
+                BrailleTableRow("Cell a 24.0px b 24.0px γ 90.0°")
+            ])
+        var line = BrailleLine(messageSeconds: 10, showsStatus: true)
+        line.add(BrailleMessage(text, targets: targets, table: table), at: 0)
+        let size = BrailleSize(columns: 30, rows: 3)
+        #expect(
+            line.rows(size, status: "", at: 0) == ["2 tags", "Tag 1 x 100.0 y 120.0 33%", "Tag 2 x 250.5 y  60.3 41%"])
+        #expect(line.press(.route(3), size: size, at: 0) == nil)
+        #expect(line.press(.route(35), size: size, at: 0) == .guideToTag(1))
+        #expect(line.press(.route(62), size: size, at: 0) == .guideToTag(2))
+        #expect(line.press(.route(29), size: size, at: 0) == nil)
+        _ = line.press(.panRight, size: size, at: 0)
+        #expect(line.rows(size, status: "", at: 0) == ["Cell a 24.0px b 24.0px γ 90.0°"])
+        #expect(BrailleLine.lines(text, width: 40).first == "2 tags. Tag 1 x 100.0 y 120.0 33%. Tag 2")
+        #expect(BrailleTable.tags("Tag 1 x 3", targets: [targets[0]]) == nil)
+    }
+
+    private func characters(_ text: String) -> Int { text.count }
+
     @Test func aMultiLineDisplayShowsAPageOfRows() {
         let long = (1...12).map { "word\($0)" }.joined(separator: " ")
         var line = Self.line([long])

@@ -2,10 +2,24 @@
 public struct BrailleMessage: Sendable, Equatable {
     public var text: String
     public var targets: [BrailleTarget]
+    /// On a display of several rows, the message as a table instead: a row a line.
+    public var table: [BrailleTableRow]?
 
-    public init(_ text: String, targets: [BrailleTarget] = []) {
+    public init(_ text: String, targets: [BrailleTarget] = [], table: [BrailleTableRow]? = nil) {
         self.text = text
         self.targets = targets
+        self.table = table
+    }
+}
+
+/// A line of a message shown as a table, and what a routing key on it does.
+public struct BrailleTableRow: Sendable, Equatable {
+    public var text: String
+    public var action: BrailleAction?
+
+    public init(_ text: String, action: BrailleAction? = nil) {
+        self.text = text
+        self.action = action
     }
 }
 
@@ -66,6 +80,7 @@ public struct BrailleLine: Sendable {
         if continuing, var last = history.last {
             let offset = last.text.count + 1
             last.text += " " + message.text
+            last.table = nil
             last.targets += message.targets.map {
                 BrailleTarget(
                     characters: ($0.characters.lowerBound + offset)..<($0.characters.upperBound + offset),
@@ -122,7 +137,7 @@ public struct BrailleLine: Sendable {
         switch key {
         case .panRight:
             if atStatus { return nil }
-            if page + 1 < pageCount(history[index].text, size) {
+            if page + 1 < pageCount(history[index], size) {
                 page += 1
             } else if index < newest {
                 go(to: index + 1)
@@ -134,7 +149,7 @@ public struct BrailleLine: Sendable {
                 page -= 1
             } else if index > 0 {
                 go(to: index - 1)
-                page = max(0, pageCount(history[index - 1].text, size) - 1)
+                page = max(0, pageCount(history[index - 1], size) - 1)
             }
         case .lineUp:
             if atStatus { go(to: newest) } else if index > 0 { go(to: index - 1) }
@@ -164,15 +179,34 @@ public struct BrailleLine: Sendable {
 
     /// The display's rows of the message read, at its page.
     private func pageRows(_ size: BrailleSize) -> [String] {
-        let lines = Self.lines(history[reading ?? history.count - 1].text, width: width(size))
+        let lines = layout(history[reading ?? history.count - 1], size).map(\.text)
         let start = min(page * size.rows, max(0, lines.count - 1))
         return Array(lines[start..<min(lines.count, start + size.rows)])
     }
 
-    private func pageCount(_ text: String, _ size: BrailleSize) -> Int {
-        let count = Self.lineRanges(Array(text), width: width(size)).count
+    private func pageCount(_ message: BrailleMessage, _ size: BrailleSize) -> Int {
+        let count = layout(message, size).count
         let rows = max(1, size.rows)
         return max(1, (count + rows - 1) / rows)
+    }
+
+    /// The lines `message` is shown in: its table's rows on a display of several rows, else its text wrapped; each
+    /// with the characters of the text it holds, or a table row's action.
+    private func layout(_ message: BrailleMessage, _ size: BrailleSize) -> [(
+        text: String, characters: Range<Int>?, action: BrailleAction?
+    )] {
+        let width = width(size)
+        if size.rows > 1, let table = message.table, !table.isEmpty {
+            // A row wider than the display goes on in the next line, with the same action.
+            return table.flatMap { row in
+                let characters = Array(row.text)
+                return Self.lineRanges(characters, width: width).map {
+                    (String(characters[$0]), Range<Int>?.none, row.action)
+                }
+            }
+        }
+        let characters = Array(message.text)
+        return Self.lineRanges(characters, width: width).map { (String(characters[$0]), $0, nil) }
     }
 
     /// The width text wraps at: a cell less while the mark of an unread message takes the last.
@@ -182,11 +216,11 @@ public struct BrailleLine: Sendable {
     private func target(at cell: Int, size: BrailleSize) -> BrailleAction? {
         guard size.columns > 0, cell >= 0, cell < size.cells else { return nil }
         let message = history[reading ?? history.count - 1]
-        let ranges = Self.lineRanges(Array(message.text), width: width(size))
+        let lines = layout(message, size)
         let row = page * size.rows + cell / size.columns
-        guard ranges.indices.contains(row) else { return nil }
-        let character = ranges[row].lowerBound + cell % size.columns
-        guard character < ranges[row].upperBound else { return nil }
+        guard lines.indices.contains(row), cell % size.columns < lines[row].text.count else { return nil }
+        guard let characters = lines[row].characters else { return lines[row].action }
+        let character = characters.lowerBound + cell % size.columns
         return message.targets.first { $0.characters.contains(character) }?.action
     }
 
