@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ATK's pkg-config file gives GLib's include folders, which the bridge's header needs too.
         .systemLibrary(name: "CATK", pkgConfig: "atk", providers: [.apt(["libatk-bridge2.0-dev"])]),
+        // No pkg-config file: the modulemap links libbrlapi.
+        .systemLibrary(name: "CBrlAPI", providers: [.apt(["libbrlapi-dev"])]),
 
         // The core: image model, mappings, profiles, controller, DSP. Knows nothing of the C libraries.
         .target(
@@ -53,6 +55,7 @@ let package = Package(
         .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
         .target(name: "SonicBruker", dependencies: ["SonicCore", "CZlib"]),
         .target(name: "SonicAccessibility", dependencies: ["CATK"]),
+        .target(name: "SonicBraille", dependencies: ["SonicCore", "CBrlAPI"]),
 
         // Every image format the program reads, recognised by content: one place opens files.
         .target(
@@ -65,7 +68,7 @@ let package = Package(
             name: "SonicAtomicApp",
             dependencies: [
                 "SonicCore", "SonicImageFiles", "SonicTIFF", "SonicX11", "SonicAudio", "SonicSpeech",
-                "SonicSpeechDispatcher", "SonicAccessibility",
+                "SonicSpeechDispatcher", "SonicAccessibility", "SonicBraille",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
@@ -86,8 +89,9 @@ let package = Package(
         // Reports each time the machine itself stopped running programs (the end-to-end tests and the
         // dropout benchmark tell those dropouts from the program's own).
         .executableTarget(name: "machine-pauses"),
-        // Feeds damaged image files, HDF5 surveys, Velox streams and session logs to their readers (see scripts/fuzz).
-        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles", "SonicHDF5"]),
+        // Feeds damaged image files, HDF5 surveys, Velox streams, session logs and BrlAPI's keys and sizes to their
+        // readers (see scripts/fuzz).
+        .executableTarget(name: "fuzz", dependencies: ["SonicCore", "SonicImageFiles", "SonicHDF5", "SonicBraille"]),
         // Regenerates the sample images in images/ (deterministic).
         .executableTarget(name: "make-images", dependencies: ["SonicCore", "SonicPNG", "SampleWriters"]),
         // DigitalMicrograph and TIFF writers written from the formats' descriptions, independent of the

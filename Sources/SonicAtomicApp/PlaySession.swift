@@ -13,6 +13,7 @@ final class PlaySession {
     private let controller: SessionController
     private let frontend: X11Frontend
     private let screenReaderWindow: ScreenReaderWindow
+    private let braille: BrailleOutput?
     private let sound: LiveSound
     private let voice: (any Announcer)?
     private let log: SessionLog?
@@ -78,6 +79,10 @@ final class PlaySession {
                 stretch: sessionSound.instrument.stretch, clock: monotonicSeconds)
         } catch { throw fail(error.description, status: ExitStatus.noDisplay) }
         screenReaderWindow = ScreenReaderWindow(application: "SonicAtomic", window: title)
+        braille =
+            options.braille == .off
+            ? nil
+            : BrailleOutput(windowID: frontend.windowID, settings: settings.braille, required: options.braille == .on)
         let voiceNotes: [String]
         (voice, voiceNotes) = SpeechChoice.start(settings.speech, sound: stack)
         log?.write(
@@ -143,11 +148,15 @@ final class PlaySession {
                 switch event {
                 case .pen(let pen): perform(controller.handle(pen))
                 case .placed(let window): perform(controller.place(window: window))
-                case .key(let name): perform(controller.handle(key: name, at: monotonicSeconds()))
+                case .key(let name):
+                    braille?.userAsked(at: monotonicSeconds())
+                    perform(controller.handle(key: name, at: monotonicSeconds()))
                 case .closeRequested: perform(controller.handle(.windowClosed, at: monotonicSeconds()))
                 case .penLost: perform(controller.penDevice(found: false))
                 case .penFound: perform(controller.penDevice(found: true))
-                case .focused(let active): screenReaderWindow.windowActive(active)
+                case .focused(let active):
+                    screenReaderWindow.windowActive(active)
+                    braille?.windowFocused(active)
                 }
             }
             perform(controller.poll(at: monotonicSeconds()))
@@ -181,6 +190,7 @@ final class PlaySession {
                 perform(controller.setOverview(found.overview))
             }
             if let change = sound.poll() { soundChanged(change) }
+            if let braille { perform(braille.update(controller: controller, log: log, at: monotonicSeconds())) }
             frontend.draw(controller.overlay)
             let dropouts = sound.dropoutCount
             if dropouts > dropoutsLogged {
@@ -199,6 +209,8 @@ final class PlaySession {
                 controller.snapped(snap.request, to: snap.column).filter { if case .speak = $0 { false } else { true } }
             )
         }
+        _ = braille?.update(controller: controller, log: log, at: monotonicSeconds())
+        braille?.stop()
         sound.stop()
         controller.silence(at: monotonicSeconds())
         if sound.isPlaying && !quitSignalled.load(ordering: .relaxed) { voice?.waitUntilQuiet(timeout: 3) }
@@ -218,9 +230,11 @@ final class PlaySession {
                 // While the sound server is away nothing is heard: the controller says it again later.
                 if sound.isPlaying { voice?.say(text) }
                 log?.write(.speech(t: now, text: text))
+                braille?.announce(text, controller: controller, at: now)
             case .speakAfter(let text):
                 if sound.isPlaying { voice?.sayAfter(text) }
                 log?.write(.speech(t: now, text: text, after: true))
+                braille?.announce(text, after: true, controller: controller, at: now)
             case .tagAdded(let tag): log?.write(.tag(t: now, tag))
             case .tagRemoved(let tag): log?.write(.untag(t: now, id: tag.id))
             case .save(let tags):

@@ -40,6 +40,8 @@ public final class X11Frontend {
     private let deleteWindowAtom: Atom
     /// Whether a window manager runs (then full screen is asked of it; otherwise the window covers the root).
     public let hasWindowManager: Bool
+    /// The window's X id, which a braille display follows.
+    public var windowID: UInt { UInt(window) }
 
     /// The drawn image for the window as placed now; Expose repaints from it.
     private var frame: UnsafeMutablePointer<XImage>?

@@ -13,6 +13,8 @@
 //   fuzz streams --count N [--seed S] ... SEED-VELOX-FILE...
 //       each seed's Velox EDS streams (read once) and their scan size and channels, damaged: decode
 //       spectra at some pixels and sweep every one
+//   fuzz braille --count N [--seed S] ... SEED-FILE...
+//       key codes and display sizes as BrlAPI hands them over: answer each key, lay out the braille line
 //
 // Prints how many inputs were accepted and refused (with the commonest reasons) and the slowest input.
 import Foundation
@@ -31,8 +33,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     defer { arguments.removeSubrange(at...(at + 1)) }
     return arguments[at + 1]
 }
-guard let target = arguments.first, ["images", "logs", "surveys", "streams"].contains(target) else {
-    fail("say what to fuzz: images, logs, surveys or streams")
+guard let target = arguments.first, ["images", "logs", "surveys", "streams", "braille"].contains(target) else {
+    fail("say what to fuzz: images, logs, surveys, streams or braille")
 }
 arguments.removeFirst()
 guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
@@ -54,6 +56,8 @@ case "surveys":
     trial = SurveyTrial()
 case "streams":
     trial = StreamTrial()
+case "braille":
+    trial = BrailleTrial()
 default:
     guard let imagePath else { fail("fuzzing logs needs --image, the image the seed logs played") }
     do { trial = try SessionLogTrial(imagePath: imagePath, profilePath: profilePath) } catch { fail("\(error)") }

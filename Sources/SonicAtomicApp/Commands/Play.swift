@@ -74,6 +74,12 @@ struct Play: ParsableCommand {
     var background: String?
 
     @Option(
+        help:
+            "The braille display, through brltty: auto (used whenever brltty answers), on (as auto, and a line on stderr when it cannot be reached at the start) or off."
+    )
+    var braille = BrailleChoice.auto
+
+    @Option(
         name: .customLong("export-tags"),
         help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
     var exportTags: String?

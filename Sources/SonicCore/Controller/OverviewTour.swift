@@ -37,13 +37,24 @@ struct OverviewTour {
         guard features.indices.contains(next) else {
             return [.speak(forward ? Phrases.lastFeature : Phrases.firstFeature)]
         }
-        featureIndex = next
-        let feature = features[next]
-        let guidance = Guidance(target: feature.position, radius: Guidance.arrival * lattice.spacing)
+        return go(to: next, spacing: lattice.spacing, in: overview, nib: nib)
+    }
+
+    /// The feature at `index`: the column cursor goes there, the pen is guided to it from `nib`, and its label is said.
+    mutating func go(to index: Int, spacing: Double, in overview: ImageOverview, nib: ImagePoint?)
+        -> [ControllerOutput]
+    {
+        guard overview.features.indices.contains(index) else { return [.speak(Phrases.overviewNotReady)] }
+        featureIndex = index
+        let feature = overview.features[index]
+        return guide(to: feature.position, radius: Guidance.arrival * spacing, label: feature.label, nib: nib)
+    }
+
+    /// Guides the pen to `target` from `nib`, saying `label` — with "Here." when the nib is there already.
+    mutating func guide(to target: ImagePoint, radius: Double, label: String, nib: ImagePoint?) -> [ControllerOutput] {
+        let guidance = Guidance(target: target, radius: radius)
         arrived = nib.map(guidance.isReached) ?? false
-        return [
-            .cursor(feature.position), .guidance(guidance), .speak(Phrases.feature(feature.label, here: arrived))
-        ]
+        return [.cursor(target), .guidance(guidance), .speak(Phrases.feature(label, here: arrived))]
     }
 
     /// "Here." as the nib comes within the radius of the place it is guided to.

@@ -325,6 +325,12 @@ public enum Phrases {
         "\(label)." + (isHere ? " " + here : "")
     }
 
+    /// What a routing key on the braille display guides the pen to.
+    public static func tagLabel(_ id: Int) -> String { "Tag \(id)" }
+    public static let tagGone = "That tag is gone."
+    /// The braille display is reached again after brltty went away.
+    public static let brailleBack = "Braille display is back."
+
     /// The nib has reached the place it is guided to.
     public static let here = "Here."
     public static let guidanceEnded = "Guidance ended."

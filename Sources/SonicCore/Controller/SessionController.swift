@@ -10,10 +10,10 @@ public final class SessionController {
     private let opened: OpenedImage
     private var tagging: Tagging
     var columnCursor = ColumnCursor()
-    private var navigation: Navigation
+    var navigation: Navigation
     private var statusPanel: StatusPanel
     private var penGestures: PenGestures
-    private var tour = OverviewTour()
+    var tour = OverviewTour()
     private var escapeKey = EscapeKey(), keyHelp = KeyHelp()
     private var diffractogramView = DiffractogramView()
     /// Whether the overview's first sentence has been said: only the first image's (a stack's first frame) is.
@@ -23,7 +23,7 @@ public final class SessionController {
     /// The last announcement made while the sound server was away, said again when it is back.
     private var unheard: String?
     /// The time of the latest event or command.
-    private var now = 0.0
+    var now = 0.0
     /// The spectrum last asked for in the spectrum mode, while the pen touches.
     private var requestedSpectrum: SpectrumRequest?
     /// The energy window last asked for, whose map may still be being made.
@@ -81,7 +81,7 @@ public final class SessionController {
     }
 
     /// The session's modes, at the session's.
-    private var modes: ModeCycle {
+    var modes: ModeCycle {
         var cycle = ModeCycle(order: instrument.modes)
         cycle.select(state.mode)
         return cycle
@@ -274,7 +274,7 @@ public final class SessionController {
     /// Every way in ends here: the changes the parts returned are made — through the one way to the
     /// sound for those that touch it, the still pen sounding afresh when the image moved under it —
     /// and passed on; the last thing said is kept for repeating.
-    private func settle(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
+    func settle(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
         var settled: [ControllerOutput] = []
         for output in outputs {
             settled.append(output)

@@ -20,6 +20,7 @@ public struct Profile: Sendable, Equatable {
     public var lattice: LatticeSettings
     public var speech: SpeechSettings
     public var display: DisplaySettings
+    public var braille: BrailleSettings
 
     /// column-intensity, lattice-displacement and lattice-strain: how a column sounds.
     public struct LatticeSettings: Sendable, Equatable {
@@ -146,6 +147,18 @@ public struct Profile: Sendable, Equatable {
         public var textSize: Double
     }
 
+    /// What the braille display shows.
+    public struct BrailleSettings: Sendable, Equatable {
+        /// Seconds a message stays before the status line takes its place; 0: until the next message.
+        public var messageTime: Double
+        /// Whether the status line shows when nothing new is said.
+        public var status: Bool
+        /// How often at most the tactile picture is redrawn, per second.
+        public var pictureRate: Double
+        /// What a multi-line display shows first: the tactile picture (true) or text.
+        public var startsWithPicture: Bool
+    }
+
     /// The shipped default, also what a profile that sets nothing gets: every key at its default (`ProfileKeys`).
     public static let builtIn: Profile = {
         // Cannot throw: an empty file sets nothing that could be wrong.
@@ -158,12 +171,12 @@ public struct Profile: Sendable, Equatable {
         name: String, description: String, level: LevelSettings, pitch: PitchMap, amplitude: Double,
         articulation: Articulation, chain: SoundChain, modes: [Mode],
         pressure: PressureSettings, tilt: TiltSettings, gestures: GestureSettings, lattice: LatticeSettings,
-        speech: SpeechSettings, display: DisplaySettings
+        speech: SpeechSettings, display: DisplaySettings, braille: BrailleSettings
     ) {
         self.name = name; self.description = description
         self.level = level; self.pitch = pitch; self.amplitude = amplitude; self.articulation = articulation
         self.chain = chain
         self.modes = modes; self.pressure = pressure; self.tilt = tilt; self.gestures = gestures; self.lattice = lattice
-        self.speech = speech; self.display = display
+        self.speech = speech; self.display = display; self.braille = braille
     }
 }

@@ -56,6 +56,7 @@ struct ProfileKey: Sendable {
 enum ProfileKeys {
     static let all: [ProfileKey] =
         [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + sweep + speech + display
+        + braille
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -308,5 +309,21 @@ enum ProfileKeys {
         ProfileKey(
             "display.text_size", number(1), range(TextSize.steps[0]...TextSize.steps[TextSize.steps.count - 1]),
             "the text on screen as a multiple of the desktop's size (`Ctrl++` and `Ctrl+-` change it)")
+    ]
+
+    private static let braille: [ProfileKey] = [
+        ProfileKey(
+            "braille.message_time", number(10), range(0...600, "s"),
+            "how long a message stays on the braille display before the status line takes its place (0: until the "
+                + "next message; a key on the display holds it as long again)"),
+        ProfileKey(
+            "braille.status", .bool(true), .flag,
+            "show the status line (mode, pen, frame, zoom) on the braille display when nothing new is said"),
+        ProfileKey(
+            "braille.picture_rate", number(2), range(0.2...10, "Hz"),
+            "how often at most the tactile picture on a multi-line display is redrawn as the pen moves"),
+        ProfileKey(
+            "braille.view", word("picture"), .choice(["picture", "text"]),
+            "what a multi-line display shows first: the tactile picture or text (its display-mode key switches)")
     ]
 }

@@ -40,6 +40,10 @@ extension Profile {
             rotationFullScale: try reader.number("lattice.rotation_full_scale"))
         speech = try Self.readSpeech(&reader)
         display = DisplaySettings(textSize: try reader.number("display.text_size"))
+        braille = BrailleSettings(
+            messageTime: try reader.number("braille.message_time"), status: try reader.bool("braille.status"),
+            pictureRate: try reader.number("braille.picture_rate"),
+            startsWithPicture: try reader.choice("braille.view") == "picture")
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
         chain.sweepLength = try reader.number("sweep.length")

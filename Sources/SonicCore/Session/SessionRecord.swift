@@ -35,6 +35,8 @@ public enum SessionRecord: Sendable, Equatable {
     case frame(t: Double, number: Int)
     /// The image's diffractogram shows and plays in its place from now on, or (false) the image again.
     case view(t: Double, diffractogram: Bool)
+    /// What the braille display shows from now on, or that one was reached or lost.
+    case braille(t: Double, BrailleShown)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -152,9 +154,31 @@ public enum SessionRecord: Sendable, Equatable {
         case .view(let t, let diffractogram):
             line = JSONLine(type: "view", t: t)
             line.add("shows", diffractogram ? "diffractogram" : "image")
+        case .braille(let t, let shown):
+            line = JSONLine(type: "braille", t: t)
+            switch shown {
+            case .text(let text): line.add("text", text)
+            case .picture(let dots): line.add("picture", dots)
+            case .display(let columns, let rows):
+                line.add("columns", columns)
+                line.add("rows", rows)
+            case .lost(let reason): line.add("lost", reason)
+            }
         }
         return line.result
     }
+}
+
+/// What a `braille` record says.
+public enum BrailleShown: Sendable, Equatable {
+    /// The display shows this text, its rows a line each.
+    case text(String)
+    /// The display shows the tactile picture: its rows of Unicode braille, a line each.
+    case picture(String)
+    /// brltty was reached, with a display of this size.
+    case display(columns: Int, rows: Int)
+    /// brltty went away, for this reason.
+    case lost(String)
 }
 
 /// Whether the session's sound plays.
