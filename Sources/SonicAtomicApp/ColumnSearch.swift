@@ -16,11 +16,11 @@ final class ColumnSearch: Sendable {
     private let found = Mutex<Found?>(nil)
     private let abandoned = Atomic<Bool>(false)
 
-    init(_ finder: ColumnFinder, pixelSize: PixelSize?) {
+    init(_ finder: ColumnFinder, pixelSize: PixelSize?, reciprocalPerPixel: Double?) {
         Self.queue.async { [self] in
             guard !abandoned.load(ordering: .acquiring) else { return }
             let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
-            let overview = ImageOverview(finder: finder, columns: columns)
+            let overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
             found.withLock { $0 = Found(lattice: columns, overview: overview) }
         }
     }

@@ -39,7 +39,7 @@ struct OverviewTour {
         }
         featureIndex = next
         let feature = features[next]
-        let guidance = Guidance(target: feature.position, radius: lattice.spacing)
+        let guidance = Guidance(target: feature.position, radius: feature.radius ?? lattice.spacing)
         arrived = nib.map(guidance.isReached) ?? false
         return [
             .cursor(feature.position), .guidance(guidance), .speak(Phrases.feature(feature.label, here: arrived))
