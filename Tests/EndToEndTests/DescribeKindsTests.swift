@@ -96,6 +96,10 @@ extension EndToEnd {
             #expect(
                 lines.first?.hasPrefix("A diffraction pattern: spots of a square lattice, 2.56") == true, "\(lines)")
             #expect(lines.first?.contains("d 39") == true && lines.first?.contains("picometres") == true)
+            // `columns` lists no atom columns in it, and says why.
+            let columns = try Subprocess.run(Fixtures.binary, ["columns", path])
+            #expect(columns.status == 0 && columns.output.contains("is a diffraction pattern: it has no atom columns"))
+            #expect(!columns.output.split(separator: "\n").contains { $0.first?.isNumber == true }, "\(columns.output)")
             // Rings, in a PNG file: radii in pixels and their ratios.
             let rings = DiffractionSamples.rings(.high)
             let ringPath = try Self.png(rings.render(), folder + "/rings.png")

@@ -50,6 +50,17 @@ public struct DiffractionPattern: Sendable {
         reciprocalPerPixel.map { 1000 / (pixels * $0) }
     }
 
+    /// The pattern of the image `finder` searched, d spacings with a reciprocal calibration (reciprocal nanometres a
+    /// pixel); nil where the image is not a diffraction pattern.
+    public init?(finder: ColumnFinder, reciprocalPerPixel: Double?) {
+        guard
+            let pattern = Self.find(
+                in: finder.image, noise: finder.noise, scale: finder.range.scale,
+                reciprocalPerPixel: reciprocalPerPixel)
+        else { return nil }
+        self = pattern
+    }
+
     static let smoothing = 1.0
     /// Without a reciprocal calibration the beam must outshine the rest: fewer pixels than this share reach a
     /// quarter of its height.

@@ -63,9 +63,7 @@ public struct ImageOverview: Sendable {
         let width = finder.image.width, height = finder.image.height
         self.width = width
         self.height = height
-        if let pattern = DiffractionPattern.find(
-            in: finder.image, noise: finder.noise, scale: finder.range.scale, reciprocalPerPixel: reciprocalPerPixel)
-        {
+        if let pattern = DiffractionPattern(finder: finder, reciprocalPerPixel: reciprocalPerPixel) {
             kind = .diffraction
             diffraction = pattern
             summary = Self.fitted(Phrases.diffractionSummary(pattern), words: Self.summaryWords)

@@ -119,7 +119,7 @@ extension Phrases {
                 ? "Radii \(listed(pattern.rings.map(NumberText.readable))) pixels."
                 : "d spacings \(listed(pattern.rings.compactMap(pattern.dPicometres).map(NumberText.readable))) "
                     + "picometres."
-            return [first, spacings, "The centre, \(beam)."]
+            return [first, spacings, "Their centre: \(beam)."]
         }
         if !pattern.spots.isEmpty {
             return ["A diffraction pattern: \(counted(pattern.spots.count, "spot")) on no lattice, around \(beam)."]
