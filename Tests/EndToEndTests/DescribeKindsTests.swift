@@ -133,6 +133,44 @@ extension EndToEnd {
             #expect(!lines.contains { $0.contains("olumn") }, "\(lines)")
         }
 
+        @Test func describeSaysHowAStackDrifts() throws {
+            let folder = try Fixtures.scratch("drifting")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            // Particles drifting 3.4 px right and 1.1 px down a frame.
+            let frames = (0..<3).map { k in
+                var sample = ParticleSamples.touching(.low)
+                sample.particles = sample.particles.map {
+                    .init(x: $0.x + 3.4 * Double(k), y: $0.y + 1.1 * Double(k), diameter: $0.diameter)
+                }
+                sample.seed &+= UInt64(k)
+                return sample.render()
+            }
+            let path = folder + "/drift.dm4"
+            let nanometres = SampleDM.Axis(scale: 0.2, units: "nm")
+            try Data(
+                SampleDM(images: [
+                    .init(
+                        title: "drift", dimensions: [frames[0].width, frames[0].height, 3], dataType: .uint16,
+                        values: frames.flatMap { $0.samples.map(Double.init) },
+                        axes: [nanometres, nanometres, SampleDM.Axis(scale: 2, units: "s")])
+                ]).bytes
+            ).write(to: URL(fileURLWithPath: path))
+            let (report, lines) = try Self.describe([path])
+            #expect(report["kind"] as? String == "particles")
+            let stack = try #require(report["stack"] as? [String: Any])
+            #expect(stack["frames"] as? Int == 3 && stack["brightness_change"] is NSNull)
+            let shifts = try #require(stack["shifts_px"] as? [Any]).map(DescribeTests.point)
+            for (k, shift) in shifts.enumerated() {
+                #expect(abs(shift.x - 3.4 * Double(k)) < 0.2 && abs(shift.y - 1.1 * Double(k)) < 0.2, "\(shift)")
+            }
+            // 7.15 px of 200 pm: 1.4 nanometres, 0.71 a frame.
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("Across its 3 frames the image drifts 1.4 nanometres towards the right (0.")
+                        && $0.hasSuffix(" a frame).")
+                }, "\(lines)")
+        }
+
         @Test func noiseIsCalledNoiseAndColumnsAgrees() throws {
             let folder = try Fixtures.scratch("noise")
             defer { try? FileManager.default.removeItem(atPath: folder) }

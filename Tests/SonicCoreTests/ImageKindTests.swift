@@ -168,6 +168,35 @@ import Testing
         #expect(ramp.summary == ["No lattice: the image grows evenly brighter towards the right."], "\(ramp.summary)")
     }
 
+    @Test(arguments: OverviewSamples.Noise.allCases)
+    func aStacksDriftAndFadingAreMeasured(noise: OverviewSamples.Noise) throws {
+        // Particles drifting 3.4 px right and 1.1 px down a frame, the last frame 20 % brighter.
+        let frames = (0..<3).map { k in
+            var sample = ParticleSamples.scattered(noise)
+            sample.particles = sample.particles.map {
+                .init(x: $0.x + 3.4 * Double(k), y: $0.y + 1.1 * Double(k), diameter: $0.diameter)
+            }
+            sample.seed &+= UInt64(k)
+            if k == 2 { sample.background *= 1.2; sample.contrast *= 1.2 }
+            return sample.render()
+        }
+        let changes = try #require(StackChanges(frames: frames))
+        // Each shift within a sixth of a pixel at low noise; at high noise the whole drift within a pixel.
+        let within = noise == .low ? 0.15 : 1
+        for (k, shift) in changes.shifts.enumerated() where noise == .low || k == 2 {
+            let off = Double.hypot(shift.x - 3.4 * Double(k), shift.y - 1.1 * Double(k))
+            #expect(off < within, "\(shift)")
+        }
+        #expect(abs((changes.brightness ?? 0) - 0.2) < 0.01)
+        let said = Phrases.stackChanges(changes, pixelSize: nil)
+        #expect(said.hasPrefix("Across its 3 frames the image drifts "), "\(said)")
+        #expect(said.contains(" pixels towards the right (3."), "\(said)")
+        #expect(said.hasSuffix(" a frame) and grows 20 percent brighter."), "\(said)")
+        let still = try #require(StackChanges(frames: [frames[0], frames[0]]))
+        #expect(Phrases.stackChanges(still, pixelSize: nil) == "Across its 2 frames nothing drifts or fades.")
+        #expect(StackChanges(frames: [frames[0]]) == nil)
+    }
+
     @Test func latticeSamplesStayLattices() {
         for sample in OverviewSamples.all(.low) {
             #expect(ImageOverview(image: sample.render(), pixelSize: nil).kind == .lattice, "\(sample.name)")

@@ -16,7 +16,9 @@ struct Describe: ParsableCommand {
             with the file's reciprocal calibration). Particles on a support are counted and sized (diameters in \
             nanometres with a pixel size, else in pixels), the largest and smallest placed, touching ones named, \
             each with its place and coordinates. An image with none of these is told by its bright and dark \
-            regions, or called noise when nothing stands out from it. For a lattice: the lattice, the grains, the \
+            regions, or called noise when nothing stands out from it. A stack's first frame is described, and \
+            the summary ends with what changes across its frames: how far and which way the image drifts, and \
+            whether it grows brighter or dimmer. For a lattice: the lattice, the grains, the \
             reflections, the crystal's extent and outline, and each feature (grain boundaries, interfaces, dislocations, domain walls, bright and dim columns, vacancies, \
             interstitials) with its place and coordinates, most important first, \
             and how the columns' brightness changes across the image. Only what stands out from the image's own \
@@ -40,17 +42,26 @@ struct Describe: ParsableCommand {
         // A reciprocal calibration gives a diffraction pattern's d spacings, unless a pixel size is given instead.
         let reciprocal = scale == nil ? opened.entry.calibration.reciprocalPerPixel : nil
         let overview = ImageOverview(image: opened.image, pixelSize: scale, reciprocalPerPixel: reciprocal)
-        print(json ? Self.json(overview, pixelSize: scale) : Self.text(overview), terminator: "")
+        // A stack: its first frame described, then what changes across its frames.
+        var changes: StackChanges?
+        if case .stack(let stack) = opened.entry.content {
+            changes = StackChanges(frames: (0..<stack.count).compactMap { try? stack.frame($0) })
+        }
+        print(
+            json
+                ? Self.json(overview, pixelSize: scale, changes: changes)
+                : Self.text(overview, changes: changes, pixelSize: scale), terminator: "")
     }
 
-    /// The summary, a sentence a line, then the details.
-    static func text(_ overview: ImageOverview) -> String {
-        (overview.summary + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
+    /// The summary, a sentence a line (a stack's changes last), then the details.
+    static func text(_ overview: ImageOverview, changes: StackChanges?, pixelSize: PixelSize?) -> String {
+        let stack = changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? []
+        return (overview.summary + stack + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
     }
 
     /// The documented JSON, built by hand: keys in the documented order, numbers to full precision; lengths in
     /// pixels, and in picometres too with a pixel size.
-    static func json(_ overview: ImageOverview, pixelSize: PixelSize?) -> String {
+    static func json(_ overview: ImageOverview, pixelSize: PixelSize?, changes: StackChanges?) -> String {
         func number(_ value: Double) -> String { JSONLine.number(value) }
         func vector(_ v: PixelVector) -> String { "[\(number(v.x)),\(number(v.y))]" }
         func points(_ points: [ImagePoint]) -> String {
@@ -139,12 +150,18 @@ struct Describe: ParsableCommand {
                 + "\"spots\":[\(spots.joined(separator: ","))],\"rings\":[\(rings.joined(separator: ","))],"
                 + "\"reciprocal_lattice\":\(lattice ?? "null")}"
         }
+        let stack = changes.map { c in
+            "{\"frames\":\(c.shifts.count),\"shifts_px\":[\(c.shifts.map(vector).joined(separator: ","))],"
+                + "\"brightness_change\":\(c.brightness.map(number) ?? "null")}"
+        }
+        let sentences = overview.summary + (changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? [])
         return "{\"kind\":\(JSONLine.quoted(overview.kind.rawValue)),"
-            + "\"summary\":\(JSONLine.quoted(overview.summary.joined(separator: " "))),"
+            + "\"summary\":\(JSONLine.quoted(sentences.joined(separator: " "))),"
             + "\"details\":[\(overview.details.map(JSONLine.quoted).joined(separator: ","))],"
             + "\"lattice\":\(lattice ?? "null"),\"grains\":[\(grains.joined(separator: ","))],"
             + "\"crystal\":\(crystal ?? "null"),\"features\":[\(features.joined(separator: ","))],"
             + "\"reflections\":[\(reflections.joined(separator: ","))],"
-            + "\"particles\":[\(particles.joined(separator: ","))],\"diffraction\":\(diffraction ?? "null")}\n"
+            + "\"particles\":[\(particles.joined(separator: ","))],\"diffraction\":\(diffraction ?? "null"),"
+            + "\"stack\":\(stack ?? "null")}\n"
     }
 }

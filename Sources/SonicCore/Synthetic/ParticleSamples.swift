@@ -8,6 +8,8 @@ public struct ParticleSample: Sendable {
         public var x: Double, y: Double
         /// In pixels.
         public var diameter: Double
+
+        public init(x: Double, y: Double, diameter: Double) { self.x = x; self.y = y; self.diameter = diameter }
     }
 
     public var name: String
