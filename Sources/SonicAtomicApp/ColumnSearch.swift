@@ -18,12 +18,12 @@ final class ColumnSearch: Sendable {
     /// How far the search has got, for "where am I" while it runs.
     let progress = WorkProgress()
 
-    init(_ finder: ColumnFinder, pixelSize: PixelSize?) {
+    init(_ finder: ColumnFinder, pixelSize: PixelSize?, reciprocalPerPixel: Double?) {
         Self.queue.async { [self] in
             guard !abandoned.load(ordering: .acquiring) else { return }
             WorkProgress.$current.withValue(progress) {
                 let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
-                let overview = ImageOverview(finder: finder, columns: columns)
+                let overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
                 found.withLock { $0 = Found(lattice: columns, overview: overview) }
             }
         }

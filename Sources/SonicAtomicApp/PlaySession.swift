@@ -22,6 +22,8 @@ final class PlaySession {
     /// The search for the columns of the image played now (a stack's frame, a window's map).
     private var columnSearch: ColumnSearch
     private let pixelSize: PixelSize?
+    /// The file's reciprocal calibration (a diffraction pattern's), in reciprocal nanometres a pixel.
+    private let reciprocalPerPixel: Double?
     /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
     private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
     private let windowMaps: LatestWork<(PlayedWindow, ImagePreparation), (PlayedWindow, Result<Ready, ImageFileError>)>?
@@ -102,8 +104,9 @@ final class PlaySession {
         pixelSize =
             options.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
+        reciprocalPerPixel = pixelSize == nil ? opened.calibration.reciprocalPerPixel : nil
         let finder = ColumnFinder(image: picture)
-        columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
+        columnSearch = ColumnSearch(finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel)
         snaps = SnapQueue(finder)
         // Taps still being snapped when the program last stopped are snapped and tagged now.
         var tags = saved.book
@@ -274,7 +277,7 @@ final class PlaySession {
         readyFinder = nil
         snaps.use(finder)
         columnSearch.abandon()
-        columnSearch = ColumnSearch(finder, pixelSize: pixelSize)
+        columnSearch = ColumnSearch(finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel)
     }
 
     /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or

@@ -142,10 +142,21 @@ extension EndToEnd {
         }
 
         @Test func describeSaysWhereThereIsNoLatticeAndRefusesBadInputInOneLine() throws {
+            // A disc, a square and a triangle, 80, 91 and 65 pixels across as discs as large: three particles.
             let shapes = try Self.json(["describe", Fixtures.repository + "/images/shapes.png", "--json"])
-            #expect(shapes["summary"] as? String == "No lattice of atom columns.")
+            #expect((shapes["summary"] as? String)?.hasPrefix("3 particles, ") == true, "\(shapes["summary"] ?? "")")
+            #expect(shapes["kind"] as? String == "particles")
             #expect(shapes["lattice"] is NSNull && shapes["crystal"] is NSNull)
-            #expect((shapes["features"] as? [Any])?.isEmpty == true)
+            let particles = try #require(shapes["particles"] as? [[String: Any]])
+            let truth = [(160.0, 120.0, 91.4), (70.0, 120.0, 80.0), (250.0, 133.3, 65.0)]
+            #expect(particles.count == truth.count)
+            for (particle, (x, y, diameter)) in zip(particles, truth) {
+                let px = particle["diameter_px"] as? Double ?? 0
+                #expect(hypot((particle["x"] as? Double ?? 0) - x, (particle["y"] as? Double ?? 0) - y) < 1)
+                #expect(abs(px / diameter - 1) < 0.05, "\(px) against \(diameter)")
+            }
+            #expect(
+                (shapes["features"] as? [[String: Any]])?.allSatisfy { $0["kind"] as? String == "particle" } == true)
             let missing = try Subprocess.run(Fixtures.binary, ["describe", "/no/such/image.png"])
             #expect(
                 missing.status == 2 && missing.output.hasPrefix("sonic-atomic: cannot read image "), "\(missing.output)"

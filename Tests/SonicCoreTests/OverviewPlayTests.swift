@@ -87,6 +87,34 @@ import Testing
 
     // MARK: Going to what matters
 
+    @Test func particlesAreSteppedThroughLargestFirstAndThePenGuidedIntoEach() throws {
+        let image = ParticleSamples.touching(.low).render()
+        let finder = ColumnFinder(image: image)
+        let lattice = LatticeColumns(finding: finder, pixelSize: ParticleSamples.pixelSize)
+        let particles = ImageOverview(finder: finder, columns: lattice)
+        let c = TestPlayer(image).controller()
+        _ = c.start()
+        _ = c.setColumns([], lattice: lattice)
+        #expect(c.setOverview(particles) == [.speakAfter(particles.summary[0])])
+        let features = particles.features
+        #expect(features.count == 9 && features.allSatisfy { $0.kind == .particle })
+        let largest = try #require(features.first)
+        let radius = try #require(largest.radius)
+        // 36 pixels of 200 pm: 7.2 nanometres, measured a little small (at a quarter of its height).
+        let said = try #require(largest.label.firstMatch(of: #/^Particle 1 of 9, right, (\d\.\d) nanometres$/#))
+        #expect(abs(Double(said.1)! - 7.2) <= 0.4)
+        #expect(
+            c.handle(key: "N", at: 1) == [
+                .cursor(largest.position), .guidance(Guidance(target: largest.position, radius: radius)),
+                .speak(largest.label + ".")
+            ])
+        // Inside the particle, not only at its middle, the pen is there.
+        let inside = ImagePoint(x: largest.position.x + 0.8 * radius, y: largest.position.y)
+        #expect(speech(c.handle(pen(2, at: inside))) == [Phrases.here])
+        #expect(speech(c.handle(key: "N", at: 3)) == [features[1].label + "."])
+        #expect(speech(c.handle(key: "Shift+N", at: 4)) == [largest.label + ". " + Phrases.here])
+    }
+
     @Test func theFeaturesAreSteppedThroughTheCursorGoingThereAndThePenGuided() {
         let (c, _) = session()
         let features = overview.features

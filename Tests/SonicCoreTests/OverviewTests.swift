@@ -37,7 +37,7 @@ struct OverviewAssessment {
                 && pointsAlong(found.points, step: 2).allSatisfy { distance(from: $0, toCourse: truth.points) <= 10 }
         case .vacancy:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 4
-        case .brightColumn, .dimColumn, .interstitial, .dislocation:
+        case .brightColumn, .dimColumn, .interstitial, .dislocation, .particle:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 2
         }
     }
@@ -329,7 +329,7 @@ struct OverviewAssessment {
         let samples = (0..<(128 * 128)).map { _ in UInt16(1000 + 100 * random.gaussian()) }
         let overview = ImageOverview(
             image: GrayImage(width: 128, height: 128, bitDepth: 16, samples: samples), pixelSize: nil)
-        #expect(overview.summary == ["No lattice of atom columns."])
+        #expect(overview.summary == [Phrases.onlyNoise])
         #expect(overview.features.isEmpty && overview.crystal == nil && overview.lattice == nil)
     }
 }

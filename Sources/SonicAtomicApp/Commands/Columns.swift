@@ -18,9 +18,9 @@ struct Columns: ParsableCommand {
             column's displacement from its ideal site, in pixels and, with a pixel size (--pixel-size, or the \
             file's calibration), in picometres. The ideal sites are a lattice fitted robustly to the brightest \
             sublattice, moved by each other sublattice's own offset. Columns outside the crystal (amorphous \
-            material beside it) are left out. With --near, only the given points are \
-            snapped to their nearest column (within 0.6 column spacings), as a tap in tagging mode does, and the \
-            lattice is not read.
+            material beside it) are left out, and a diffraction pattern (as describe recognises one) has none. \
+            With --near, only the given points are snapped to their nearest column (within 0.6 column spacings), \
+            as a tap in tagging mode does, and the lattice is not read.
             """)
 
     @Argument(help: "An image file: PNG, DM3/DM4, TIFF, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
@@ -72,7 +72,13 @@ struct Columns: ParsableCommand {
         let finder = ColumnFinder(image: picture)
         let rows: [Row]
         var lattice: LatticeAnalysis?
-        if near.isEmpty {
+        // A diffraction pattern's spots are not atom columns: none are listed, as `describe` tells its spots.
+        let reciprocal = scale == nil ? opened.calibration.reciprocalPerPixel : nil
+        let diffraction = near.isEmpty && DiffractionPattern(finder: finder, reciprocalPerPixel: reciprocal) != nil
+        if diffraction {
+            warn("\(image) is a diffraction pattern: it has no atom columns (describe tells its spots or rings)")
+            rows = []
+        } else if near.isEmpty {
             let analysis = LatticeAnalysis(finding: finder)
             lattice = analysis
             rows = analysis.columns.map { Row(near: nil, column: $0) }
@@ -84,7 +90,7 @@ struct Columns: ParsableCommand {
             }
         }
         let output = format(
-            rows, spacing: finder.spacing, lattice: lattice, pixelSize: scale, width: picture.width,
+            rows, spacing: diffraction ? nil : finder.spacing, lattice: lattice, pixelSize: scale, width: picture.width,
             height: picture.height)
         print(output, terminator: "")
     }

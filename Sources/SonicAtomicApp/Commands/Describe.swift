@@ -6,11 +6,20 @@ import SonicImageFiles
 struct Describe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Say what an image shows as a whole: its lattice, where the crystal is, and what stands out and where.",
+            "Say what an image shows as a whole: what it is (a lattice, particles, a diffraction pattern, regions or "
+            + "noise), then for a lattice where the crystal is and what stands out and where.",
         discussion: """
-            First a summary of at most 60 words, most important first, whose first line stands alone; then the \
-            details, one a line: the lattice, the grains, the reflections, the crystal's extent and outline, and each \
-            feature (grain boundaries, interfaces, dislocations, domain walls, bright and dim columns, vacancies, \
+            First a summary of at most 60 words, most important first, whose first line stands alone and says what \
+            the image is; then the details, one a line. A diffraction pattern (one bright direct beam with spots on \
+            a lattice or rings about it, or any image its file calibrates in reciprocal lengths) is told by its \
+            centre, its spots' reciprocal lattice or its rings' radii, their ratios and d spacings (in picometres \
+            with the file's reciprocal calibration). Particles on a support are counted and sized (diameters in \
+            nanometres with a pixel size, else in pixels), the largest and smallest placed, touching ones named, \
+            each with its place and coordinates. An image with none of these is told by its bright and dark \
+            regions, or called noise when nothing stands out from it. A stack's first frame is described, and \
+            the summary ends with what changes across its frames: how far and which way the image drifts, and \
+            whether it grows brighter or dimmer. For a lattice: the lattice, the grains, the \
+            reflections, the crystal's extent and outline, and each feature (grain boundaries, interfaces, dislocations, domain walls, bright and dim columns, vacancies, \
             interstitials) with its place and coordinates, most important first, \
             and how the columns' brightness changes across the image. Only what stands out from the image's own \
             noise is reported. Coordinates are image pixels: (0, 0) is the centre of the top-left pixel, y down. \
@@ -30,18 +39,29 @@ struct Describe: ParsableCommand {
     func run() throws {
         let opened = try openImage(image, number: imageChoice.number)
         let scale = pixelSize.size ?? opened.entry.calibration.pixelSize
-        let overview = ImageOverview(image: opened.image, pixelSize: scale)
-        print(json ? Self.json(overview, pixelSize: scale) : Self.text(overview), terminator: "")
+        // A reciprocal calibration gives a diffraction pattern's d spacings, unless a pixel size is given instead.
+        let reciprocal = scale == nil ? opened.entry.calibration.reciprocalPerPixel : nil
+        let overview = ImageOverview(image: opened.image, pixelSize: scale, reciprocalPerPixel: reciprocal)
+        // A stack: its first frame described, then what changes across its frames.
+        var changes: StackChanges?
+        if case .stack(let stack) = opened.entry.content {
+            changes = StackChanges(frames: (0..<stack.count).compactMap { try? stack.frame($0) })
+        }
+        print(
+            json
+                ? Self.json(overview, pixelSize: scale, changes: changes)
+                : Self.text(overview, changes: changes, pixelSize: scale), terminator: "")
     }
 
-    /// The summary, a sentence a line, then the details.
-    static func text(_ overview: ImageOverview) -> String {
-        (overview.summary + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
+    /// The summary, a sentence a line (a stack's changes last), then the details.
+    static func text(_ overview: ImageOverview, changes: StackChanges?, pixelSize: PixelSize?) -> String {
+        let stack = changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? []
+        return (overview.summary + stack + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
     }
 
     /// The documented JSON, built by hand: keys in the documented order, numbers to full precision; lengths in
     /// pixels, and in picometres too with a pixel size.
-    static func json(_ overview: ImageOverview, pixelSize: PixelSize?) -> String {
+    static func json(_ overview: ImageOverview, pixelSize: PixelSize?, changes: StackChanges?) -> String {
         func number(_ value: Double) -> String { JSONLine.number(value) }
         func vector(_ v: PixelVector) -> String { "[\(number(v.x)),\(number(v.y))]" }
         func points(_ points: [ImagePoint]) -> String {
@@ -97,10 +117,51 @@ struct Describe: ParsableCommand {
             ]
             return "{" + fields.joined(separator: ",") + "}"
         }
-        return "{\"summary\":\(JSONLine.quoted(overview.summary.joined(separator: " "))),"
+        let particles = overview.particles.map { p in
+            var fields = [
+                "\"x\":\(number(p.position.x))", "\"y\":\(number(p.position.y))",
+                "\"diameter_px\":\(number(p.diameter))"
+            ]
+            if let pm = pixelSize?.picometres { fields.append("\"diameter_pm\":\(number(p.diameter * pm))") }
+            fields.append("\"touching\":[\(p.touching.map(String.init).joined(separator: ","))]")
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        let diffraction = overview.diffraction.map { d in
+            let spots = d.spots.map {
+                "{\"x\":\(number($0.position.x)),\"y\":\(number($0.position.y)),\"intensity\":\(number($0.intensity))}"
+            }
+            let rings = d.rings.map { r in
+                "{\"radius_px\":\(number(r))" + (d.dPicometres(r).map { ",\"d_pm\":\(number($0))" } ?? "") + "}"
+            }
+            let lattice = d.lattice.map { l in
+                var fields = [
+                    "\"type\":\(JSONLine.quoted(l.kind.rawValue))", "\"g1_px\":\(vector(l.g1))",
+                    "\"g2_px\":\(vector(l.g2))",
+                    "\"gamma_deg\":\(number(l.gamma))", "\"rotation_deg\":\(number(l.rotation))",
+                    "\"indexed\":\(l.indexed)"
+                ]
+                if let d1 = d.dPicometres(l.g1.length), let d2 = d.dPicometres(l.g2.length) {
+                    fields += ["\"d1_pm\":\(number(d1))", "\"d2_pm\":\(number(d2))"]
+                }
+                return "{" + fields.joined(separator: ",") + "}"
+            }
+            return "{\"centre\":\(d.centre.map { "[\(number($0.x)),\(number($0.y))]" } ?? "null"),"
+                + "\"reciprocal_nm_per_px\":\(d.reciprocalPerPixel.map(number) ?? "null"),"
+                + "\"spots\":[\(spots.joined(separator: ","))],\"rings\":[\(rings.joined(separator: ","))],"
+                + "\"reciprocal_lattice\":\(lattice ?? "null")}"
+        }
+        let stack = changes.map { c in
+            "{\"frames\":\(c.shifts.count),\"shifts_px\":[\(c.shifts.map(vector).joined(separator: ","))],"
+                + "\"brightness_change\":\(c.brightness.map(number) ?? "null")}"
+        }
+        let sentences = overview.summary + (changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? [])
+        return "{\"kind\":\(JSONLine.quoted(overview.kind.rawValue)),"
+            + "\"summary\":\(JSONLine.quoted(sentences.joined(separator: " "))),"
             + "\"details\":[\(overview.details.map(JSONLine.quoted).joined(separator: ","))],"
             + "\"lattice\":\(lattice ?? "null"),\"grains\":[\(grains.joined(separator: ","))],"
             + "\"crystal\":\(crystal ?? "null"),\"features\":[\(features.joined(separator: ","))],"
-            + "\"reflections\":[\(reflections.joined(separator: ","))]}\n"
+            + "\"reflections\":[\(reflections.joined(separator: ","))],"
+            + "\"particles\":[\(particles.joined(separator: ","))],\"diffraction\":\(diffraction ?? "null"),"
+            + "\"stack\":\(stack ?? "null")}\n"
     }
 }

@@ -170,13 +170,15 @@ private struct Described {
             "The \(profile.name) profile plays \(value(stretch.low)) and below at its lowest pitch "
                 + "and \(value(stretch.high)) and above at its highest.")
         let finder = ColumnFinder(image: samples)
-        if let spacing = finder.spacing {
+        let overview = ImageOverview(
+            finder: finder, columns: LatticeColumns(finding: finder, pixelSize: opened?.calibration.pixelSize),
+            reciprocalPerPixel: opened?.calibration.reciprocalPerPixel)
+        // Said of a lattice only, as the overview finds it: `describe` and `columns` say the same.
+        if let spacing = finder.spacing, overview.kind == .lattice {
             lines.append("Lattice: atom columns about \(String(format: "%.1f", spacing)) pixels apart.")
         } else {
             lines.append("No lattice of atom columns found.")
         }
-        let overview = ImageOverview(
-            finder: finder, columns: LatticeColumns(finding: finder, pixelSize: opened?.calibration.pixelSize))
         lines.append("Overview: \(overview.summary.joined(separator: " "))")
         // Integers take whole bands: at most one a value.
         let span = stats.maximum - stats.minimum + 1

@@ -47,7 +47,8 @@ struct OverviewTour {
         guard overview.features.indices.contains(index) else { return [.speak(Phrases.overviewNotReady)] }
         featureIndex = index
         let feature = overview.features[index]
-        return guide(to: feature.position, radius: Guidance.arrival * spacing, label: feature.label, nib: nib)
+        return guide(
+            to: feature.position, radius: feature.radius ?? Guidance.arrival * spacing, label: feature.label, nib: nib)
     }
 
     /// Guides the pen to `target` from `nib`, saying `label` — with "Here." when the nib is there already.

@@ -43,6 +43,15 @@ extension Calibration {
         return PixelSize(picometres: Swift.abs(axis.scale) * unit.picometres)
     }
 
+    /// Reciprocal nanometres a pixel where the file calibrates it in reciprocal lengths (a diffraction pattern's
+    /// 1/nm, 1/Å …); nil otherwise.
+    public var reciprocalPerPixel: Double? {
+        guard let axis, axis.unit.hasPrefix("1/"), let unit = LengthUnit.units[String(axis.unit.dropFirst(2))],
+            axis.scale.isFinite, axis.scale != 0
+        else { return nil }
+        return Swift.abs(axis.scale) * 1000 / unit.picometres
+    }
+
     /// Reciprocal lengths per pixel (a diffraction pattern's calibration), spoken: "0.174 reciprocal nanometres".
     var spokenReciprocal: String? {
         guard let axis, axis.unit.hasPrefix("1/"), let unit = LengthUnit.units[String(axis.unit.dropFirst(2))] else {

@@ -1,11 +1,22 @@
-/// The whole image at a glance, for someone who cannot glance: what lattice it shows, where the crystal is, what stands
-/// out and where — in a spoken summary, details on request, and features to step through.
+/// The whole image at a glance, for someone who cannot glance: what the image is, then — for a lattice — what lattice
+/// it shows, where the crystal is, what stands out and where; for particles, how many, how large and where; for a
+/// diffraction pattern, its beam and its spots' lattice or its rings; else its bright and dark regions, or that it is
+/// noise — in a spoken summary, details on request, and features to step through.
 ///
-/// Built from the columns the finder found and the lattice read from them (`LatticeColumns`), so it costs little more
+/// A diffraction pattern is recognised first (`DiffractionPattern`), so its spots are never read as columns; then
+/// the lattice; then particles (`ParticleSearch`); then regions or noise (`ImageRegions`).
+///
+/// A lattice's overview is built from the columns the finder found and the lattice read from them (`LatticeColumns`), so it costs little more
 /// than finding the columns. Everything reported stands out from the image's own noise (`Significance`): the
 /// counting noise the column fits see, not fixed ratios, so a noisy image does not sound full of false features.
 public struct ImageOverview: Sendable {
+    /// What an image is, in the order the overview asks; the raw value is its name in `describe --json`.
+    public enum Kind: String, Sendable {
+        case diffraction, lattice, particles, regions, noise
+    }
+
     public let width: Int, height: Int
+    public let kind: Kind
     /// Sentences, most important first, at most `summaryWords` words in all; the first stands alone.
     public let summary: [String]
     /// Sentences in order of importance: the lattice, the crystal, the domains, each feature, the large-scale
@@ -29,34 +40,70 @@ public struct ImageOverview: Sendable {
     /// The image's reflections, strongest first, each with its grain numbered as the crystal's are where the columns
     /// show them (`grain` is then an index into `physics.grains`).
     public let reflections: [Reflection]
+    /// The particles, largest first; empty unless the image is particles.
+    public let particles: [Particle]
+    /// Nil unless the image is a diffraction pattern.
+    public let diffraction: DiffractionPattern?
+    /// Nil unless the image is regions or noise.
+    public let regions: ImageRegions?
 
     public static let summaryWords = 60
 
-    /// The overview of `image`, its columns found afresh; lengths in picometres with a pixel size.
-    public init(image: GrayImage, pixelSize: PixelSize?) {
+    /// The overview of `image`, its columns found afresh; lengths in picometres with a pixel size, d spacings with a
+    /// reciprocal calibration (reciprocal nanometres a pixel).
+    public init(image: GrayImage, pixelSize: PixelSize?, reciprocalPerPixel: Double? = nil) {
         let finder = ColumnFinder(image: image)
-        self.init(finder: finder, columns: LatticeColumns(finding: finder, pixelSize: pixelSize))
+        self.init(
+            finder: finder, columns: LatticeColumns(finding: finder, pixelSize: pixelSize),
+            reciprocalPerPixel: reciprocalPerPixel)
     }
 
-    /// The overview of the image `finder` searched, whose columns and lattice are `columns`.
-    public init(finder: ColumnFinder, columns: LatticeColumns) {
+    /// The overview of the image `finder` searched, whose columns and lattice are `columns`; d spacings with a
+    /// reciprocal calibration (reciprocal nanometres a pixel).
+    public init(finder: ColumnFinder, columns: LatticeColumns, reciprocalPerPixel: Double? = nil) {
         let analysis = columns.analysis
         let width = finder.image.width, height = finder.image.height
         self.width = width
         self.height = height
+        if let pattern = DiffractionPattern(finder: finder, reciprocalPerPixel: reciprocalPerPixel) {
+            kind = .diffraction
+            diffraction = pattern
+            summary = Self.fitted(Phrases.diffractionSummary(pattern), words: Self.summaryWords)
+            details = Phrases.diffractionDetails(pattern)
+            particles = []; regions = nil; reflections = []
+            lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
+            physics = nil
+            return
+        }
+        diffraction = nil
         let diffractogram = Diffractogram(image: finder.image)
         let reflections = Self.reflections(diffractogram, grains: analysis)
         self.reflections = reflections
         let reflectionDetail = Phrases.reflections(reflections, pixelSize: columns.pixelSize).map { [$0] } ?? []
         guard let spacing = finder.spacing, let lattice = LatticeDescription(analysis), let crystal = analysis.crystal
         else {
-            summary = [Phrases.noLattice(spacing: finder.spacing)]
-            details = summary + reflectionDetail
-            lattice = nil; crystal = nil; extent = nil; surroundings = nil; features = []
-            largeScale = LargeScaleIntensity()
+            if let found = ParticleSearch.find(in: finder.image, noise: finder.noise) {
+                kind = .particles
+                particles = found
+                regions = nil
+                let told = Self.told(found, pixelSize: columns.pixelSize, width: width, height: height)
+                summary = told.summary; details = told.details; features = told.features
+            } else {
+                let found = ImageRegions(finder.image, noise: finder.noise)
+                kind = found.layout == .noise ? .noise : .regions
+                particles = []
+                regions = found
+                summary = [Phrases.regions(found)]
+                details = summary + reflectionDetail
+                features = []
+            }
+            lattice = nil; crystal = nil; extent = nil; surroundings = nil; largeScale = LargeScaleIntensity()
             physics = nil
             return
         }
+        kind = .lattice
+        particles = []
+        regions = nil
         self.lattice = lattice
         self.crystal = crystal
         let extent = Places.extent(of: crystal)
@@ -143,6 +190,30 @@ public struct ImageOverview: Sendable {
             Phrases.crystalDetail(
                 fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
         self.details = details + intensity
+    }
+
+    /// The particles told: the summary, the details (all particles, then each), and each particle a feature, largest
+    /// first.
+    private static func told(_ particles: [Particle], pixelSize: PixelSize?, width: Int, height: Int) -> (
+        summary: [String], details: [String], features: [OverviewFeature]
+    ) {
+        let unit = Phrases.diameterUnit(pixelSize)
+        let features = particles.enumerated().map { k, particle in
+            let place = Places.region(of: particle.position, width: width, height: height)
+            let diameter = Phrases.diameter(particle.diameter, pixelSize: pixelSize, digits: 2)
+            return OverviewFeature(
+                kind: .particle, position: particle.position, place: place,
+                label: Phrases.particleLabel(
+                    number: k + 1, of: particles.count, place: place, diameter: diameter, unit: unit),
+                relativeIntensity: nil, points: [], significance: particle.diameter, radius: particle.diameter / 2)
+        }
+        let summary = fitted(
+            Phrases.particlesSummary(particles, pixelSize: pixelSize, width: width, height: height),
+            words: summaryWords)
+        let details =
+            [Phrases.particlesDetail(particles, pixelSize: pixelSize, width: width, height: height)]
+            + zip(features, particles).map { Phrases.particleDetail($0, touching: $1.touching) }
+        return (summary, details, features)
     }
 
     /// A feature as found, before it is numbered within its kind.

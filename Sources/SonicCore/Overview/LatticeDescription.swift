@@ -40,16 +40,30 @@ public struct LatticeDescription: Sendable, Equatable {
         let (a, b) = LatticeAnalysis.oriented(grain.cell.columnA, grain.cell.columnB)
         self.a = a.length
         self.b = b.length
+        let shape = Self.shape(a, b)
+        kind = shape.kind
+        gamma = shape.gamma
+        rotation = shape.rotation
+        columns = analysis.columns.count
+        sublattices = analysis.sublattices.map {
+            Sublattice(
+                columns: $0.columnCount,
+                relativeIntensity: brightest.medianIntensity > 0 ? $0.medianIntensity / brightest.medianIntensity : 0)
+        }
+    }
+
+    /// Which plane lattice the oriented vectors `a` and `b` span, the angle between them (90° or more) and how far
+    /// a is turned from the x axis, clockwise as seen, within the lattice's symmetry.
+    static func shape(_ a: PixelVector, _ b: PixelVector) -> (kind: Kind, gamma: Double, rotation: Double) {
         let cosine = LatticeAnalysis.dot(a, b) / (a.length * b.length)
         let acute = Double.acos(abs(max(-1, min(1, cosine)))) * 180 / Double.pi
-        gamma = 180 - acute
         let (short, long) = (min(a.length, b.length), max(a.length, b.length))
-        let equal = long - short <= Self.sameLength * long
-        let right = abs(acute - 90) <= Self.sameAngle
+        let equal = long - short <= sameLength * long
+        let right = abs(acute - 90) <= sameAngle
         // A centred cell: the longer vector's projection on the shorter is half of it.
-        let centred = abs(long * Double.cos(acute * Double.pi / 180) - short / 2) <= Self.sameLength * short
-        let hexagonal = abs(acute - 60) <= Self.sameAngle
-        kind = Self.kind(equal: equal, right: right, hexagonal: hexagonal, centred: centred)
+        let centred = abs(long * Double.cos(acute * Double.pi / 180) - short / 2) <= sameLength * short
+        let hexagonal = abs(acute - 60) <= sameAngle
+        let kind = Self.kind(equal: equal, right: right, hexagonal: hexagonal, centred: centred)
         let period: Double =
             switch kind {
             case .square: 90
@@ -57,13 +71,7 @@ public struct LatticeDescription: Sendable, Equatable {
             default: 180
             }
         let angle = Double.atan2(y: a.y, x: a.x) * 180 / Double.pi
-        rotation = angle - period * (angle / period).rounded()
-        columns = analysis.columns.count
-        sublattices = analysis.sublattices.map {
-            Sublattice(
-                columns: $0.columnCount,
-                relativeIntensity: brightest.medianIntensity > 0 ? $0.medianIntensity / brightest.medianIntensity : 0)
-        }
+        return (kind, 180 - acute, angle - period * (angle / period).rounded())
     }
 
     /// Which plane lattice a cell is: its two sides equal or not, its angle right, 60° or neither, and whether a

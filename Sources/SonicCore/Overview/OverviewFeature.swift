@@ -1,9 +1,9 @@
 /// Something notable in an image, with its place: a column brighter or dimmer than its sublattice, an empty site, a
-/// column off the sites, a wall between two domains.
+/// column off the sites, a wall between two domains; a particle on a support.
 public struct OverviewFeature: Sendable, Equatable {
     /// What it is; the raw value is its name in `describe --json`. In order of importance: the lines that divide the
     /// crystal (grain boundaries, interfaces), the dislocations, the walls between domains, then the columns that
-    /// stand out.
+    /// stand out; particles, in an image of particles.
     public enum Kind: String, Sendable, CaseIterable, Comparable {
         case grainBoundary = "grain-boundary"
         case interface
@@ -13,6 +13,7 @@ public struct OverviewFeature: Sendable, Equatable {
         case dimColumn = "dim-column"
         case vacancy
         case interstitial
+        case particle
 
         public static func < (lhs: Kind, rhs: Kind) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -37,13 +38,17 @@ public struct OverviewFeature: Sendable, Equatable {
     public var step: Deformation?
     /// How far it stands out from the noise, in standard deviations of the noise: the order within a kind.
     public var significance: Double
+    /// For a particle: its radius in pixels, how near the pen must come to be there; nil for the rest (a column
+    /// spacing).
+    public var radius: Double?
 
     public init(
         kind: Kind, position: ImagePoint, place: String, label: String, relativeIntensity: Double?,
-        points: [ImagePoint], significance: Double, burgers: PixelVector? = nil, step: Deformation? = nil
+        points: [ImagePoint], significance: Double, burgers: PixelVector? = nil, step: Deformation? = nil,
+        radius: Double? = nil
     ) {
         self.kind = kind; self.position = position; self.place = place; self.label = label
         self.relativeIntensity = relativeIntensity; self.points = points; self.significance = significance
-        self.burgers = burgers; self.step = step
+        self.burgers = burgers; self.step = step; self.radius = radius
     }
 }

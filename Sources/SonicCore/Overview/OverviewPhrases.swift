@@ -37,13 +37,6 @@ extension Phrases {
         return "turned \(amount) \(amount == "1" ? "degree" : "degrees") \(degrees > 0 ? "clockwise" : "anticlockwise")"
     }
 
-    /// Where the columns show no lattice: "No lattice of atom columns.", or "Columns about 24.0 pixels apart, on no
-    /// lattice."
-    public static func noLattice(spacing: Double?) -> String {
-        spacing.map { "Columns about \(UnitCell.oneDecimal($0)) pixels apart, on no lattice." }
-            ?? "No lattice of atom columns."
-    }
-
     /// "bright column", "vacancy"; in the plural "bright columns", "vacancies".
     static func name(_ kind: OverviewFeature.Kind, plural: Bool = false) -> String {
         switch kind {
@@ -55,6 +48,7 @@ extension Phrases {
         case .dimColumn: plural ? "dim columns" : "dim column"
         case .vacancy: plural ? "vacancies" : "vacancy"
         case .interstitial: plural ? "interstitials" : "interstitial"
+        case .particle: plural ? "particles" : "particle"
         }
     }
 
@@ -223,6 +217,7 @@ extension Phrases {
             case .vacancy:
                 "at \(position(feature.position)), an empty site\(sublattice.map { " of sublattice \($0)" } ?? "")"
             case .interstitial: "at \(position(feature.position)), off the lattice's sites"
+            case .particle: "at \(position(feature.position))"
             }
         return "\(feature.label), \(what)."
     }
