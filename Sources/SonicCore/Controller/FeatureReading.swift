@@ -14,8 +14,10 @@ enum FeatureReading {
             return zip(feature.points, feature.points.dropFirst()).map { segmentDistance(point, $0, $1) }.min()!
         }
         // A line (a wall, a boundary) is met as the nib crosses it: within half a spacing.
+        // A particle is met within its own radius.
         let near = overview.features.indices.filter {
-            distance(overview.features[$0]) <= (overview.features[$0].points.count >= 2 ? spacing / 2 : reach)
+            let feature = overview.features[$0]
+            return distance(feature) <= (feature.points.count >= 2 ? spacing / 2 : feature.radius ?? reach)
         }
         guard let k = near.min(by: { distance(overview.features[$0]) < distance(overview.features[$1]) }) else {
             return ""

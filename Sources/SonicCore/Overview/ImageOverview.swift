@@ -71,7 +71,8 @@ public struct ImageOverview: Sendable {
             summary = Self.fitted(Phrases.diffractionSummary(pattern), words: Self.summaryWords)
             details = Phrases.diffractionDetails(pattern)
             particles = []; regions = nil; reflections = []
-            lattice = nil; crystal = nil; extent = nil; features = []; largeScale = LargeScaleIntensity()
+            lattice = nil; crystal = nil; extent = nil; surroundings = nil; features = []
+            largeScale = LargeScaleIntensity()
             physics = nil
             return
         }

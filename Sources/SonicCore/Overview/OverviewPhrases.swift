@@ -68,6 +68,7 @@ extension Phrases {
             return named + relative
         case .grainBoundary, .domainWall, .interface: return "on " + named
         case .dislocation, .vacancy, .interstitial: return named
+        case .particle: return "in " + named
         }
     }
 
