@@ -424,8 +424,7 @@ public final class SessionController {
         let start =
             instrument.lastRecord.map { ImagePoint(x: $0.imageX, y: $0.imageY) }
             ?? ImagePoint(x: Double(instrument.image.width - 1) / 2, y: Double(instrument.image.height - 1) / 2)
-        let pen = instrument.lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
-        switch columnCursor.step(direction, from: start, pen: pen, at: now) {
+        switch columnCursor.step(direction, from: start, pen: instrument.penInImage, at: now) {
         case .searching: return [.speak(Phrases.stillFindingColumns)]
         case .noColumns: return [.speak(Phrases.noColumnsFound)]
         case .noneFurther: return [.speak(Phrases.noColumnFurther(direction))]

@@ -4,8 +4,7 @@ extension SessionController {
     /// arrow keys moved it since the pen last moved — with the feature there, and its cell.
     var whereAmI: String {
         let point: ImagePoint
-        let pen = instrument.lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
-        if let cursor, columnCursor.isTheUsersPlace(pen: pen) {
+        if let cursor, columnCursor.isTheUsersPlace(pen: instrument.penInImage) {
             point = cursor
         } else {
             guard let record = instrument.lastRecord else { return Phrases.penNotOnTablet }

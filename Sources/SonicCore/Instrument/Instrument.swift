@@ -105,6 +105,11 @@ public final class Instrument {
     }
 
     /// Where the nib is over the image (beyond its edges too), while the pen is over the window.
+    /// Where the pen last was over the image, in image pixels; nil off it or before any pen event.
+    var penInImage: ImagePoint? {
+        lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
+    }
+
     func nib(in state: SessionState) -> ImagePoint? {
         guard let event = lastEvent, event.inWindow else { return nil }
         return state.viewport.imagePoint(rootX: event.rootX, rootY: event.rootY)

@@ -295,23 +295,8 @@ public struct DiffractionPattern: Sendable {
                 vy[p] += row[p] * v.y
             }
         }
-        guard let x = solve(m, vx), let y = solve(m, vy) else { return nil }
+        guard let x = Cramer.solve(m, vx), let y = Cramer.solve(m, vy) else { return nil }
         return (PixelVector(x: x[0], y: y[0]), PixelVector(x: x[1], y: y[1]), PixelVector(x: x[2], y: y[2]))
-    }
-
-    /// The solution of a 3 × 3 system by Cramer's rule; nil where it is singular.
-    static func solve(_ m: [[Double]], _ v: [Double]) -> [Double]? {
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        }
-        let d = det(m)
-        guard abs(d) > 1e-9 else { return nil }
-        return (0..<3).map { column in
-            var replaced = m
-            for row in 0..<3 { replaced[row][column] = v[row] }
-            return det(replaced) / d
-        }
     }
 
     /// The rings about `centre`: radii where the radial mean of the raw image rises above the valleys beside it by

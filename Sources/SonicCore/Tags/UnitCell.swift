@@ -86,27 +86,12 @@ public struct UnitCell: Sendable, Equatable {
                 }
                 count += 1
             }
-            guard count >= 4, let sx = Self.solve(m, rx), let sy = Self.solve(m, ry) else { return cell }
+            guard count >= 4, let sx = Cramer.solve(m, rx), let sy = Cramer.solve(m, ry) else { return cell }
             cell = UnitCell(
                 unchecked: ImagePoint(x: sx[0], y: sy[0]), vectorA: ImagePoint(x: sx[1], y: sy[1]),
                 vectorB: ImagePoint(x: sx[2], y: sy[2]))
         }
         return cell
-    }
-
-    /// Solves a 3×3 system by Cramer's rule; nil when singular (the columns all on one line).
-    static func solve(_ m: [[Double]], _ r: [Double]) -> [Double]? {
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        }
-        let d = det(m)
-        guard abs(d) > 1e-9 else { return nil }
-        return (0..<3).map { column in
-            var replaced = m
-            for row in 0..<3 { replaced[row][column] = r[row] }
-            return det(replaced) / d
-        }
     }
 
     static func oneDecimal(_ v: Double) -> String {
