@@ -128,7 +128,7 @@ func dopedLattice(_ folder: String) {
         "[" + sites.map { "{\"x\":\(rounded($0.x)),\"y\":\(rounded($0.y))}" }.joined(separator: ",") + "]"
     }
     write(
-        text: "{\"image\":\"doped-lattice.png\",\"dopantFactor\":\(JSONLine.number(PhysicsSamples.dopantFactor)),"
+        text: "{\"image\":\"doped-lattice.png\",\"dopant_factor\":\(JSONLine.number(PhysicsSamples.dopantFactor)),"
             + "\"dopants\":\(points(positions.filter { PhysicsSamples.dopants.contains($0.index) })),"
             + "\"vacancies\":\(points(positions.filter(\.isVacant)))}\n",
         folder + "/doped-lattice.truth.json")
@@ -154,7 +154,7 @@ func polarDomains(_ folder: String) {
     }
     write(
         text: "{\"image\":\"polar-domains.dm4\","
-            + "\"pixelSize\":\(JSONLine.number(PhysicsSamples.polarPixelPicometres)),"
+            + "\"pixel_size\":\(JSONLine.number(PhysicsSamples.polarPixelPicometres)),"
             + "\"shift\":\(JSONLine.number(PhysicsSamples.polarShiftPicometres)),"
             + "\"fields\":[\"x\",\"y\",\"sublattice\",\"dx\",\"dy\"],"
             + "\"columns\":[\(columns.joined(separator: ","))]}\n",

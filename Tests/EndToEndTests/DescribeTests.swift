@@ -41,9 +41,9 @@ extension EndToEnd {
             let lattice = try #require(report["lattice"] as? [String: Any])
             #expect(lattice["type"] as? String == "hexagonal")
             #expect(
-                abs((lattice["aPx"] as? Double ?? 0) - 20) < 0.1 && abs((lattice["bPx"] as? Double ?? 0) - 20) < 0.1)
-            #expect(abs((lattice["gammaDeg"] as? Double ?? 0) - 120) < 0.5)
-            #expect(abs((lattice["rotationDeg"] as? Double ?? 0) - 11) < 0.5)
+                abs((lattice["a_px"] as? Double ?? 0) - 20) < 0.1 && abs((lattice["b_px"] as? Double ?? 0) - 20) < 0.1)
+            #expect(abs((lattice["gamma_deg"] as? Double ?? 0) - 120) < 0.5)
+            #expect(abs((lattice["rotation_deg"] as? Double ?? 0) - 11) < 0.5)
             let crystal = try #require(report["crystal"] as? [String: Any])
             let fraction = try #require(crystal["fraction"] as? Double)
             #expect(abs(fraction - sample.truth.crystalFraction) <= 0.05)
@@ -68,9 +68,9 @@ extension EndToEnd {
                 else { continue }
                 matched += 1
                 if same.kind == .brightColumn {
-                    #expect(abs((feature["relativeIntensity"] as? Double ?? 0) - 1.5) < 0.1)
+                    #expect(abs((feature["relative_intensity"] as? Double ?? 0) - 1.5) < 0.1)
                 } else {
-                    #expect(feature["relativeIntensity"] == nil)
+                    #expect(feature["relative_intensity"] == nil)
                 }
             }
             #expect(matched == truth.count, "\(features)")

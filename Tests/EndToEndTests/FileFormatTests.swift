@@ -33,7 +33,7 @@ extension EndToEnd {
                 #expect(
                     report["width"] as? Int == shape.last && report["height"] as? Int == shape[shape.count - 2],
                     "\(name)")
-                #expect(report["sampleType"] as? String == signal["dtype"] as? String, "\(name)")
+                #expect(report["sample_type"] as? String == signal["dtype"] as? String, "\(name)")
                 // A stack is one entry, played at its first frame.
                 let listed = try #require(report["images"] as? [[String: Any]], "\(name)")
                 #expect(
@@ -50,10 +50,10 @@ extension EndToEnd {
                 let axis = (signal["axes"] as! [[String: Any]]).last!
                 let expected = Self.picometres[axis["units"] as? String ?? ""].map { $0 * (axis["scale"] as! Double) }
                 if let expected {
-                    let size = try #require(report["pixelSizePm"] as? Double, "\(name) has no pixel size")
+                    let size = try #require(report["pixel_size_pm"] as? Double, "\(name) has no pixel size")
                     #expect(abs(size / expected - 1) < 1e-6, "\(name): \(size) pm")
                 } else {
-                    #expect(report["pixelSizePm"] is NSNull, "\(name): \(report)")
+                    #expect(report["pixel_size_pm"] is NSNull, "\(name): \(report)")
                 }
             }
         }
@@ -112,7 +112,7 @@ extension EndToEnd {
                 }
             }
             // The TIFF's ImageJ calibration, 100 pixels a nanometre: 10 pm.
-            #expect(try json(["inspect", "--json", folder + "/lattice.tif"])["pixelSizePm"] as? Double == 10)
+            #expect(try json(["inspect", "--json", folder + "/lattice.tif"])["pixel_size_pm"] as? Double == 10)
         }
 
         /// The real session on the DM4 sample renders the same bytes from the DM4 as from the PNG of the

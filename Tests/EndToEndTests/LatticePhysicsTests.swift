@@ -21,7 +21,7 @@ extension EndToEnd {
             let image = Fixtures.repository + "/images/polar-domains.dm4"
             let truth = try Self.json(Fixtures.repository + "/images/polar-domains.truth.json")
             let found = try Self.columns(image)
-            let pixelSize = try #require(found["pixelSize"] as? Double)
+            let pixelSize = try #require(found["pixel_size"] as? Double)
             #expect(abs(pixelSize - 18) < 0.001)
             #expect(found["sublattices"] as? Int == 2)
             let sites = try #require(truth["columns"] as? [[Double]])
@@ -36,7 +36,7 @@ extension EndToEnd {
                 #expect(column["sublattice"] as? Int == Int(site[2]))
                 let dx = try #require(column["dx"] as? Double), dy = try #require(column["dy"] as? Double)
                 #expect(hypot(dx - site[3], dy - site[4]) < 0.05, "at (\(x), \(y)): (\(dx), \(dy)) for \(site)")
-                let dyPm = try #require(column["dyPm"] as? Double)
+                let dyPm = try #require(column["dy_pm"] as? Double)
                 #expect(abs(dyPm - dy * pixelSize) < 1e-9)
                 checked += 1
                 if site[2] == 2 { if site[4] < 0 { up += 1 } else { down += 1 } }
@@ -49,16 +49,16 @@ extension EndToEnd {
             let truth = try Self.json(Fixtures.repository + "/images/doped-lattice.truth.json")
             let found = try Self.columns(image)
             let columns = try #require(found["columns"] as? [[String: Any]])
-            #expect(found["sublattices"] as? Int == 1 && found["pixelSize"] is NSNull)
+            #expect(found["sublattices"] as? Int == 1 && found["pixel_size"] is NSNull)
             func near(_ point: [String: Any]) throws -> [String: Any]? {
                 let x = try #require(point["x"] as? Double), y = try #require(point["y"] as? Double)
                 return columns.first { hypot(($0["x"] as! Double) - x, ($0["y"] as! Double) - y) < 2 }
             }
-            let factor = try #require(truth["dopantFactor"] as? Double)
+            let factor = try #require(truth["dopant_factor"] as? Double)
             let dopants = try #require(truth["dopants"] as? [[String: Any]])
             for dopant in dopants {
                 let column = try #require(try near(dopant))
-                let ratio = try #require(column["relativeIntensity"] as? Double)
+                let ratio = try #require(column["relative_intensity"] as? Double)
                 #expect(abs(ratio - factor) < 0.03, "\(dopant): \(ratio)")
             }
             let others = columns.filter { column in
@@ -69,7 +69,7 @@ extension EndToEnd {
                 }
             }
             #expect(others.count > 200)
-            #expect(others.allSatisfy { abs(($0["relativeIntensity"] as? Double ?? 0) - 1) < 0.1 })
+            #expect(others.allSatisfy { abs(($0["relative_intensity"] as? Double ?? 0) - 1) < 0.1 })
             for vacancy in try #require(truth["vacancies"] as? [[String: Any]]) {
                 #expect(try near(vacancy) == nil)
             }

@@ -116,11 +116,11 @@ extension EndToEnd {
             let written = try json(["inspect", "--json", folder + "/ti.tif"])
             #expect(
                 written["width"] as? Int == 48 && written["height"] as? Int == 40
-                    && written["sampleType"] as? String == "float32")
+                    && written["sample_type"] as? String == "float32")
             #expect(
                 written["min"] as? Double == map["min"] as? Double && written["max"] as? Double == map["max"] as? Double
             )
-            #expect(abs((written["pixelSizePm"] as? Double ?? 0) - 500) < 1e-3, "\(written)")
+            #expect(abs((written["pixel_size_pm"] as? Double ?? 0) - 500) < 1e-3, "\(written)")
             // A flat background just below the window takes the bremsstrahlung away.
             let corrected = try json(["map", path, "--element", "Ti", "--background", "before", "--json"])
             #expect((corrected["mean"] as? Double ?? 0) < (map["mean"] as? Double ?? 0) - 10, "\(corrected)")

@@ -37,7 +37,7 @@ extension EndToEnd {
             try #require(report["columns"] as? [[String: Any]]).map {
                 Column(
                     x: try #require($0["x"] as? Double), y: try #require($0["y"] as? Double), exx: $0["exx"] as? Double,
-                    eyy: $0["eyy"] as? Double, exy: $0["exy"] as? Double, rotation: $0["rotationDeg"] as? Double)
+                    eyy: $0["eyy"] as? Double, exy: $0["exy"] as? Double, rotation: $0["rotation_deg"] as? Double)
             }
         }
 
@@ -82,7 +82,7 @@ extension EndToEnd {
             ])
             let reference = try #require(report["reference"] as? [String: Any])
             #expect(reference["method"] as? String == "columns" && reference["given"] as? Bool == false)
-            #expect(abs((reference["aPm"] as? Double ?? 0) - 390.5) < 390.5 * 0.05, "\(reference)")
+            #expect(abs((reference["a_pm"] as? Double ?? 0) - 390.5) < 390.5 * 0.05, "\(reference)")
             let columns = try Self.columns(report)
             #expect(columns.count > 500)
             let spacing = StrainSamples.spacing
@@ -127,8 +127,8 @@ extension EndToEnd {
             let a = gradient * PixelVector(x: sample.scene.a.x, y: sample.scene.a.y)
             let b = gradient * PixelVector(x: sample.scene.b.x, y: sample.scene.b.y)
             let reference = try #require(report["reference"] as? [String: Any])
-            let lengths = [try #require(reference["aPx"] as? Double), try #require(reference["bPx"] as? Double)]
-            #expect(reference["aPm"] == nil)
+            let lengths = [try #require(reference["a_px"] as? Double), try #require(reference["b_px"] as? Double)]
+            #expect(reference["a_pm"] == nil)
             for length in lengths {
                 #expect(
                     min(abs(length - a.length), abs(length - b.length)) < 0.005 * a.length, "\(lengths), \(a), \(b)")
@@ -176,7 +176,7 @@ extension EndToEnd {
             let report = try Self.json(["strain", path, "--json", "--method", "gpa", "--out", folder + "/gpa"])
             let reference = try #require(report["reference"] as? [String: Any])
             #expect(reference["method"] as? String == "gpa")
-            let smoothing = try #require(reference["smoothingPx"] as? Double)
+            let smoothing = try #require(reference["smoothing_px"] as? Double)
             #expect(smoothing > 5 && smoothing < 30)
             // Clear of the interface and the image's edges by three smoothing lengths, where GPA is not spread.
             let found = Self.step(
@@ -195,7 +195,7 @@ extension EndToEnd {
             // A narrower mask is taken and said.
             let narrow = try Self.json(["strain", path, "--json", "--method", "gpa", "--mask-radius", "0.01"])
             let narrowReference = try #require(narrow["reference"] as? [String: Any])
-            #expect(abs((narrowReference["maskRadius"] as? Double ?? 0) - 0.01) < 1e-12)
+            #expect(abs((narrowReference["mask_radius"] as? Double ?? 0) - 0.01) < 1e-12)
         }
 
         @Test(arguments: [0, 11]) func strainTurnsTheSecondGrainByItsAngle(variant: Int) throws {
@@ -224,10 +224,10 @@ extension EndToEnd {
             let found = try #require(try features(report, "interface").first)
             let points = try #require(found["points"] as? [[Double]])
             #expect(points.count >= 2 && points.allSatisfy { abs(Self.side($0[0], $0[1], of: line.ends)) < spacing })
-            #expect(abs((found["exxStep"] as? Double ?? 0) - line.step.exx) <= 0.002, "\(found)")
-            #expect(abs((found["eyyStep"] as? Double ?? 1) - line.step.eyy) <= 0.002, "\(found)")
-            #expect(abs((found["exyStep"] as? Double ?? 1) - line.step.exy) <= 0.002, "\(found)")
-            #expect(abs((found["rotationStepDeg"] as? Double ?? 1) - line.step.rotationDegrees) <= 0.1, "\(found)")
+            #expect(abs((found["exx_step"] as? Double ?? 0) - line.step.exx) <= 0.002, "\(found)")
+            #expect(abs((found["eyy_step"] as? Double ?? 1) - line.step.eyy) <= 0.002, "\(found)")
+            #expect(abs((found["exy_step"] as? Double ?? 1) - line.step.exy) <= 0.002, "\(found)")
+            #expect(abs((found["rotation_step_deg"] as? Double ?? 1) - line.step.rotationDegrees) <= 0.1, "\(found)")
             let grains = try #require(report["grains"] as? [[String: Any]])
             #expect(grains.count == 1 && abs((grains[0]["fraction"] as? Double ?? 0) - 1) < 0.05, "\(grains)")
             #expect((report["lattice"] as? [String: Any])?["sublattices"] is [Any])
@@ -243,9 +243,9 @@ extension EndToEnd {
             let one = try #require(cores.first)
             let x = try #require(one["x"] as? Double), y = try #require(one["y"] as? Double)
             #expect(hypot(x - core.core.x, y - core.core.y) <= spacing / 2, "(\(x), \(y)) against \(core.core)")
-            let burgers = try #require(one["burgersPx"] as? [Double])
+            let burgers = try #require(one["burgers_px"] as? [Double])
             #expect(hypot(burgers[0] - core.burgers.x, burgers[1] - core.burgers.y) < 0.05 * spacing, "\(burgers)")
-            let burgersPm = try #require(one["burgersPm"] as? [Double])
+            let burgersPm = try #require(one["burgers_pm"] as? [Double])
             #expect(abs(burgersPm[0] - burgers[0] * pm) < 1e-6 && abs(burgersPm[1] - burgers[1] * pm) < 1e-6)
 
             // Two grains: each turned as made, within the square lattice's quarter turn, their boundary drawn.
@@ -256,7 +256,7 @@ extension EndToEnd {
             for grain in twoGrains.truth.grains {
                 let degrees = grain.orientation * 180 / Double.pi
                 let match = said.first {
-                    let off = (($0["rotationDeg"] as? Double ?? .nan) - degrees).truncatingRemainder(dividingBy: 90)
+                    let off = (($0["rotation_deg"] as? Double ?? .nan) - degrees).truncatingRemainder(dividingBy: 90)
                     return min(abs(off), 90 - abs(off)) <= 0.5
                 }
                 #expect(match != nil, "\(degrees) degrees not in \(said)")
@@ -284,10 +284,10 @@ extension EndToEnd {
             let reflections = try #require(strained["reflections"] as? [[String: Any]])
             #expect(reflections.count >= 2)
             for reflection in reflections.prefix(2) {
-                let dPx = try #require(reflection["dPx"] as? Double)
+                let dPx = try #require(reflection["d_px"] as? Double)
                 #expect(spacings.contains { abs(dPx - $0) < 0.005 * $0 }, "\(dPx) against \(spacings)")
-                #expect(abs((reflection["dPm"] as? Double ?? 0) - dPx * pm) < 1e-6)
-                #expect(reflection["angleDeg"] is Double && reflection["intensity"] is Double)
+                #expect(abs((reflection["d_pm"] as? Double ?? 0) - dPx * pm) < 1e-6)
+                #expect(reflection["angle_deg"] is Double && reflection["intensity"] is Double)
                 #expect(reflection["grain"] as? Int == 0)
             }
         }

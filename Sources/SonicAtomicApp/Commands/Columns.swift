@@ -109,12 +109,6 @@ struct Columns: ParsableCommand {
         ]
     }
 
-    /// JSON names are the CSV's in camel case: `relative_intensity` is `relativeIntensity`.
-    private static func camelCase(_ name: String) -> String {
-        let parts = name.split(separator: "_")
-        return parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
-    }
-
     private static func integral(_ name: String) -> Bool { ["sublattice", "site_n", "site_m"].contains(name) }
 
     private func format(
@@ -129,17 +123,17 @@ struct Columns: ParsableCommand {
             var out =
                 "{\"image\":\(JSONLine.quoted(URL(fileURLWithPath: image).lastPathComponent)),\"width\":\(width),"
                 + "\"height\":\(height),\"spacing\":\(spacing.map(JSONLine.number) ?? "null"),"
-                + "\"pixelSize\":\(pixelSize.map { JSONLine.number($0.picometres) } ?? "null"),"
-                + "\"latticeA\":\(vector(lattice?.a)),\"latticeB\":\(vector(lattice?.b)),"
+                + "\"pixel_size\":\(pixelSize.map { JSONLine.number($0.picometres) } ?? "null"),"
+                + "\"lattice_a\":\(vector(lattice?.a)),\"lattice_b\":\(vector(lattice?.b)),"
                 + "\"sublattices\":\(lattice?.sublatticeCount ?? 0),\"columns\":["
             out += rows.map { row in
                 var fields: [String] = []
                 if let near = row.near {
-                    fields += ["\"nearX\":\(JSONLine.number(near.x))", "\"nearY\":\(JSONLine.number(near.y))"]
+                    fields += ["\"near_x\":\(JSONLine.number(near.x))", "\"near_y\":\(JSONLine.number(near.y))"]
                 }
                 for (name, value) in Self.fields(row.column, pixelSize: pixelSize) {
                     let text = value.map { Self.integral(name) ? String(Int($0)) : JSONLine.number($0) } ?? "null"
-                    fields.append("\"\(Self.camelCase(name))\":\(text)")
+                    fields.append("\"\(name)\":\(text)")
                 }
                 return "{" + fields.joined(separator: ",") + "}"
             }.joined(separator: ",")

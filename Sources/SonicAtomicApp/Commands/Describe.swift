@@ -69,10 +69,10 @@ struct Describe: ParsableCommand {
         }
         let lattice = overview.lattice.map { l in
             let sublattices = l.sublattices.map {
-                "{\"columns\":\($0.columns),\"relativeIntensity\":\(number($0.relativeIntensity))}"
+                "{\"columns\":\($0.columns),\"relative_intensity\":\(number($0.relativeIntensity))}"
             }
-            return "{\"type\":\(JSONLine.quoted(l.kind.rawValue)),\"aPx\":\(number(l.a)),\"bPx\":\(number(l.b)),"
-                + "\"gammaDeg\":\(number(l.gamma)),\"rotationDeg\":\(number(l.rotation)),\"columns\":\(l.columns),"
+            return "{\"type\":\(JSONLine.quoted(l.kind.rawValue)),\"a_px\":\(number(l.a)),\"b_px\":\(number(l.b)),"
+                + "\"gamma_deg\":\(number(l.gamma)),\"rotation_deg\":\(number(l.rotation)),\"columns\":\(l.columns),"
                 + "\"sublattices\":[\(sublattices.joined(separator: ","))]}"
         }
         let crystal = overview.crystal.map { c in
@@ -85,34 +85,34 @@ struct Describe: ParsableCommand {
                 "\"y\":\(number(f.position.y))"
             ]
             if f.kind == .brightColumn || f.kind == .dimColumn, let relative = f.relativeIntensity {
-                fields.append("\"relativeIntensity\":\(number(relative))")
+                fields.append("\"relative_intensity\":\(number(relative))")
             }
             if [.domainWall, .grainBoundary, .interface].contains(f.kind) {
                 fields.append("\"points\":\(points(f.points))")
             }
             if f.kind == .interface, let step = f.step {
                 fields += [
-                    "\"exxStep\":\(number(step.exx))", "\"eyyStep\":\(number(step.eyy))",
-                    "\"exyStep\":\(number(step.exy))", "\"rotationStepDeg\":\(number(step.rotationDegrees))"
+                    "\"exx_step\":\(number(step.exx))", "\"eyy_step\":\(number(step.eyy))",
+                    "\"exy_step\":\(number(step.exy))", "\"rotation_step_deg\":\(number(step.rotationDegrees))"
                 ]
             }
             if f.kind == .dislocation, let burgers = f.burgers {
-                fields.append("\"burgersPx\":\(vector(burgers))")
+                fields.append("\"burgers_px\":\(vector(burgers))")
                 if let pm = pixelSize?.picometres {
-                    fields.append("\"burgersPm\":\(vector(PixelVector(x: burgers.x * pm, y: burgers.y * pm)))")
+                    fields.append("\"burgers_pm\":\(vector(PixelVector(x: burgers.x * pm, y: burgers.y * pm)))")
                 }
             }
             return "{" + fields.joined(separator: ",") + "}"
         }
         let grains = (overview.physics?.grains ?? []).map { g in
-            "{\"rotationDeg\":\(number(g.rotationDegrees)),\"fraction\":\(number(g.fraction)),"
+            "{\"rotation_deg\":\(number(g.rotationDegrees)),\"fraction\":\(number(g.fraction)),"
                 + "\"side\":\(JSONLine.quoted(g.side))}"
         }
         let reflections = overview.reflections.map { r in
-            var fields = ["\"dPx\":\(number(r.spacing))"]
-            if let pm = pixelSize?.picometres { fields.append("\"dPm\":\(number(r.spacing * pm))") }
+            var fields = ["\"d_px\":\(number(r.spacing))"]
+            if let pm = pixelSize?.picometres { fields.append("\"d_pm\":\(number(r.spacing * pm))") }
             fields += [
-                "\"angleDeg\":\(number(r.direction))", "\"intensity\":\(number(r.intensity))",
+                "\"angle_deg\":\(number(r.direction))", "\"intensity\":\(number(r.intensity))",
                 "\"grain\":\(r.grain.map(String.init) ?? "null")"
             ]
             return "{" + fields.joined(separator: ",") + "}"

@@ -241,10 +241,12 @@ private struct Described {
             var fields = [
                 "\"index\":\(index + 1)", "\"title\":\(JSONLine.quoted(signal.title))",
                 "\"kind\":\(JSONLine.quoted(signal.kind?.rawValue ?? ""))", "\"width\":\(signal.width)",
-                "\"height\":\(signal.height)", "\"sampleType\":\(JSONLine.quoted(signal.sampleType?.rawValue ?? ""))"
+                "\"height\":\(signal.height)", "\"sample_type\":\(JSONLine.quoted(signal.sampleType?.rawValue ?? ""))"
             ]
-            if let storedAs = signal.storedAs { fields.append("\"storedAs\":\(JSONLine.quoted(storedAs))") }
-            fields += ["\"pixelSizePm\":\(pixelSize(signal.calibration))", "\"axes\":[\(axes.joined(separator: ","))]"]
+            if let storedAs = signal.storedAs { fields.append("\"stored_as\":\(JSONLine.quoted(storedAs))") }
+            fields += [
+                "\"pixel_size_pm\":\(pixelSize(signal.calibration))", "\"axes\":[\(axes.joined(separator: ","))]"
+            ]
             if signal.spectra != nil {
                 let peaks = try Self.peaks(signal).map { peak in
                     "{\"channel\":\(peak.channel),\"position\":\(numeric(peak.position)),"
@@ -263,10 +265,10 @@ private struct Described {
             "\"format\":\(JSONLine.quoted(contents.format.rawValue))",
             "\"image\":\(number)", "\"kind\":\(JSONLine.quoted(entry.kind?.rawValue ?? ""))",
             "\"width\":\(opened == nil ? 1 : samples.width)", "\"height\":\(opened == nil ? 1 : samples.height)",
-            "\"sampleType\":\(JSONLine.quoted(samples.sampleType.rawValue))",
-            "\"pixelSizePm\":\(pixelSize(opened?.calibration ?? .none))", "\"min\":\(numeric(stats.minimum))",
+            "\"sample_type\":\(JSONLine.quoted(samples.sampleType.rawValue))",
+            "\"pixel_size_pm\":\(pixelSize(opened?.calibration ?? .none))", "\"min\":\(numeric(stats.minimum))",
             "\"max\":\(numeric(stats.maximum))",
-            "\"mean\":\(numeric(stats.mean))", "\"nonFinite\":\(samples.nonFiniteCount)",
+            "\"mean\":\(numeric(stats.mean))", "\"non_finite\":\(samples.nonFiniteCount)",
             "\"images\":[\(images.joined(separator: ","))]", "\"skipped\":[\(skipped.joined(separator: ","))]"
         ]
         return "{" + fields.joined(separator: ",") + "}\n"

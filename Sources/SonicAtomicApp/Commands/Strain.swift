@@ -259,28 +259,28 @@ struct Strain: ParsableCommand {
         var reference = [
             "\"method\":\(JSONLine.quoted(field.method.rawValue))",
             "\"region\":[\(number(r.region.x0)),\(number(r.region.y0)),\(number(r.region.x1)),\(number(r.region.y1))]",
-            "\"given\":\(r.given)", "\"latticeA\":\(pair(r.a.x, r.a.y))", "\"latticeB\":\(pair(r.b.x, r.b.y))",
-            "\"aPx\":\(number(r.a.length))", "\"bPx\":\(number(r.b.length))"
+            "\"given\":\(r.given)", "\"lattice_a\":\(pair(r.a.x, r.a.y))", "\"lattice_b\":\(pair(r.b.x, r.b.y))",
+            "\"a_px\":\(number(r.a.length))", "\"b_px\":\(number(r.b.length))"
         ]
         if let pm = pixelSize?.picometres {
-            reference += ["\"aPm\":\(number(r.a.length * pm))", "\"bPm\":\(number(r.b.length * pm))"]
+            reference += ["\"a_pm\":\(number(r.a.length * pm))", "\"b_pm\":\(number(r.b.length * pm))"]
         }
-        reference.append("\"gammaDeg\":\(number(gamma(r)))")
+        reference.append("\"gamma_deg\":\(number(gamma(r)))")
         if let count = r.columnCount { reference.append("\"columns\":\(count)") }
-        if let radius = r.maskRadius { reference.append("\"maskRadius\":\(number(radius))") }
-        if let smoothing = r.smoothingLength { reference.append("\"smoothingPx\":\(number(smoothing))") }
-        let names = ["exx", "eyy", "exy", "rotationDeg"]
+        if let radius = r.maskRadius { reference.append("\"mask_radius\":\(number(radius))") }
+        if let smoothing = r.smoothingLength { reference.append("\"smoothing_px\":\(number(smoothing))") }
+        let names = ["exx", "eyy", "exy", "rotation_deg"]
         let summary = zip(names, field.spreads).map { name, spread in
             let value = spread.map { s in
                 "{\"median\":\(number(s.median)),\"rms\":\(number(s.rms)),\"min\":\(number(s.lowest)),"
-                    + "\"max\":\(number(s.highest)),\"minAt\":\(pair(s.lowestAt.x, s.lowestAt.y)),"
-                    + "\"maxAt\":\(pair(s.highestAt.x, s.highestAt.y))}"
+                    + "\"max\":\(number(s.highest)),\"min_at\":\(pair(s.lowestAt.x, s.lowestAt.y)),"
+                    + "\"max_at\":\(pair(s.highestAt.x, s.highestAt.y))}"
             }
             return "\"\(name)\":\(value ?? "null")"
         }
         var out =
             "{\"image\":\(JSONLine.quoted(image)),\"width\":\(field.width),\"height\":\(field.height),"
-            + "\"pixelSize\":\(pixelSize.map { number($0.picometres) } ?? "null"),"
+            + "\"pixel_size\":\(pixelSize.map { number($0.picometres) } ?? "null"),"
             + "\"reference\":{\(reference.joined(separator: ","))},"
             + "\"summary\":{\(summary.joined(separator: ","))}"
         if let columns = field.columns {
