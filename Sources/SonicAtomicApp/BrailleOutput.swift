@@ -96,7 +96,9 @@ final class BrailleOutput {
             let instrument = controller.instrument
             let pen = instrument.lastRecord.flatMap { $0.inImage ? ImagePoint(x: $0.imageX, y: $0.imageY) : nil }
             let picture = TactilePicture(
-                region: controller.brailleRegion, level: instrument.level(at:), pen: pen, size: size)
+                region: controller.brailleRegion, level: instrument.level(at:), pen: pen,
+                marks: controller.brailleMarks,
+                size: size)
             show(.dots(picture.cells), logged: .picture(picture.text), log: log, at: time)
         } else {
             let rows = line.rows(size, status: controller.brailleStatus, at: time)

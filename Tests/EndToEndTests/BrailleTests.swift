@@ -147,7 +147,7 @@ extension EndToEnd {
                 // triangle stand up; the black between and around them stays down.
                 #expect(isRaised(first, Self.dot(ofPixel: 70, 120)))
                 #expect(isRaised(first, Self.dot(ofPixel: 70, 95)))
-                #expect(isRaised(first, Self.dot(ofPixel: 250, 140)))
+                #expect(isRaised(first, Self.dot(ofPixel: 250, 154)))
                 for black in [(10.0, 10.0), (300, 20), (160, 220), (115, 120), (70, 200)] {
                     #expect(!isRaised(first, Self.dot(ofPixel: black.0, black.1)), "pixel \(black)")
                 }
@@ -166,6 +166,16 @@ extension EndToEnd {
                     }
                     try display.up()
                     #expect(abs(mark!.x - expected.x) <= 1 && abs(mark!.y - expected.y) <= 1, "\(mark!) \(expected)")
+                }
+
+                // The overview's features, the three shapes, are marked: at the bright disc's centre a cross of
+                // dots in a cleared square.
+                let disc = Self.dot(ofPixel: 70, 120)
+                try waitFor("the disc's mark", timeout: 5) {
+                    guard let cells = braille.cellLines().last, cells.count == 300 else { return false }
+                    return isRaised(cells, disc) && isRaised(cells, (disc.x + 1, disc.y + 1))
+                        && !isRaised(cells, (disc.x + 1, disc.y)) && !isRaised(cells, (disc.x, disc.y - 1))
+                        && isRaised(cells, Self.dot(ofPixel: 70, 95))
                 }
 
                 // The display-mode key switches to text: the tags listed are a table, one tag a row, aligned.

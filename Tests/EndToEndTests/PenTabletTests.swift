@@ -9,6 +9,7 @@ extension EndToEnd {
         @Test(.enabled(if: Fixtures.hasRealPen, "needs the pen tablet: \(Fixtures.penTabletMissing ?? "")"))
         func thePenTabletDeliversPositionPressureTiltAndButtons() throws {
             let display = ":\(try TestDisplay.freeDisplayNumber())"
+            defer { TestDisplay.release(display) }
             let result = try Subprocess.run(Fixtures.penTablet + "/selftest", [display], timeout: 60)
             #expect(result.status == 0, "\(result.output)")
             // Its five checks, each on the events xinput saw.

@@ -283,6 +283,31 @@ import Testing
         #expect(raised.allSatisfy { max(abs($0.0 - 31), abs($0.1 - 21)) == 1 })
     }
 
+    /// A feature is a cross of five dots in a cleared square, unlike the pen's ring (whose middle stays down) and the
+    /// image's own shapes: a bright blob under the mark is cleared round it.
+    @Test func aFeatureIsMarkedWithACrossThePenWithARing() {
+        let size = BrailleSize(columns: 30, rows: 10)
+        let picture = TactilePicture(
+            width: 60, height: 40,
+            level: { p in abs(p.x - 10) < 4 && abs(p.y - 10) < 4 ? 1 : 0 }, pen: ImagePoint(x: 40, y: 20),
+            marks: [ImagePoint(x: 10, y: 10)], size: size)
+        func raised(_ x: Int, _ y: Int) -> Bool {
+            picture.cells[(y / 4) * 30 + x / 2] & TactilePicture.bit(x: x % 2, y: y % 4) != 0
+        }
+        var mark: [(Int, Int)] = []
+        var ring: [(Int, Int)] = []
+        for y in 0..<40 {
+            for x in 0..<60 where raised(x, y) {
+                if max(abs(x - 10), abs(y - 10)) <= 2 { mark.append((x - 10, y - 10)) }
+                if max(abs(x - 40), abs(y - 20)) <= 2 { ring.append((x - 40, y - 20)) }
+            }
+        }
+        #expect(mark.count == 5 && mark.allSatisfy { abs($0.0) == abs($0.1) })
+        #expect(ring.count == 8 && !ring.contains { $0 == (0, 0) })
+        // The blob's dots beyond the cleared square stay up.
+        #expect(raised(13, 10) && raised(10, 13))
+    }
+
     /// A zoomed view shows only its part, at the dots' finer scale: the bright square's quarter in view fills it.
     @Test func aRegionOfTheImageFillsTheDots() {
         let size = BrailleSize(columns: 30, rows: 10)

@@ -3,8 +3,10 @@
 /// and a dot raised where the
 /// image is bright. The threshold lies midway between the dark and the bright (the 10th and 99th percentiles of the
 /// dots' levels: a few hot pixels do not set it, a small bright feature does), so atom columns stand up as dots and
-/// the gaps between them stay down; an image with no contrast at this scale raises nothing rather than noise. The pen's place is a ring of dots around a lowered one, in a cleared
-/// square, unlike any shape of the image.
+/// the gaps between them stay down; an image with no contrast at this scale raises nothing rather than noise. Each
+/// feature marked (a bright column, a vacancy, a particle) is a cross of five dots in a cleared square, and the pen's
+/// place a ring of dots around a lowered one in a cleared square: neither is any shape of the image, and the finger
+/// tells the two apart.
 public struct TactilePicture: Sendable, Equatable {
     /// The dots of each cell, row by row.
     public let cells: [UInt8]
@@ -24,14 +26,20 @@ public struct TactilePicture: Sendable, Equatable {
 
     /// The picture of a whole image `width` × `height` pixels whose level (0–1) at a point `level` gives (nil outside
     /// the image), with the pen at `pen` (image coordinates; nil: not over the image).
-    public init(width: Int, height: Int, level: (ImagePoint) -> Double?, pen: ImagePoint?, size: BrailleSize) {
+    public init(
+        width: Int, height: Int, level: (ImagePoint) -> Double?, pen: ImagePoint?, marks: [ImagePoint] = [],
+        size: BrailleSize
+    ) {
         self.init(
             region: ImageRegion(x: -0.5, y: -0.5, width: Double(width), height: Double(height)), level: level, pen: pen,
-            size: size)
+            marks: marks, size: size)
     }
 
-    /// The picture of `region` of an image.
-    public init(region: ImageRegion, level: (ImagePoint) -> Double?, pen: ImagePoint?, size: BrailleSize) {
+    /// The picture of `region` of an image, with features at `marks` (image coordinates).
+    public init(
+        region: ImageRegion, level: (ImagePoint) -> Double?, pen: ImagePoint?, marks: [ImagePoint] = [],
+        size: BrailleSize
+    ) {
         self.size = size
         let dotsAcross = size.columns * 2
         let dotsDown = size.rows * 4
@@ -77,20 +85,24 @@ public struct TactilePicture: Sendable, Equatable {
                 for index in levels.indices { raised[index] = (levels[index] ?? -1) > threshold }
             }
         }
-        if let pen {
-            let px = Int(((pen.x - region.x) / scale + left).rounded(.down))
-            let py = Int(((pen.y - region.y) / scale + top).rounded(.down))
-            if pen.x >= region.x, pen.y >= region.y, px >= 0, py >= 0, px < dotsAcross, py < dotsDown {
-                for dy in -2...2 {
-                    for dx in -2...2 {
-                        let x = px + dx
-                        let y = py + dy
-                        guard x >= 0, y >= 0, x < dotsAcross, y < dotsDown else { continue }
-                        raised[y * dotsAcross + x] = max(abs(dx), abs(dy)) == 1
-                    }
+        /// Draws `shape` (raised or not at an offset −2…2 across and down) centred on the dot under `point`.
+        func stamp(_ point: ImagePoint, _ shape: (Int, Int) -> Bool) {
+            let px = Int(((point.x - region.x) / scale + left).rounded(.down))
+            let py = Int(((point.y - region.y) / scale + top).rounded(.down))
+            guard point.x >= region.x, point.y >= region.y, px >= 0, py >= 0, px < dotsAcross, py < dotsDown else {
+                return
+            }
+            for dy in -2...2 {
+                for dx in -2...2 {
+                    let x = px + dx
+                    let y = py + dy
+                    guard x >= 0, y >= 0, x < dotsAcross, y < dotsDown else { continue }
+                    raised[y * dotsAcross + x] = shape(dx, dy)
                 }
             }
         }
+        for mark in marks { stamp(mark) { dx, dy in abs(dx) == abs(dy) && abs(dx) <= 1 } }
+        if let pen { stamp(pen) { dx, dy in max(abs(dx), abs(dy)) == 1 } }
         var cells = [UInt8](repeating: 0, count: size.cells)
         for y in 0..<dotsDown {
             for x in 0..<dotsAcross where raised[y * dotsAcross + x] {

@@ -42,6 +42,13 @@ extension SessionController {
         return ImageRegion(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// Where the overview's features are that the tactile picture marks: the columns and sites that stand out, the
+    /// dislocations and the particles. The lines that divide the crystal are no points to mark.
+    public var brailleMarks: [ImagePoint] {
+        let lines: Set<OverviewFeature.Kind> = [.grainBoundary, .interface, .domainWall]
+        return (state.overview?.features ?? []).filter { !lines.contains($0.kind) }.map(\.position)
+    }
+
     /// The places in `text` (a message as the display writes it) a routing key acts on: each tag it names, to the
     /// next tag named, and each of the overview's features whose label it holds.
     public func brailleTargets(in text: String) -> [BrailleTarget] {

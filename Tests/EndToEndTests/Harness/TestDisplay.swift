@@ -69,13 +69,33 @@ final class TestDisplay {
         case .penTablet(let tool): _ = try? Subprocess.run(tool + "/stop-pen-x", [name], timeout: 30)
         case .xvfb: xvfb?.stop()
         }
+        Self.release(name)
     }
 
+    /// Gives back the claim on display `name` (":N").
+    static func release(_ name: String) { unlink(claim(name.dropFirst())) }
+
+    /// The file whose creation claims display number `n` for this process: the test processes that run side by
+    /// side each take their own.
+    private static func claim(_ n: some StringProtocol) -> String { "/tmp/sa-display-\(n).claim" }
+
+    /// A display number no X server uses, claimed for this process (a claim whose process is gone is taken over).
     static func freeDisplayNumber() throws -> Int {
         for n in 90..<190
         where !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
             && !FileManager.default.fileExists(atPath: "/tmp/pen-x-\(n)")
         {
+            let path = claim(String(n))
+            if let owner = try? String(contentsOfFile: path, encoding: .utf8), let pid = pid_t(owner),
+                kill(pid, 0) != 0
+            {
+                unlink(path)
+            }
+            let file = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            guard file >= 0 else { continue }
+            let pid = Array(String(getpid()).utf8)
+            _ = pid.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+            close(file)
             return n
         }
         throw HarnessError("no free X display number in :90–:189")
