@@ -18,12 +18,14 @@ final class ColumnSearch: Sendable {
     /// How far the search has got, for "where am I" while it runs.
     let progress = WorkProgress()
 
-    init(_ finder: ColumnFinder, pixelSize: PixelSize?, reciprocalPerPixel: Double?) {
+    /// `stack`: the changes across a stack's frames, which the overview's summary then ends with.
+    init(_ finder: ColumnFinder, pixelSize: PixelSize?, reciprocalPerPixel: Double?, stack: StackSentence? = nil) {
         Self.queue.async { [self] in
             guard !abandoned.load(ordering: .acquiring) else { return }
             WorkProgress.$current.withValue(progress) {
                 let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
-                let overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
+                var overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
+                if let sentence = stack?.sentence { overview = overview.adding(summary: sentence) }
                 found.withLock { $0 = Found(lattice: columns, overview: overview) }
             }
         }
@@ -34,4 +36,26 @@ final class ColumnSearch: Sendable {
 
     /// What was found, once it is.
     var result: Found? { found.withLock { $0 } }
+}
+
+/// What changes across a stack's frames, said after the summary of each frame's overview: worked out once, on the
+/// search's thread, when the first overview is ready.
+final class StackSentence: Sendable {
+    private let stack: FrameStack
+    private let pixelSize: PixelSize?
+    private let said = Mutex<String??>(nil)
+
+    init(_ stack: FrameStack, pixelSize: PixelSize?) {
+        self.stack = stack
+        self.pixelSize = pixelSize
+    }
+
+    /// The sentence; nil where nothing is seen to change, or the frames cannot be compared.
+    var sentence: String? {
+        if let known = said.withLock({ $0 }) { return known }
+        let changes = StackChanges(frames: (0..<stack.count).compactMap { try? stack.frame($0) })
+        let sentence = changes.map { Phrases.stackChanges($0, pixelSize: pixelSize) }
+        said.withLock { $0 = sentence }
+        return sentence
+    }
 }

@@ -21,6 +21,8 @@ final class PlaySession {
     private let snaps: SnapQueue
     /// The search for the columns of the image played now (a stack's frame, a window's map).
     private var columnSearch: ColumnSearch
+    /// What changes across a stack's frames, for each frame's overview.
+    private let stackSentence: StackSentence?
     private let pixelSize: PixelSize?
     /// The file's reciprocal calibration (a diffraction pattern's), in reciprocal nanometres a pixel.
     private let reciprocalPerPixel: Double?
@@ -106,7 +108,10 @@ final class PlaySession {
             ?? settings.gestures.pixelSize
         reciprocalPerPixel = pixelSize == nil ? opened.calibration.reciprocalPerPixel : nil
         let finder = ColumnFinder(image: picture)
-        columnSearch = ColumnSearch(finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel)
+        let scale = pixelSize
+        stackSentence = opened.frames.map { StackSentence($0.stack, pixelSize: scale) }
+        columnSearch = ColumnSearch(
+            finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel, stack: stackSentence)
         snaps = SnapQueue(finder)
         // Taps still being snapped when the program last stopped are snapped and tagged now.
         var tags = saved.book
@@ -277,7 +282,8 @@ final class PlaySession {
         readyFinder = nil
         snaps.use(finder)
         columnSearch.abandon()
-        columnSearch = ColumnSearch(finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel)
+        columnSearch = ColumnSearch(
+            finder, pixelSize: pixelSize, reciprocalPerPixel: reciprocalPerPixel, stack: stackSentence)
     }
 
     /// The sound server went away (said on stderr; the voice stops, as nothing can be heard), or

@@ -64,7 +64,14 @@ extension EndToEnd {
                     return (said, pitch)
                 }
                 let steps = try ["Next", "End", "Home"].map(step)
+                // The overview's summary ends with what changes across the frames: the blob's drift, one pixel of
+                // 0.24 nanometres a frame.
+                let mark = sound.recordedSampleCount()
+                try display.key("d")
+                _ = try sound.waitForUtterance(after: mark)
                 #expect(try session.quitWithKey() == 0)
+                let summary = try #require(try session.spokenTexts().last { $0.contains("drifts") })
+                #expect(summary.contains("drifts 2.6 nanometres towards the right (0.24 a frame)"), "\(summary)")
 
                 // Said: in the log, and heard as speech.
                 let spoken = try session.spokenTexts()

@@ -18,7 +18,7 @@ public struct ImageOverview: Sendable {
     public let width: Int, height: Int
     public let kind: Kind
     /// Sentences, most important first, at most `summaryWords` words in all; the first stands alone.
-    public let summary: [String]
+    public private(set) var summary: [String]
     /// Sentences in order of importance: the lattice, the crystal, the domains, each feature, the large-scale
     /// intensity.
     public let details: [String]
@@ -48,6 +48,13 @@ public struct ImageOverview: Sendable {
     public let regions: ImageRegions?
 
     public static let summaryWords = 60
+
+    /// The overview with `sentence` said after its summary: what changes across a stack's frames.
+    public func adding(summary sentence: String) -> ImageOverview {
+        var overview = self
+        overview.summary.append(sentence)
+        return overview
+    }
 
     /// The overview of `image`, its columns found afresh; lengths in picometres with a pixel size, d spacings with a
     /// reciprocal calibration (reciprocal nanometres a pixel).
