@@ -29,7 +29,10 @@ extension EndToEnd {
                 let welcome = try #require(try session.spokenTexts().first)
                 #expect(welcome.contains("You got to step 6 last time. Score: 5 of 9 steps passed, in 7 tries."))
                 #expect(welcome.contains("Step 6 of 9. Finding without the guide."))
-                try session.waitForGreeting()
+                // Control silences the welcome, to keep the test short.
+                usleep(1_000_000)
+                try display.key("Control_L")
+                try sound.waitForSilence()
 
                 let facts = LessonImage.crystal.facts
                 let bright = try #require(facts.bright.first)
