@@ -6,7 +6,8 @@ import Testing
 extension EndToEnd {
     /// `learn` on the real pen and sound server: it goes on from the step kept in the user's data folder, a step is
     /// missed and then passed by where the pen rests when Enter is pressed, each answer is heard (the pass with the
-    /// score and the next step, much longer than the miss), and where the user got to is kept. One short session.
+    /// score and the next step, much longer than the miss), and where the user got to is kept; a damaged progress
+    /// file is said and the lesson starts afresh. Two short sessions.
     @Suite struct LessonTests {
         @Test func aStepIsMissedThenPassedByThePenAndTheScoreSaid() throws {
             try withServers("lesson") { display, sound, folder in
@@ -65,6 +66,19 @@ extension EndToEnd {
                     try String(contentsOfFile: kept, encoding: .utf8)
                         == "{\"step\":\"vacancy\",\"passed\":6,\"tries\":9}\n")
                 #expect(try session.quitWithKey() == 0)
+
+                // A damaged file: said, on stderr and aloud, and the lesson starts from its first step.
+                try "{\"step\":\"vacancy\",\"passed\":61".write(toFile: kept, atomically: true, encoding: .utf8)
+                let again = try RunningPlay(
+                    image: nil, display: display, sound: sound, folder: folder + "/damaged",
+                    environment: ["XDG_DATA_HOME": data], command: "learn")
+                defer { again.stop() }
+                try again.waitUntilShown()
+                let said = try #require(try again.spokenTexts().first)
+                #expect(said.contains(Phrases.lessonProgressDamaged) && said.contains("Step 1 of 9. Pitch."), "\(said)")
+                #expect(try again.quitWithKey() == 0)
+                #expect(again.process.stderr.contains("lesson.json is damaged"), "\(again.process.stderr)")
+                #expect(try String(contentsOfFile: kept, encoding: .utf8) == LessonProgress.start.text)
             }
         }
     }
