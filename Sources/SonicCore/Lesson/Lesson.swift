@@ -113,7 +113,7 @@ public enum Lesson {
         LessonStep(
             id: "domains", image: .domains, mode: .latticeDisplacement,
             instruction:
-                "Two domains. In this crystal the small columns between the large ones sit a little up in a band across the middle of the image, and a little down above and below it. In this mode each column near the nib plays its displacement, so the two domains sound different. Put the nib in the middle band and press Enter.",
+                "Two domains. In this crystal the small columns between the large ones sit a little up in a band across the middle of the image, and a little down above and below it. In this mode each column near the nib plays its displacement: displaced up, a bright, buzzing note; displaced down, a pure, dark one. Put the nib in the middle band, where the notes are bright, and press Enter.",
             answer: .enter, check: { inMiddleDomain($0) }),
         LessonStep(
             id: "cell", image: .defects, mode: .unitCellTagging,
