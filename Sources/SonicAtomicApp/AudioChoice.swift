@@ -4,7 +4,7 @@ import SonicCore
 
 extension AudioChoice: ExpressibleByArgument {}
 
-extension Play {
+extension SessionOptions {
     /// The sound output `--audio` asks for, or the other server, said in one line, when that one
     /// cannot play; status 4 when neither can. Kept playing should its server go away and come back.
     func openAudio(renderer: AudioRenderer, streamName: String) throws -> LiveSound {

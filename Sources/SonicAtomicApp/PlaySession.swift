@@ -40,19 +40,54 @@ final class PlaySession {
     private var quitAsked = false
     private var dropoutsLogged = 0
 
+    /// What a session plays: an image file (`play`), or the lesson's images from where the user got to (`learn`).
+    private enum Source {
+        case file(Play)
+        case lesson(LessonStore, restart: Bool)
+    }
+
+    /// The lesson played, and where its progress is kept; nil in `play`.
+    private let lessonStore: LessonStore?
+    /// Where the lesson starts, what to say when the place kept could not be read, and the image opened with.
+    private let lessonStart: (progress: LessonProgress, notice: String?, image: LessonImage)?
+
+    convenience init(_ options: Play) throws { try self.init(options.session, .file(options)) }
+
+    convenience init(_ options: Learn) throws {
+        try self.init(options.session, .lesson(LessonStore(), restart: options.restart))
+    }
+
     /// Everything the session needs, in the order that lets a failure say what is missing: the
     /// profile, the image, the log and the saved tags, then the window, the voice and the sound.
-    init(_ options: Play) throws {
-        let settings = try Self.profile(options)
-        let (imagePath, opened) = try Self.image(options)
+    private init(_ options: SessionOptions, _ source: Source) throws {
+        let settings = try options.profile()
+        let play: Play?
+        let imagePath: String, opened: ImageFiles.Opened
+        switch source {
+        case .file(let options):
+            play = options
+            (imagePath, opened) = try Self.image(options)
+            lessonStore = nil
+            lessonStart = nil
+        case .lesson(let store, let restart):
+            play = nil
+            let progress: (progress: LessonProgress, notice: String?) = restart ? (.start, nil) : store.load()
+            let step = Lesson.steps[min(progress.progress.step, Lesson.steps.count - 1)]
+            imagePath = "lesson"
+            opened = .made(step.image.render(), name: imagePath)
+            lessonStore = store
+            lessonStart = (progress.progress, progress.notice, step.image)
+        }
         let picture = opened.image
         do { log = try options.eventsPath.map { try SessionLog(path: $0) } } catch let error as SessionLogError {
             throw fail(error.message, status: ExitStatus.badInput)
         }
-        // The user's tags: loaded before anything can overwrite them.
-        let (store, storeNotice, saved) = try Self.savedTags(imagePath, opened)
+        // The user's tags: loaded before anything can overwrite them. A lesson's are not kept.
+        let (store, storeNotice, saved): (TagStore?, String?, TagStore.Saved) =
+            try play == nil ? (nil, nil, TagStore.Saved()) : Self.savedTags(imagePath, opened)
 
-        let stack = SoundStack(profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: Play.speechSeconds)
+        let stack = SoundStack(
+            profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: SessionOptions.speechSeconds)
         let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
         spectra = spectrumVoice.map { voice in
             LatestWork(label: "spectra") { request in
@@ -69,12 +104,12 @@ final class PlaySession {
             }
         }
         // Frames played combined are one image: nothing to step through.
-        frames = (options.frames == nil ? opened.frames : nil).map { frames in
+        frames = (play?.frames == nil ? opened.frames : nil).map { frames in
             LatestWork(label: "frames") { index, preparation in
                 (index, Result { () throws(ImageFileError) in Ready(try frames.stack.frame(index), preparation) })
             }
         }
-        chosenWindow = try Self.chosenWindow(options, opened)
+        chosenWindow = try play.flatMap { try Self.chosenWindow($0, opened) }
         let sessionSound = stack.sound(playing: picture, spectra: spectrumVoice)
         let title = "SonicAtomic — \(opened.fileName)"
         do {
@@ -92,11 +127,12 @@ final class PlaySession {
         log?.write(
             .start(
                 StartRecord(
-                    t: monotonicSeconds(), image: URL(fileURLWithPath: imagePath).standardizedFileURL.path,
+                    t: monotonicSeconds(),
+                    image: play == nil ? imagePath : URL(fileURLWithPath: imagePath).standardizedFileURL.path,
                     imageNumber: opened.number,
                     width: picture.width, height: picture.height, bitDepth: picture.bitDepth,
                     sampleType: picture.sampleType.rawValue,
-                    profile: settings.name, sampleRate: AudioFormat.sampleRate, frames: options.frames,
+                    profile: settings.name, sampleRate: AudioFormat.sampleRate, frames: play?.frames,
                     voice: settings.speech.voice,
                     rate: settings.speech.rate)))
 
@@ -104,7 +140,7 @@ final class PlaySession {
         // for the arrow keys and the unit cell's refinement — takes longer and runs beside the loop.
         // The user's word first (now, then saved with the tags), then the file's calibration.
         pixelSize =
-            options.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
+            play?.pixelSize.size ?? saved.pixelSize ?? opened.calibration.pixelSize
             ?? settings.gestures.pixelSize
         reciprocalPerPixel = pixelSize == nil ? opened.calibration.reciprocalPerPixel : nil
         let finder = ColumnFinder(image: picture)
@@ -119,9 +155,9 @@ final class PlaySession {
         controller = SessionController(
             sound: sessionSound, opened: opened.openedImage, tags: tags, pixelSize: pixelSize,
             columnSpacing: finder.spacing,
-            frames: opened.frames.map { SessionFrames(stack: $0.stack, axis: $0.axis, combination: options.frames) })
-        saver = TagSaver(store: store, csvPath: options.exportTags)
-        if options.pixelSize.text != nil || options.exportTags != nil || !placedNow.isEmpty,
+            frames: opened.frames.map { SessionFrames(stack: $0.stack, axis: $0.axis, combination: play?.frames) })
+        saver = TagSaver(store: store, csvPath: play?.exportTags)
+        if play?.pixelSize.text != nil || play?.exportTags != nil || !placedNow.isEmpty,
             let failure = saver.save(controller.tagSnapshot)
         {
             warn(failure)
@@ -145,7 +181,12 @@ final class PlaySession {
             let played = controller.instrument.preparation.prepare(map, ownStretch: true)
             perform(controller.windowMapMade(played, for: window, at: monotonicSeconds()))
         }
-        perform(controller.start(notices: notices))
+        if let (progress, notice, image) = lessonStart {
+            perform(
+                controller.startLesson(at: progress, showing: image, notices: [notice].compactMap { $0 } + notices))
+        } else {
+            perform(controller.start(notices: notices))
+        }
         while !quitAsked && !quitSignalled.load(ordering: .relaxed) {
             // Wake for input, for a pending single click to declare itself, or (often) for a snap to finish.
             let busy =
@@ -259,7 +300,10 @@ final class PlaySession {
             case .makeWindowMap(let window): windowMaps?.submit((window, controller.instrument.preparation))
             case .readFrame(let index): frames?.submit((index, controller.instrument.preparation))
             case .window(let window, let time): log?.write(.window(t: time, window))
-            case .windowMap(let map): playedImageChanged(map.image)
+            case .windowMap(let map), .lessonImage(let map): playedImageChanged(map.image)
+            case .lesson(let event):
+                log?.write(.lesson(t: now, event))
+                lessonStore?.save(event.progress)
             case .viewport(let viewport):
                 log?.write(.viewport(t: now, viewport))
                 frontend.show(viewport)
@@ -300,15 +344,6 @@ final class PlaySession {
             log?.write(.sound(t: monotonicSeconds(), .back(server: server.rawValue)))
             perform(controller.soundBack())
         }
-    }
-
-    /// The profile, with the speech engine, voice and rate the options give.
-    private static func profile(_ options: Play) throws -> Profile {
-        var settings = try options.profileChoice.load()
-        if let speech = options.speech { settings.speech.engine = speech }
-        if let voice = options.voice { settings.speech.voice = voice }
-        if let rate = options.rate { settings.speech.rate = rate }
-        return settings
     }
 
     /// The energy window `--window` or `--element` chose for a spectrum image, with `--background`, and its map: made

@@ -163,11 +163,12 @@ struct TagStore {
 /// Saves the tags after every change: the sidecar, and the CSV copy when asked for. A failure is
 /// reported once, and not again until a save has worked.
 final class TagSaver {
-    private let store: TagStore
+    /// nil: the tags are not kept (a lesson's).
+    private let store: TagStore?
     private let csvPath: String?
     private var failing = false
 
-    init(store: TagStore, csvPath: String?) {
+    init(store: TagStore?, csvPath: String?) {
         self.store = store
         self.csvPath = csvPath
     }
@@ -175,7 +176,7 @@ final class TagSaver {
     /// Saves `tags`; returns why not when saving has just begun to fail.
     func save(_ tags: TagSnapshot) -> String? {
         do {
-            try store.save(tags)
+            try store?.save(tags)
             if let csvPath { try TagStore.writeAtomically(Data(TagStore.csv(tags.book).utf8), to: csvPath) }
             failing = false
             return nil

@@ -168,3 +168,14 @@ public enum ImageFiles {
         return filled == bytes.count ? bytes : Array(bytes[0..<filled])
     }
 }
+
+extension ImageFiles.Opened {
+    /// An image the program made, played as an image read from a file named `name` would be.
+    public static func made(_ image: GrayImage, name: String) -> Self {
+        let entry = ImageEntry(
+            title: "", shape: [image.width, image.height], sampleType: image.sampleType, read: { image })
+        return Self(
+            path: name, contents: ImageFileContents(format: .png, entries: [entry]), number: 1, entry: entry,
+            image: image, shown: nil, calibration: .none)
+    }
+}

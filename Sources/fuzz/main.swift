@@ -15,6 +15,8 @@
 //       spectra at some pixels and sweep every one
 //   fuzz braille --count N [--seed S] ... SEED-FILE...
 //       key codes and display sizes as BrlAPI hands them over: answer each key, lay out the braille line
+//   fuzz lessons --count N [--seed S] ... SEED-FILE...
+//       the lesson's progress file: read it, and write back what it accepts as it was read
 //
 // Prints how many inputs were accepted and refused (with the commonest reasons) and the slowest input.
 import Foundation
@@ -33,8 +35,9 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     defer { arguments.removeSubrange(at...(at + 1)) }
     return arguments[at + 1]
 }
-guard let target = arguments.first, ["images", "logs", "surveys", "streams", "braille"].contains(target) else {
-    fail("say what to fuzz: images, logs, surveys, streams or braille")
+guard let target = arguments.first, ["images", "logs", "surveys", "streams", "braille", "lessons"].contains(target)
+else {
+    fail("say what to fuzz: images, logs, surveys, streams, braille or lessons")
 }
 arguments.removeFirst()
 guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
@@ -58,6 +61,8 @@ case "streams":
     trial = StreamTrial()
 case "braille":
     trial = BrailleTrial()
+case "lessons":
+    trial = LessonTrial()
 default:
     guard let imagePath else { fail("fuzzing logs needs --image, the image the seed logs played") }
     do { trial = try SessionLogTrial(imagePath: imagePath, profilePath: profilePath) } catch { fail("\(error)") }

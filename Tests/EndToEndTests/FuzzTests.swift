@@ -5,7 +5,7 @@ import Testing
 extension EndToEnd {
     /// A slice of the fuzzing campaign (`scripts/fuzz` runs 100 000 inputs of each kind): damaged image
     /// files of every format, spectra and stacks, the HDF5 helper's answers, Velox's EDS streams,
-    /// damaged session logs, and BrlAPI's key codes and display sizes through the program's own readers, each giving
+    /// damaged session logs, the lesson's progress files, and BrlAPI's key codes and display sizes through the program's own readers, each giving
     /// its result or a clean error — the fuzzer stops with status 2 and the culprit at the first crash,
     /// hang or wrong result.
     @Suite struct FuzzTests {
@@ -102,6 +102,18 @@ extension EndToEnd {
             let result = try Subprocess.run(fuzz, ["braille", "--count", "2000", "--seed", "7", seed], timeout: 600)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("fuzz braille: 2000 inputs"), "\(result.output)")
+        }
+
+        @Test func damagedLessonProgressIsRefusedOrReadBackAsWritten() throws {
+            let folder = Fixtures.repository + "/Tests/Fixtures/lesson"
+            let seeds = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }
+                .sorted().map { folder + "/" + $0 }
+            let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
+            let result = try Subprocess.run(fuzz, ["lessons", "--count", "2000", "--seed", "7"] + seeds, timeout: 600)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("fuzz lessons: 2000 inputs"), "\(result.output)")
+            let accepted = result.output.firstMatch(of: /: (\d+) accepted/).flatMap { Int($0.1) } ?? 0
+            #expect(accepted > 0, "\(result.output)")
         }
 
         @Test func damagedSessionLogsAreRefusedOrReplayedWithinBounds() throws {

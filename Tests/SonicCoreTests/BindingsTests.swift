@@ -21,7 +21,7 @@ import Testing
         }
         #expect(Bindings.command(for: .key("Left"), in: .unitCellTagging) == .stepCursor(.left))
         #expect(Bindings.command(for: .key("Left"), in: .tiltFilter) == .pan(.left))
-        #expect(Bindings.command(for: .key("Enter"), in: .intensityPitch) == nil)
+        #expect(Bindings.command(for: .key("Enter"), in: .intensityPitch) == .lessonAnswer)
         #expect(Bindings.command(for: .pen(.upperBarrelPress), in: .unitCellTagging) == .removeLastTag)
         #expect(Bindings.command(for: .pen(.upperBarrelPress), in: .pressureAmplitude) == .repeatLast)
         #expect(Bindings.command(for: .key("7"), in: .intensityPitch) == .chooseMode(7))

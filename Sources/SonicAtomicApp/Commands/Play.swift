@@ -7,9 +7,6 @@ struct Play: ParsableCommand {
         abstract: "Show an image full-screen and play it: the pen's nib sounds the intensity under it.",
         discussion: Bindings.help(spoken: false))
 
-    /// Room for the longest announcement (the key help), in seconds.
-    static let speechSeconds = 60.0
-
     @Argument(
         help:
             "An image file: PNG, DigitalMicrograph DM3/DM4, TIFF, EMD or HyperSpy (known by its content, not its name); a stack plays from its first frame, a spectrum image its acquired image or total counts. Default: the bundled atomic lattice."
@@ -24,34 +21,7 @@ struct Play: ParsableCommand {
     )
     var frames: FrameCombination?
 
-    @OptionGroup var profileChoice: ProfileChoice
-
-    @Option(name: .customLong("events"), help: "Write the session log (JSON Lines) to this file.")
-    var eventsPath: String?
-
-    @Option(help: "Audio buffer in milliseconds: lower is more immediate, higher survives a busy machine.")
-    var latency = 10.0
-
-    @Option(
-        help:
-            "The sound server: pipewire (native), pulse (PulseAudio, or PipeWire's PulseAudio service), or auto: PipeWire when it runs, else PulseAudio."
-    )
-    var audio = AudioChoice.auto
-
-    @Option(
-        help:
-            "Who speaks: espeak (eSpeak-NG, in the program's own sound) or dispatcher (speech-dispatcher, as the screen reader does, with your own voice, rate and synthesiser); overrides the profile's."
-    )
-    var speech: Profile.SpeechEngine?
-
-    @Option(help: "The eSpeak-NG voice (e.g. en, en-us, de); overrides the profile's.")
-    var voice: String?
-
-    @Option(
-        help:
-            "Speech rate in words per minute (\(Profile.SpeechSettings.rates.lowerBound)-\(Profile.SpeechSettings.rates.upperBound)); overrides the profile's."
-    )
-    var rate: Int?
+    @OptionGroup var session: SessionOptions
 
     @OptionGroup var pixelSize: PixelSizeChoice
 
@@ -74,22 +44,11 @@ struct Play: ParsableCommand {
     var background: String?
 
     @Option(
-        help:
-            "The braille display, through brltty: auto (used whenever brltty answers), on (as auto, and a line on stderr when it cannot be reached at the start) or off."
-    )
-    var braille = BrailleChoice.auto
-
-    @Option(
         name: .customLong("export-tags"),
         help: "Also keep the tags in this CSV file (id, x, y, snapped), rewritten after every change.")
     var exportTags: String?
 
     func validate() throws {
-        guard latency >= 1 && latency <= 200 else { throw ValidationError("--latency must be 1 to 200 ms") }
-        if let rate, !Profile.SpeechSettings.rates.contains(rate) {
-            let rates = Profile.SpeechSettings.rates
-            throw ValidationError("--rate must be \(rates.lowerBound) to \(rates.upperBound) words per minute")
-        }
         if window != nil && element != nil { throw ValidationError("give --window or --element, not both") }
         if let element, Element.named(element) == nil {
             throw ValidationError("--element takes an element's symbol or name, e.g. Ti or titanium; not \(element)")

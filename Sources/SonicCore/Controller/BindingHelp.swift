@@ -49,9 +49,9 @@ extension Bindings {
     public static let wordsPerPage = 80
 
     /// F1's help in pages of at most `wordsPerPage` words, the keys most wanted first: those of `mode` and of
-    /// the image's kind (a stack's frames, a spectrum image's window), then those every session uses; the
-    /// other keys and the pen on the next pages.
-    public static func helpPages(mode: Mode, frames: Bool, spectra: Bool) -> [String] {
+    /// the image's kind (a stack's frames, a spectrum image's window) or of a lesson, then those every session
+    /// uses; the other keys and the pen on the next pages.
+    public static func helpPages(mode: Mode, frames: Bool, spectra: Bool, lesson: Bool = false) -> [String] {
         // What every session uses, in the order a newcomer wants it: speech under the hand first.
         let everyday: [Command] = [
             .silence, .escape, .whereAmI, .nextMode, .chooseMode(1), .repeatLast, .describe, .nextFeature, .keyHelp,
@@ -61,6 +61,7 @@ extension Bindings {
             switch binding.command {
             case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frames ? 0 : 200
             case .windowDown, .windowUp, .windowNarrower, .windowWider: return spectra ? 0 : 200
+            case .lessonAnswer, .lessonRepeat, .lessonSkip: return lesson ? 0 : 200
             case .chooseMode: return 1 + everyday.firstIndex(of: .chooseMode(1))!
             default:
                 if let place = everyday.firstIndex(of: binding.command) { return 1 + place }
@@ -104,7 +105,7 @@ extension Bindings {
         "Shift+Tab": "Shift Tab", "Shift+X": "Shift X", "Shift+N": "Shift N", "BackSpace": "Backspace", "+": "Plus",
         "=": "equals", "-": "Minus",
         "Ctrl++": "Control plus", "Ctrl+=": "Control equals", "Ctrl+-": "Control minus", "PageUp": "Page Up",
-        "PageDown": "Page Down"
+        "PageDown": "Page Down", "Shift+Enter": "Shift Enter", "Ctrl+Enter": "Control Enter"
     ]
 }
 

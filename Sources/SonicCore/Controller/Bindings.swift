@@ -115,6 +115,9 @@ public enum Bindings {
         + keys(["T"], .toggleCellTicks, "turn the ticks at the unit cell's boundaries off and on")
         + arrows(.columnModes, Command.stepCursor, "step from column to column")
         + keys(["Enter"], .tagCursorColumn, "tag the column", in: .tagging)
+        + keys(["Enter"], .lessonAnswer, "in a lesson, answer the step", in: .others)
+        + keys(["Shift+Enter"], .lessonRepeat, "in a lesson, say the step again and start it afresh")
+        + keys(["Ctrl+Enter"], .lessonSkip, "in a lesson, skip the step")
         + [
             pen(.lowerBarrelDoubleClick, .nextMode, "next mode"),
             pen(.lowerBarrelClick, .whereAmI, "where am I"),

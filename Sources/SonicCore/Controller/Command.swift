@@ -60,6 +60,10 @@ public enum Command: Sendable, Hashable {
     case previousFrame
     case firstFrame
     case lastFrame
+    /// In a lesson: the step's answer checked, the step said again and started afresh, or skipped.
+    case lessonAnswer
+    case lessonRepeat
+    case lessonSkip
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

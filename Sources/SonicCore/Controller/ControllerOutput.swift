@@ -44,6 +44,10 @@ public enum ControllerOutput: Sendable, Equatable {
     case frame(index: Int, PlayedImage)
     /// The image's diffractogram shows and plays in its place from now on (nil: the image again): show it and log it.
     case diffractogram(ShownDiffractogram?)
+    /// A lesson step's image plays from now on: show it, and find its columns.
+    case lessonImage(PlayedImage)
+    /// Something happened in the lesson: log it, and keep where the user has got to.
+    case lesson(LessonEvent)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
 }

@@ -30,6 +30,8 @@ public final class SessionController {
     private var requestedWindow: PlayedWindow?
     /// The frame last asked to be read, until it plays.
     private var requestedFrame: Int?
+    /// The lesson under way, in a session that `startLesson` started.
+    var lesson: LessonRun?
     /// The long work the session waits on (the atom columns being found) and its share done; "where am I" tells it.
     public var workUnderWay: (what: String, fraction: Double)?
 
@@ -122,7 +124,8 @@ public final class SessionController {
     /// greeting), and the features can be stepped through. Another frame's overview is not said: `D` tells it.
     public func setOverview(_ overview: ImageOverview) -> [ControllerOutput] {
         state.overview = overview
-        guard !overviewTold else { return [] }
+        // In a lesson, the step says what the image holds.
+        guard !overviewTold, lesson == nil else { return [] }
         overviewTold = true
         return settle(overview.summary.first.map { [.speakAfter($0)] } ?? [])
     }
@@ -275,6 +278,11 @@ public final class SessionController {
     /// sound for those that touch it, the still pen sounding afresh when the image moved under it —
     /// and passed on; the last thing said is kept for repeating.
     func settle(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
+        let settled = settleEach(outputs)
+        return settled + settleEach(followLesson(settled))
+    }
+
+    private func settleEach(_ outputs: [ControllerOutput]) -> [ControllerOutput] {
         var settled: [ControllerOutput] = []
         for output in outputs {
             settled.append(output)
@@ -296,13 +304,13 @@ public final class SessionController {
             case .frame(let index, let frame):
                 state.frame = index
                 settled += play(frame)
-            case .windowMap(let map): settled += play(map)
+            case .windowMap(let map), .lessonImage(let map): settled += play(map)
             case .readFrame(let index): requestedFrame = index
             case .speak(let text), .speakAfter(let text):
                 if !text.isEmpty { lastAnnouncement = text }
                 if !state.soundPlays { unheard = text }
             case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .makeWindowMap, .window,
-                .quit:
+                .lesson, .quit:
                 break
             }
         }
@@ -324,7 +332,8 @@ public final class SessionController {
             return changeMode { $0.select(number: n) }
         case .whereAmI: return [.speak(whereAmI)]
         case .repeatLast: return [.speak(lastAnnouncement.isEmpty ? Phrases.nothingToRepeat : lastAnnouncement)]
-        case .keyHelp: return [.speak(keyHelp.next(state.mode, frames: frameStepper.frames, instrument))]
+        case .keyHelp:
+            return [.speak(keyHelp.next(state.mode, frames: frameStepper.frames, instrument, lesson: lesson != nil))]
         case .toggleStatusPanel:
             statusPanel.shown.toggle()
             return [.speak(Phrases.statusPanel(shown: statusPanel.shown))]
@@ -372,6 +381,7 @@ public final class SessionController {
         case .windowDown, .windowUp, .windowNarrower, .windowWider: return changeWindow(command)
         case .nextFrame, .previousFrame, .firstFrame, .lastFrame:
             return frameStepper.step(command, from: requestedFrame ?? state.frame)
+        case .lessonAnswer, .lessonRepeat, .lessonSkip: return runLesson(command)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }

@@ -116,7 +116,7 @@ public final class SessionReplay {
             // Live, the voice was cut off as the server went.
             voice.discardQueued()
         case .sound(_, .back): state.soundPlays = true
-        case .start, .tag, .untag, .dropout, .braille: break
+        case .start, .tag, .untag, .dropout, .braille, .lesson: break
         }
     }
 
@@ -174,7 +174,7 @@ extension SessionRecord {
             .cursor(let t, _),
             .cell(let t, _, _), .dropout(let t, _, _), .lattice(let t, _), .sound(let t, _), .sweep(let t, _),
             .guide(let t, _), .spectrum(let t, _), .window(let t, _), .frame(let t, _), .view(let t, _),
-            .braille(let t, _):
+            .braille(let t, _), .lesson(let t, _):
             t
         case .pen(let pen): pen.t
         }

@@ -37,6 +37,9 @@ public enum SessionRecord: Sendable, Equatable {
     case view(t: Double, diffractogram: Bool)
     /// What the braille display shows from now on, or that one was reached or lost.
     case braille(t: Double, BrailleShown)
+    /// Something happened in the lesson (`sonic-atomic learn`): a step started, was passed, missed or skipped, or
+    /// the course was done; with where the user has got to since.
+    case lesson(t: Double, LessonEvent)
 
     public var jsonLine: String {
         var line: JSONLine
@@ -164,6 +167,14 @@ public enum SessionRecord: Sendable, Equatable {
                 line.add("rows", rows)
             case .lost(let reason): line.add("lost", reason)
             }
+        case .lesson(let t, let event):
+            line = JSONLine(type: "lesson", t: t)
+            line.add("event", event.what.rawValue)
+            line.add("step", event.step)
+            if let image = event.image { line.add("image", image) }
+            line.add("next", event.progress.step + 1)
+            line.add("passed", event.progress.passed)
+            line.add("tries", event.progress.tries)
         }
         return line.result
     }

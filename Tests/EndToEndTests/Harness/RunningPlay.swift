@@ -1,6 +1,7 @@
 import Foundation
 
-/// `sonic-atomic play` running against a test display and sound server, with its session log.
+/// `sonic-atomic play` (or `learn`, which runs the same session) against a test display and sound server, with its
+/// session log.
 final class RunningPlay {
     let process: Subprocess
     let logPath: String
@@ -13,7 +14,7 @@ final class RunningPlay {
     /// change its limits.
     init(
         image: String?, display: TestDisplay, sound: SoundServer, folder: String, arguments: [String] = [],
-        environment: [String: String] = [:], launcher: [String] = []
+        environment: [String: String] = [:], launcher: [String] = [], command: String = "play"
     ) throws {
         self.display = display
         self.sound = sound
@@ -21,7 +22,7 @@ final class RunningPlay {
         sound.waitUntilLive()
         logPath = folder + "/session.jsonl"
         startMark = sound.recordedSampleCount()
-        var args = ["play"]
+        var args = [command]
         if let image { args.append(image) }
         // The kind's way to play, and a voice at 450 words a minute (the fastest, as many screen-reader users
         // set theirs: the greeting then takes two seconds, not five), unless the test chooses.
