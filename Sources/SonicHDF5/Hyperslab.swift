@@ -121,7 +121,12 @@ final class SlabReader {
         let memoryType = slab.element == .float32 ? sonic_h5_native_float() : sonic_h5_native_ushort()
         guard let space = HDF5Object(H5Dget_space(dataset.id), close: H5Sclose),
             H5Sselect_hyperslab(space.id, H5S_SELECT_SET, &first, nil, &extent, nil) >= 0,
-            let memory = HDF5Object(H5Screate_simple(1, [hsize_t(elements)], nil), close: H5Sclose),
+            // Of the block's own shape: libhdf5 maps a selection to memory of another shape
+            // element by element.
+            let memory = HDF5Object(
+                extent.isEmpty
+                    ? H5Screate_simple(1, [hsize_t(elements)], nil) : H5Screate_simple(Int32(extent.count), extent, nil),
+                close: H5Sclose),
             H5Dread(dataset.id, memoryType, memory.id, space.id, sonic_h5_default(), address) >= 0
         else { throw HDF5Failure.current("cannot read the samples of \(slab.path.joined(separator: "/"))") }
     }

@@ -44,6 +44,8 @@ extension HDF5Spectra {
         let windows = WindowTally(windows: windows, channels: channels).windows
         let (width, channels) = (self.width, self.channels)
         let largest = tiles.map { $0.columns.count * $0.rows.count * channels }.max() ?? 0
+        // 16-bit counts come as they are stored: libhdf5 converts types a strip at a time, slowly.
+        let element: Hyperslab.Element = sampleType == .uint16 ? .uint16 : .float32
         let progress = WorkProgress.current
         progress?.begin("reading the spectra", steps: tiles.count)
         let maps = windows.map { _ in UnsafeSendable(count: width * height) }
@@ -60,26 +62,34 @@ extension HDF5Spectra {
                 gathered.deallocate()
             }
             do throws(ImageFileError) {
-                let memory = try ChildProcess.SharedMemory(count: max(largest, 1) * 4)
+                let memory = try ChildProcess.SharedMemory(count: max(largest, 1) * element.size)
                 while failure.withLock({ $0 == nil }) {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     guard index < tiles.count else { break }
+                    if progress?.isStopped == true { throw WorkProgress.stopped }
                     let (columns, rows) = tiles[index]
-                    let slab = self.slab(columns: columns, rows: rows)
+                    var slab = self.slab(columns: columns, rows: rows)
+                    slab.element = element
                     try self.file.read(slab, into: memory, helper: worker)
-                    let stored = UnsafeBufferPointer(
-                        start: memory.bytes.baseAddress!.assumingMemoryBound(to: Float.self),
-                        count: columns.count * rows.count * channels)
+                    let values = memory.bytes.baseAddress!
+                    let (floats, counts) = (
+                        values.assumingMemoryBound(to: Float.self), values.assumingMemoryBound(to: UInt16.self)
+                    )
                     let steps = self.steps(of: slab)
                     for (row, y) in rows.enumerated() {
                         for (column, x) in columns.enumerated() {
                             let first = column * steps.x + row * steps.y
                             let spectrum: UnsafeBufferPointer<Float>
-                            if steps.channel == 1 {
-                                spectrum = UnsafeBufferPointer(rebasing: stored[first..<(first + channels)])
+                            if element == .uint16 {
+                                for channel in 0..<channels {
+                                    gathered[channel] = Float(counts[first + channel * steps.channel])
+                                }
+                                spectrum = UnsafeBufferPointer(gathered)
+                            } else if steps.channel == 1 {
+                                spectrum = UnsafeBufferPointer(start: floats + first, count: channels)
                             } else {
                                 for channel in 0..<channels {
-                                    gathered[channel] = stored[first + channel * steps.channel]
+                                    gathered[channel] = floats[first + channel * steps.channel]
                                 }
                                 spectrum = UnsafeBufferPointer(gathered)
                             }

@@ -55,13 +55,24 @@ import Testing
         for process in processes { #expect(kill(process, 0) == -1 && errno == ESRCH) }
     }
 
-    @Test func aHelperKilledInTheMiddleOfAReadIsReplaced() async throws {
+    /// What a thread of the test's own gives back (the concurrency pool's threads may all be busy
+    /// with other tests).
+    final class Outcome: @unchecked Sendable {
+        var sweep: Result<SpectrumSweep, ImageFileError>?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    @Test func aHelperKilledInTheMiddleOfAReadIsReplaced() throws {
         let (height, width, channels) = (96, 96, 256)
         let (path, spectra) = try Self.spectra(height: height, width: width, channels: channels, name: "killed")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let sweeping = Task.detached {
-            try spectra.sweepInTiles(windows: [100..<140], summing: true, valuesPerTile: 4 * channels)
-        }
+        let outcome = Outcome()
+        Thread {
+            outcome.sweep = Result { () throws(ImageFileError) in
+                try spectra.sweepInTiles(windows: [100..<140], summing: true, valuesPerTile: 4 * channels)
+            }
+            outcome.done.signal()
+        }.start()
         var killed: [pid_t] = []
         for _ in 0..<10_000 where killed.isEmpty {
             let processes = spectra.file.helperProcesses
@@ -72,7 +83,8 @@ import Testing
                 usleep(1000)
             }
         }
-        let sweep = try await sweeping.value
+        outcome.done.wait()
+        let sweep = try #require(try outcome.sweep?.get())
         #expect(killed.count == HDF5File.helperCount)
         #expect(sweep.maps == [Self.map(height: height, width: width, window: 100..<140)])
         #expect(spectra.file.helpersStarted.load(ordering: .relaxed) > HDF5File.helperCount)
