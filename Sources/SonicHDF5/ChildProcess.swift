@@ -17,8 +17,8 @@ enum ChildProcess {
         var memoryBytes: Int
     }
 
-    /// Memory that the helper writes (a plane of samples) and the caller reads: a memory file the
-    /// helper finds on its descriptor 4.
+    /// Memory that the helper writes (a block of samples) and the caller reads: a memory file the
+    /// helper finds on its descriptor 4, or that a lasting helper gets with a request.
     /// Written only by the helper before the caller reads it: shared across threads as it is.
     final class SharedMemory: @unchecked Sendable {
         let descriptor: Int32

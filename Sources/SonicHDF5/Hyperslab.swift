@@ -125,7 +125,8 @@ final class SlabReader {
             // element by element.
             let memory = HDF5Object(
                 extent.isEmpty
-                    ? H5Screate_simple(1, [hsize_t(elements)], nil) : H5Screate_simple(Int32(extent.count), extent, nil),
+                    ? H5Screate_simple(1, [hsize_t(elements)], nil)
+                    : H5Screate_simple(Int32(extent.count), extent, nil),
                 close: H5Sclose),
             H5Dread(dataset.id, memoryType, memory.id, space.id, sonic_h5_default(), address) >= 0
         else { throw HDF5Failure.current("cannot read the samples of \(slab.path.joined(separator: "/"))") }

@@ -57,9 +57,12 @@ extension HDF5Spectra {
             let summed = UnsafeMutableBufferPointer<Double>.allocate(capacity: summing ? channels : 0)
             summed.initialize(repeating: 0)
             let gathered = UnsafeMutableBufferPointer<Float>.allocate(capacity: channels)
+            let wholeCounts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: summing ? channels : 0)
+            wholeCounts.initialize(repeating: 0)
             defer {
                 summed.deallocate()
                 gathered.deallocate()
+                wholeCounts.deallocate()
             }
             do throws(ImageFileError) {
                 let memory = try ChildProcess.SharedMemory(count: max(largest, 1) * element.size)
@@ -79,13 +82,15 @@ extension HDF5Spectra {
                     for (row, y) in rows.enumerated() {
                         for (column, x) in columns.enumerated() {
                             let first = column * steps.x + row * steps.y
-                            let spectrum: UnsafeBufferPointer<Float>
+                            let pixel = y * width + x
                             if element == .uint16 {
-                                for channel in 0..<channels {
-                                    gathered[channel] = Float(counts[first + channel * steps.channel])
-                                }
-                                spectrum = UnsafeBufferPointer(gathered)
-                            } else if steps.channel == 1 {
+                                Self.add(
+                                    counts: counts + first, step: steps.channel, windows: windows, pixel: pixel,
+                                    maps: maps, wholeCounts: summing ? wholeCounts : nil)
+                                continue
+                            }
+                            let spectrum: UnsafeBufferPointer<Float>
+                            if steps.channel == 1 {
                                 spectrum = UnsafeBufferPointer(start: floats + first, count: channels)
                             } else {
                                 for channel in 0..<channels {
@@ -93,7 +98,6 @@ extension HDF5Spectra {
                                 }
                                 spectrum = UnsafeBufferPointer(gathered)
                             }
-                            let pixel = y * width + x
                             for (index, window) in windows.enumerated() {
                                 var sum = 0.0
                                 for channel in window { sum += Double(spectrum[channel]) }
@@ -108,12 +112,32 @@ extension HDF5Spectra {
                 failure.withLock { $0 = $0 ?? error }
             }
             if summing {
-                partialSums.withLock { total in for channel in 0..<channels { total[channel] += summed[channel] } }
+                partialSums.withLock { total in
+                    for channel in 0..<channels { total[channel] += summed[channel] + Double(wholeCounts[channel]) }
+                }
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
         return SpectrumSweep(
             maps: maps.map { Array($0.value) }, summed: summing ? partialSums.withLock { $0 } : nil)
+    }
+}
+
+extension HDF5Spectra {
+    /// Adds one pixel's 16-bit counts, `step` apart, into its window sums and the whole counts, as
+    /// integers.
+    @inline(__always)
+    fileprivate static func add(
+        counts: UnsafePointer<UInt16>, step: Int, windows: [Range<Int>], pixel: Int, maps: [UnsafeSendable],
+        wholeCounts: UnsafeMutableBufferPointer<UInt64>?
+    ) {
+        for (index, window) in windows.enumerated() {
+            var sum: UInt64 = 0
+            for channel in window { sum &+= UInt64(counts[channel * step]) }
+            maps[index].value[pixel] = Double(sum)
+        }
+        guard let wholeCounts else { return }
+        for channel in wholeCounts.indices { wholeCounts[channel] &+= UInt64(counts[channel * step]) }
     }
 }
 
