@@ -117,7 +117,9 @@ let package = Package(
                 // Reads back the maps `strain --out` writes.
                 "SonicImageFiles",
                 // Text rendered on the test's X server, to hold the program's screen to.
-                "CX11", "CXft"
+                "CX11", "CXft",
+                // HDF5 files written at test time, in the layouts the program reads.
+                "CHDF5"
             ])
     ]
 )

@@ -12,6 +12,7 @@ static inline hid_t sonic_h5_native_llong(void) { return H5T_NATIVE_LLONG; }
 static inline hid_t sonic_h5_native_uchar(void) { return H5T_NATIVE_UCHAR; }
 static inline hid_t sonic_h5_native_ushort(void) { return H5T_NATIVE_USHORT; }
 static inline hid_t sonic_h5_c_string(void) { return H5T_C_S1; }
+static inline hid_t sonic_h5_dataset_access(void) { return H5P_DATASET_ACCESS; }
 // For the tests, which write HDF5 files of known layout.
 static inline unsigned sonic_h5_truncate(void) { return H5F_ACC_TRUNC; }
 static inline hid_t sonic_h5_dataset_creation(void) { return H5P_DATASET_CREATE; }
@@ -24,11 +25,73 @@ static inline hid_t sonic_h5_big_endian_uint16(void) { return H5T_STD_U16BE; }
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static inline int sonic_pipe_closed_on_exec(int ends[2]) { return (int)syscall(SYS_pipe2, ends, O_CLOEXEC); }
 static inline int sonic_memory_file(const char *name) { return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */); }
+static inline int sonic_socket_pair(int ends[2]) { return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends); }
+
+// A lasting helper gets a request's shared memory with the request: a descriptor passed over its
+// socket (SCM_RIGHTS), whose macros Swift does not import. Sends `count` bytes (at most one
+// message's worth) with `descriptor` attached; returns the bytes sent, or -1.
+static inline ssize_t sonic_send_with_descriptor(int socket, const void *bytes, size_t count, int descriptor) {
+    struct iovec part = { (void *)bytes, count };
+    union { struct cmsghdr header; char room[CMSG_SPACE(sizeof(int))]; } control;
+    struct msghdr message = { 0 };
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    message.msg_control = control.room;
+    message.msg_controllen = sizeof control.room;
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    *(int *)CMSG_DATA(header) = descriptor;
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+#include <pthread.h>
+
+static inline void *sonic_parent_watch(void *parent) {
+    while (getppid() == (pid_t)(long)parent) sleep(1);
+    _exit(0);
+}
+
+// In a lasting helper: ends it within a second of the program's end, even in the middle of a read.
+static inline int sonic_watch_parent(void) {
+    pthread_t watcher;
+    return pthread_create(&watcher, 0, sonic_parent_watch, (void *)(long)getppid());
+}
+
+// Sends without the SIGPIPE a helper gone would raise.
+static inline ssize_t sonic_send(int socket, const void *bytes, size_t count) {
+    return send(socket, bytes, count, MSG_NOSIGNAL);
+}
+
+// Receives up to `count` bytes, and in `descriptor` the one descriptor sent with them (else -1),
+// closed on exec. Returns the bytes received, 0 at the end, or -1.
+static inline ssize_t sonic_receive_with_descriptor(int socket, void *bytes, size_t count, int *descriptor) {
+    struct iovec part = { bytes, count };
+    union { struct cmsghdr header; char room[CMSG_SPACE(sizeof(int))]; } control;
+    struct msghdr message = { 0 };
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    message.msg_control = control.room;
+    message.msg_controllen = sizeof control.room;
+    *descriptor = -1;
+    ssize_t received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int index = 0; index < count; index++) {
+            int passed = ((int *)CMSG_DATA(header))[index];
+            if (*descriptor < 0) *descriptor = passed; else close(passed);
+        }
+    }
+    return received;
+}
 
 // Starts the program at `path` isolated from the caller: killed when the caller dies (and not
 // started if it already has), its CPU time and address space capped, no core dump, default signal
@@ -36,12 +99,16 @@ static inline int sonic_memory_file(const char *name) { return (int)syscall(SYS_
 // `shared` (or /dev/null) on 4. Returns its pid, or -1.
 // Between fork and exec the child makes only system calls: in a threaded program nothing else is
 // safe there, since another thread may have held any lock at the fork.
+// `lasting`: the helper outlives the thread that starts it (the kernel's parent-death signal
+// follows that thread, not the program), and watches for the program's end itself
+// (`sonic_watch_parent`).
 static inline pid_t sonic_spawn_isolated(const char *path, char *const argv[], int request, int answer, int shared,
-                                         int null, unsigned long cpu_seconds, unsigned long memory_bytes) {
+                                         int null, unsigned long cpu_seconds, unsigned long memory_bytes,
+                                         int lasting) {
     pid_t parent = getpid();
     pid_t child = fork();
     if (child != 0) return child;
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!lasting) prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     struct rlimit cpu = { cpu_seconds, cpu_seconds + 1 }, memory = { memory_bytes, memory_bytes }, core = { 0, 0 };
     setrlimit(RLIMIT_CPU, &cpu);

@@ -29,6 +29,8 @@ final class PlaySession {
     /// A spectrum image's spectra, read for the spectrum mode, and its energy windows' maps, made as the keys ask.
     private let spectra: LatestWork<SpectrumRequest, SpectrumLevels>?
     private let windowMaps: LatestWork<(PlayedWindow, ImagePreparation), (PlayedWindow, Result<Ready, ImageFileError>)>?
+    /// The waits on a window's map and on a frame, told when they take seconds.
+    private let windowWait = LongWait("making the window's map"), frameWait = LongWait("reading the frame")
     /// A stack's frames, read and made ready as the keys step to them.
     private let frames: LatestWork<(Int, ImagePreparation), (Int, Result<Ready, ImageFileError>)>?
     /// The finder of the image about to play, made with it away from the event loop.
@@ -95,18 +97,25 @@ final class PlaySession {
                 (try? voice.levels(request)) ?? SpectrumLevels(request: request, amplitudes: [])
             }
         }
+        let (windowProgress, frameProgress) = (windowWait.progress, frameWait.progress)
         windowMaps = opened.entry.spectra.map { cube in
             LatestWork(label: "window maps") { window, preparation in
-                (
-                    window,
-                    Result { () throws(ImageFileError) in Ready(try window.map(of: cube), preparation, own: true) }
-                )
+                windowProgress.restart()
+                return WorkProgress.$current.withValue(windowProgress) {
+                    (
+                        window,
+                        Result { () throws(ImageFileError) in Ready(try window.map(of: cube), preparation, own: true) }
+                    )
+                }
             }
         }
         // Frames played combined are one image: nothing to step through.
         frames = (play?.frames == nil ? opened.frames : nil).map { frames in
             LatestWork(label: "frames") { index, preparation in
-                (index, Result { () throws(ImageFileError) in Ready(try frames.stack.frame(index), preparation) })
+                frameProgress.restart()
+                return WorkProgress.$current.withValue(frameProgress) {
+                    (index, Result { () throws(ImageFileError) in Ready(try frames.stack.frame(index), preparation) })
+                }
             }
         }
         chosenWindow = try play.flatMap { try Self.chosenWindow($0, opened) }
@@ -213,21 +222,30 @@ final class PlaySession {
             if let levels = spectra?.takeFinished() {
                 perform(controller.spectrumFetched(levels, at: monotonicSeconds()))
             }
+            let waited = windowWait.underWay(busy: windowMaps?.isBusy == true, at: monotonicSeconds())
+            controller.waitUnderWay = waited ?? frameWait.underWay(busy: frames?.isBusy == true, at: monotonicSeconds())
             if let (window, made) = windowMaps?.takeFinished() {
+                let saidReady = windowWait.ended(at: monotonicSeconds())
                 switch made {
                 case .success(let map):
                     readyFinder = map.finder
                     perform(controller.windowMapMade(map.played, for: window, at: monotonicSeconds()))
+                    if saidReady { perform([.speak(Phrases.windowMapReady)]) }
+                case .failure(let error) where error.message == WorkProgress.stopped.message:
+                    // Stopped for the window asked for since, whose map comes next.
+                    break
                 case .failure(let error):
                     warn("cannot map the window: \(error)")
                     perform(controller.windowMapFailed())
                 }
             }
             if let (index, read) = frames?.takeFinished() {
+                let saidReady = frameWait.ended(at: monotonicSeconds())
                 switch read {
                 case .success(let frame):
                     readyFinder = frame.finder
                     perform(controller.frameRead(frame.played, index: index, at: monotonicSeconds()))
+                    if saidReady { perform([.speak(Phrases.frameReady(index + 1))]) }
                 case .failure(let error): perform(controller.frameUnreadable(index: index, error))
                 }
             }
@@ -297,7 +315,10 @@ final class PlaySession {
             case .guidance(let guidance): log?.write(.guide(t: now, guidance))
             case .fetchSpectrum(let request): spectra?.submit(request)
             case .spectrum(let request, let time): log?.write(.spectrum(t: time, request))
-            case .makeWindowMap(let window): windowMaps?.submit((window, controller.instrument.preparation))
+            case .makeWindowMap(let window):
+                // The map still being made is not waited for.
+                if windowMaps?.isBusy == true { windowWait.progress.stop() }
+                windowMaps?.submit((window, controller.instrument.preparation))
             case .readFrame(let index): frames?.submit((index, controller.instrument.preparation))
             case .window(let window, let time): log?.write(.window(t: time, window))
             case .windowMap(let map), .lessonImage(let map): playedImageChanged(map.image)

@@ -17,8 +17,8 @@ enum ChildProcess {
         var memoryBytes: Int
     }
 
-    /// Memory that the helper writes (a plane of samples) and the caller reads: a memory file the
-    /// helper finds on its descriptor 4.
+    /// Memory that the helper writes (a block of samples) and the caller reads: a memory file the
+    /// helper finds on its descriptor 4, or that a lasting helper gets with a request.
     /// Written only by the helper before the caller reads it: shared across threads as it is.
     final class SharedMemory: @unchecked Sendable {
         let descriptor: Int32
@@ -71,7 +71,7 @@ enum ChildProcess {
         let child = argv.withUnsafeBufferPointer { argv in
             sonic_spawn_isolated(
                 program, argv.baseAddress, requestFile, ends[1], shared?.descriptor ?? -1, null,
-                UInt(limits.seconds.rounded(.up)) + 1, UInt(limits.memoryBytes))
+                UInt(limits.seconds.rounded(.up)) + 1, UInt(limits.memoryBytes), 0)
         }
         close(ends[1])
         guard child > 0 else { throw systemError("cannot start a process to read the HDF5 file") }
@@ -89,13 +89,10 @@ enum ChildProcess {
                 "the HDF5 library gave more than \(maxAnswerBytes >> 20) MiB of metadata for this file")
         }
         let status = reap(child, kill: false) ?? 0
-        if status & 0x7F != 0 {
-            throw ImageFileError("the HDF5 library crashed on this file (\(signalName(status & 0x7F)))")
+        if status & 0x7F != 0 || ((status >> 8) & 0xFF == 127 && answer.isEmpty) {
+            throw ImageFileError(ending(status, program: program))
         }
         let exitStatus = (status >> 8) & 0xFF
-        if exitStatus == 127 && answer.isEmpty {
-            throw ImageFileError("cannot start the HDF5 reader \(program)")
-        }
         return (answer, exitStatus)
     }
 
@@ -126,10 +123,18 @@ enum ChildProcess {
         }
     }
 
+    /// Why a helper that ended with wait status `status` gave no answer, in one line.
+    static func ending(_ status: Int32, program: String) -> String {
+        if status & 0x7F != 0 { return "the HDF5 library crashed on this file (\(signalName(status & 0x7F)))" }
+        let exitStatus = (status >> 8) & 0xFF
+        if exitStatus == 127 { return "cannot start the HDF5 reader \(program)" }
+        return "the HDF5 reader's helper ended (exit status \(exitStatus))"
+    }
+
     /// Waits for the helper (killing it first if asked) and returns its wait status, or nil when
     /// the program reaps children itself.
     @discardableResult
-    private static func reap(_ child: pid_t, kill killFirst: Bool) -> Int32? {
+    static func reap(_ child: pid_t, kill killFirst: Bool) -> Int32? {
         if killFirst { kill(child, SIGKILL) }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {
@@ -149,7 +154,7 @@ enum ChildProcess {
         return true
     }
 
-    private static func now() -> Double {
+    static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

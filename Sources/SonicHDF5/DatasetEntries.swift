@@ -2,8 +2,7 @@ import SonicCore
 
 /// Turns a dataset into an entry: an image, a stack of frames, or one saying why it is neither.
 struct DatasetEntries {
-    var file: String
-    var limits: ChildProcess.Limits
+    var file: HDF5File
 
     /// - Parameters:
     ///   - shape: the dataset's size fastest axis first, for an entry that is not an image.
@@ -27,14 +26,14 @@ struct DatasetEntries {
         }
         let location = PlaneLocation(
             path: path, dims: layout.dims, sampleType: sampleType, frameAxis: frameAxis, transposed: transposed)
-        let file = self.file, limits = self.limits
+        let file = self.file
         guard frames > 1 else {
             return [
                 ImageEntry(
                     title: title, shape: [location.width, location.height], sampleType: sampleType,
                     calibration: calibration
                 ) { () throws -> GrayImage in
-                    try location.read(file: file, limits: limits)
+                    try location.read(from: file)
                 }
             ]
         }
@@ -42,7 +41,7 @@ struct DatasetEntries {
             (frame: Int) throws(ImageFileError) -> GrayImage in
             var plane = location
             plane.frame = frame
-            return try plane.read(file: file, limits: limits)
+            return try plane.read(from: file)
         }
         let axes = [
             SignalAxis(name: "frame", size: frames, navigation: true),

@@ -3,8 +3,8 @@ import SonicCore
 
 /// Reads EMD files, Thermo Fisher Velox's and Berkeley's, and HyperSpy's own files, through libhdf5.
 ///
-/// libhdf5 runs only in helper processes (see `HDF5Helper`): one lists the file, and one reads
-/// each plane that is asked for. A file that crashes or hangs the library gives an ImageFileError.
+/// libhdf5 runs only in helper processes (see `HDF5Helper`): one lists the file, and the file's
+/// lasting helpers (see `HDF5File`) read the planes and spectra that are asked for. A file that crashes or hangs the library gives an ImageFileError.
 public enum EMDReader {
     static let listingLimits = ChildProcess.Limits(seconds: 20, memoryBytes: 2 << 30)
     static let readingLimits = ChildProcess.Limits(seconds: 60, memoryBytes: 3 << 30)
@@ -39,7 +39,7 @@ public enum EMDReader {
     static func contents(of survey: Survey, path: String, reading: ChildProcess.Limits) throws(ImageFileError)
         -> ImageFileContents
     {
-        let maker = DatasetEntries(file: path, limits: reading)
+        let maker = DatasetEntries(file: HDF5File(path: path, limits: reading))
         if let version = survey.veloxVersion, VeloxEntries.isVelox(version: version) {
             return ImageFileContents(format: .emd, entries: VeloxEntries.entries(survey, maker: maker))
         }
@@ -48,7 +48,7 @@ public enum EMDReader {
         }
         if survey.fileFormat == "HyperSpy" {
             return ImageFileContents(
-                format: .hspy, entries: HyperSpyEntries.entries(survey, file: path, limits: reading))
+                format: .hspy, entries: HyperSpyEntries.entries(survey, file: maker.file))
         }
         throw ImageFileError(
             "an HDF5 file, but not an EMD file nor HyperSpy's (it has neither Velox's version record, Berkeley EMD's "
@@ -58,7 +58,8 @@ public enum EMDReader {
     /// The values of a Velox file's EDS streams (its `SpectrumStream` datasets), read whole.
     package static func veloxStreams(of survey: Survey, path: String) throws(ImageFileError) -> [FileBytes] {
         try VeloxSpectra.read(
-            survey.velox.filter { $0.kind == VeloxDataset.streamKind }, file: path, limits: readingLimits)
+            survey.velox.filter { $0.kind == VeloxDataset.streamKind },
+            file: HDF5File(path: path, limits: readingLimits))
     }
 
     /// Clear reasons for the commonest failures, before any process is started.

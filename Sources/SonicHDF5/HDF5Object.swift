@@ -201,7 +201,18 @@ final class HDF5Object {
         let (sampleType, unsupported) = HDF5Types.describe(type.id)
         var layout = DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
         if let sampleType { layout.storage = inPlaceStorage(type: type.id, sampleType: sampleType, dims: dims) }
+        layout.chunks = chunks(rank: dims.count)
         return layout
+    }
+
+    /// The extent of the dataset's chunks, or nil when it is not stored in chunks.
+    private func chunks(rank: Int) -> [Int]? {
+        guard rank > 0, let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose),
+            H5Pget_layout(creation.id) == H5D_CHUNKED
+        else { return nil }
+        var extent = [hsize_t](repeating: 0, count: rank)
+        guard H5Pget_chunk(creation.id, Int32(rank), &extent) == rank else { return nil }
+        return extent.map { Int(min($0, hsize_t(DatasetLayout.maxDimension))) }
     }
 
     /// Where the dataset's elements lie in the file as they are — contiguous, unfiltered, whole, of a

@@ -1,14 +1,15 @@
+import Dispatch
 import SonicCore
 import Synchronization
 
 /// The spectra of an HDF5 dataset. Where the file holds them as they are (contiguous, unfiltered),
-/// the program maps them in place and reads them as it reads a DM file's; otherwise helper
-/// processes read a block at a time: the pixels asked for, every channel. A dataset of at most
-/// `SpectrumSource.valuesPerBlock` values is then read once, whole, and kept, so that spectra near
-/// the pen come from memory.
+/// the program maps them in place and reads them as it reads a DM file's; otherwise the file's
+/// helper processes read a block at a time: the pixels asked for, every channel. A dataset of at
+/// most `SpectrumSource.valuesPerBlock` values is then read once, whole, and kept, so that spectra
+/// near the pen come from memory; a larger one is gone through in tiles of whole chunks, both
+/// helpers at once (see `sweepInTiles`).
 final class HDF5Spectra: SpectrumSource, Sendable {
-    let file: String
-    let limits: ChildProcess.Limits
+    let file: HDF5File
     let path: [String]
     let dims: [Int]
     let sampleType: SampleType
@@ -17,24 +18,26 @@ final class HDF5Spectra: SpectrumSource, Sendable {
     let xDimension: Int?
     let yDimension: Int?
     let channelDimension: Int
+    /// The dataset's chunks as listed (HDF5's order), when it is stored in chunks.
+    let chunks: [Int]?
     private let whole = Mutex<[Float]?>(nil)
     /// The spectra mapped where they lie in the file, when they can be.
     private let inPlace: (any SpectrumSource)?
 
     init(
-        file: String, limits: ChildProcess.Limits, path: [String], dims: [Int], sampleType: SampleType,
-        storage: DatasetStorage? = nil, x: Int?, y: Int?, channel: Int
+        file: HDF5File, path: [String], dims: [Int], sampleType: SampleType, storage: DatasetStorage? = nil,
+        chunks: [Int]? = nil, x: Int?, y: Int?, channel: Int
     ) {
         self.file = file
-        self.limits = limits
         self.path = path
+        self.chunks = chunks
         self.dims = dims
         self.sampleType = sampleType
         xDimension = x
         yDimension = y
         channelDimension = channel
         inPlace = storage.flatMap {
-            Self.mapped(file: file, storage: $0, dims: dims, sampleType: sampleType, x: x, y: y, channel: channel)
+            Self.mapped(file: file.path, storage: $0, dims: dims, sampleType: sampleType, x: x, y: y, channel: channel)
         }
     }
 
@@ -90,24 +93,35 @@ final class HDF5Spectra: SpectrumSource, Sendable {
 
     func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
         if let inPlace { return try inPlace.sweep(windows: windows, summing: summing) }
-        return try sweepBlockByBlock(windows: windows, summing: summing)
+        if isSmall { return try sweepBlockByBlock(windows: windows, summing: summing) }
+        return try sweepInTiles(windows: windows, summing: summing)
+    }
+
+    /// The block of pixels `columns` × `rows`, every channel.
+    func slab(columns: Range<Int>, rows: Range<Int>) -> Hyperslab {
+        var start = dims.map { _ in 0 }, count = dims
+        if let xDimension { (start[xDimension], count[xDimension]) = (columns.lowerBound, columns.count) }
+        if let yDimension { (start[yDimension], count[yDimension]) = (rows.lowerBound, rows.count) }
+        return Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count)
+    }
+
+    /// How far apart a block's x, y and channel neighbours lie as read, HDF5's order (the last
+    /// dimension varies fastest).
+    func steps(of slab: Hyperslab) -> (x: Int, y: Int, channel: Int) {
+        var steps = slab.count.map { _ in 1 }
+        for dimension in stride(from: slab.count.count - 2, through: 0, by: -1) {
+            steps[dimension] = steps[dimension + 1] * slab.count[dimension + 1]
+        }
+        return (xDimension.map { steps[$0] } ?? 0, yDimension.map { steps[$0] } ?? 0, steps[channelDimension])
     }
 
     /// Reads the block and lays it out channel fastest, then x, then y.
     private func block(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
-        var start = dims.map { _ in 0 }, count = dims
-        if let xDimension { (start[xDimension], count[xDimension]) = (columns.lowerBound, columns.count) }
-        if let yDimension { (start[yDimension], count[yDimension]) = (rows.lowerBound, rows.count) }
-        let shared = try Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count)
-            .read(file: file, limits: limits)
+        let slab = self.slab(columns: columns, rows: rows)
+        let shared = try file.read(slab)
         let stored = UnsafeBufferPointer(shared.bytes.bindMemory(to: Float.self))
-        // Steps through the block, HDF5's order: the last dimension varies fastest.
-        var steps = count.map { _ in 1 }
-        for dimension in stride(from: count.count - 2, through: 0, by: -1) {
-            steps[dimension] = steps[dimension + 1] * count[dimension + 1]
-        }
-        let (xStep, yStep) = (xDimension.map { steps[$0] } ?? 0, yDimension.map { steps[$0] } ?? 0)
-        let channelStep = steps[channelDimension], channels = self.channels
+        let (xStep, yStep, channelStep) = steps(of: slab)
+        let channels = self.channels
         let total = columns.count * rows.count * channels
         return [Float](unsafeUninitializedCapacity: total) { output, initialized in
             var at = 0

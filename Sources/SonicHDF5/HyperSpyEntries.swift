@@ -5,11 +5,11 @@ import SonicCore
 /// units and whether it navigates. What the axes say makes the kind: two signal axes an image (or,
 /// with one navigation axis, a stack); one signal axis a spectrum, a line scan or a spectrum image.
 enum HyperSpyEntries {
-    static func entries(_ survey: Survey, file: String, limits: ChildProcess.Limits) -> [ImageEntry] {
-        survey.hyperspy.map { entry(for: $0, file: file, limits: limits) }
+    static func entries(_ survey: Survey, file: HDF5File) -> [ImageEntry] {
+        survey.hyperspy.map { entry(for: $0, file: file) }
     }
 
-    private static func entry(for experiment: HyperSpyExperiment, file: String, limits: ChildProcess.Limits)
+    private static func entry(for experiment: HyperSpyExperiment, file: HDF5File)
         -> ImageEntry
     {
         let title = experiment.title ?? experiment.name
@@ -48,7 +48,7 @@ enum HyperSpyEntries {
             let (x, y) = (axis(signal[1], "x"), axis(signal[0], "y"))
             let calibration = Calibration(x: x.calibration, y: y.calibration)
             let frameAxis = navigation.first
-            let maker = DatasetEntries(file: file, limits: limits)
+            let maker = DatasetEntries(file: file)
             var made = maker.entries(
                 title: title, layout: layout, path: experiment.path, shape: dims.reversed(), frameAxis: frameAxis,
                 transposed: false, calibration: calibration)
@@ -60,8 +60,9 @@ enum HyperSpyEntries {
             let scan = navigation.reversed().enumerated().map { axis($0.element, $0.offset == 0 ? "x" : "y") }
             let spectral = axis(signal[0], "Energy")
             let source = HDF5Spectra(
-                file: file, limits: limits, path: experiment.path, dims: dims, sampleType: sampleType,
-                storage: layout.storage, x: navigation.last, y: navigation.count == 2 ? navigation[0] : nil,
+                file: file, path: experiment.path, dims: dims, sampleType: sampleType,
+                storage: layout.storage, chunks: layout.chunks, x: navigation.last,
+                y: navigation.count == 2 ? navigation[0] : nil,
                 channel: signal[0])
             do throws(ImageFileError) {
                 try ImageLimits.check(width: source.width, height: source.height, channels: source.channels)

@@ -19,7 +19,7 @@ struct PlaneLocation: Sendable, Equatable {
 
     /// Reads the plane: libhdf5 converts the samples to floats in a helper process, straight into
     /// memory shared with it.
-    func read(file: String, limits: ChildProcess.Limits) throws(ImageFileError) -> GrayImage {
+    func read(from file: HDF5File) throws(ImageFileError) -> GrayImage {
         let (width, height) = (self.width, self.height)
         try ImageLimits.check(width: width, height: height)
         var start = dims.map { _ in 0 }, count = dims
@@ -27,8 +27,8 @@ struct PlaneLocation: Sendable, Equatable {
             start[frameAxis] = frame
             count[frameAxis] = 1
         }
-        let shared = try Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count)
-            .read(file: file, limits: limits)
+        let shared = try file.read(
+            Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count))
         let stored = UnsafeBufferPointer(shared.bytes.bindMemory(to: Float.self))
         guard transposed else {
             return GrayImage(width: width, height: height, sampleType: sampleType, samples: Array(stored))

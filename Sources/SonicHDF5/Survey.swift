@@ -28,14 +28,19 @@ package struct DatasetLayout: Equatable {
     package var unsupported: String?
     /// Where the elements lie in the file, when they lie there as they are.
     package var storage: DatasetStorage?
+    /// The extent of each chunk, when the dataset is stored in chunks (HDF5's order): reading whole
+    /// chunks decompresses each once.
+    package var chunks: [Int]?
 
     package init(
-        dims: [Int], sampleType: SampleType? = nil, unsupported: String? = nil, storage: DatasetStorage? = nil
+        dims: [Int], sampleType: SampleType? = nil, unsupported: String? = nil, storage: DatasetStorage? = nil,
+        chunks: [Int]? = nil
     ) {
         self.dims = dims
         self.sampleType = sampleType
         self.unsupported = unsupported
         self.storage = storage
+        self.chunks = chunks
     }
 
     /// The longest dimension the helper reports: longer ones it refuses as out of range.
@@ -227,6 +232,7 @@ extension DatasetLayout {
         out.optionalString(unsupported)
         out.int(storage?.offset ?? -1)
         out.bool(storage?.littleEndian ?? true)
+        out.ints(chunks ?? [])
     }
 
     init(from input: inout ByteReader) throws(ImageFileError) {
@@ -240,5 +246,10 @@ extension DatasetLayout {
         let offset = try input.int(), littleEndian = try input.bool()
         guard offset >= -1 else { throw ByteReader.garbled }
         storage = offset < 0 ? nil : DatasetStorage(offset: offset, littleEndian: littleEndian)
+        // Chunks only guide how blocks are cut: extents that fit no dataset are let go of.
+        let chunks = try input.ints()
+        self.chunks =
+            chunks.count == dims.count && !chunks.isEmpty && chunks.allSatisfy({ (1...Self.maxDimension).contains($0) })
+            ? chunks : nil
     }
 }

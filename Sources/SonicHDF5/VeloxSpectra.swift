@@ -15,8 +15,9 @@ enum VeloxSpectra {
         let metadata = dataset.metadata.flatMap(JSONValue.parse)
         let energy = energyAxis(metadata, name: "Energy", channels: dims[0])
         let source = HDF5Spectra(
-            file: maker.file, limits: maker.limits, path: dataset.path, dims: dims, sampleType: sampleType,
-            storage: dataset.layout.storage, x: dims.count == 2 && dims[1] > 1 ? 1 : nil, y: nil, channel: 0)
+            file: maker.file, path: dataset.path, dims: dims, sampleType: sampleType,
+            storage: dataset.layout.storage, chunks: dataset.layout.chunks, x: dims.count == 2 && dims[1] > 1 ? 1 : nil,
+            y: nil, channel: 0)
         let scan = source.width > 1 ? [SignalAxis(name: "spectrum", size: source.width, navigation: true)] : []
         return entry(
             dataset, title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: sampleType)
@@ -38,8 +39,9 @@ enum VeloxSpectra {
         let scanMetadata = survey.velox.first { $0.kind == "SpectrumImage" }?.metadata.flatMap(JSONValue.parse)
         let calibration = VeloxEntries.calibration(scanMetadata)
         let source = HDF5Spectra(
-            file: maker.file, limits: maker.limits, path: dataset.path, dims: dims, sampleType: sampleType,
-            storage: dataset.layout.storage, x: 0, y: dims.count == 3 ? 2 : nil, channel: 1)
+            file: maker.file, path: dataset.path, dims: dims, sampleType: sampleType,
+            storage: dataset.layout.storage, chunks: dataset.layout.chunks, x: 0, y: dims.count == 3 ? 2 : nil,
+            channel: 1)
         var scan = [SignalAxis(name: "x", size: dims[0], calibration: calibration.x, navigation: true)]
         if dims.count == 3 {
             scan.append(SignalAxis(name: "y", size: dims[2], calibration: calibration.y, navigation: true))
@@ -72,11 +74,11 @@ enum VeloxSpectra {
         let metadata = first.metadata.flatMap(JSONValue.parse)
         let calibration = VeloxEntries.calibration(metadata)
         let energy = energyAxis(metadata, name: "X-ray energy", channels: Int(channels))
-        let (file, limits) = (maker.file, maker.limits)
+        let file = maker.file
         let source = DeferredSpectra(width: width, height: height, channels: Int(channels)) {
             () throws(ImageFileError) -> any SpectrumSource in
             try VeloxStreamSpectra(
-                streams: try read(streams, file: file, limits: limits), width: width, height: height,
+                streams: try read(streams, file: file), width: width, height: height,
                 channels: Int(channels))
         }
         let scan = [
@@ -88,13 +90,11 @@ enum VeloxSpectra {
     }
 
     /// Each stream's values, read whole in a helper process.
-    static func read(_ streams: [VeloxDataset], file: String, limits: ChildProcess.Limits) throws(ImageFileError)
-        -> [FileBytes]
-    {
+    static func read(_ streams: [VeloxDataset], file: HDF5File) throws(ImageFileError) -> [FileBytes] {
         var bytes: [FileBytes] = []
         for stream in streams {
             let slab = Hyperslab(path: stream.path, dims: stream.layout.dims, sampleType: .uint16, element: .uint16)
-            let shared = try slab.read(file: file, limits: limits)
+            let shared = try file.read(slab)
             bytes.append(
                 FileBytes(
                     buffer: UnsafeRawBufferPointer(shared.bytes),

@@ -93,7 +93,7 @@ extension Mutator {
     }
 
     private mutating func damage(_ layout: inout DatasetLayout) {
-        switch below(6) {
+        switch below(7) {
         case 0, 1:
             if layout.dims.isEmpty {
                 layout.dims = [size(near: 1)]
@@ -111,6 +111,9 @@ extension Mutator {
             }
         case 4:
             layout.sampleType = below(4) == 0 ? nil : pick(SampleType.allCases)
+        case 5:
+            // Chunks of any extent: they decide only how blocks are cut.
+            layout.chunks = below(4) == 0 ? nil : layout.dims.map { size(near: max(1, $0 / (1 + below(8)))) }
         default:
             layout.unsupported = layout.unsupported == nil ? "complex data" : nil
         }

@@ -11,7 +11,29 @@ import Testing
 /// chunked and compressed, the helpers read them. Every way gives the values written.
 @Suite struct InPlaceSpectraTests {
     enum Storage: String, CaseIterable {
-        case contiguous, bigEndian, chunkedGzip
+        case contiguous, bigEndian, chunkedGzip, chunked, gzipShuffle
+        /// Chunks that cut each spectrum in four.
+        case chunksAcrossChannels
+        /// Several chunks across each row of pixels, one pixel high.
+        case chunksAlongRows
+
+        /// The chunks' extent, HDF5's order (y, x, channels), or nil for contiguous storage.
+        func chunks(channels: Int) -> [Int]? {
+            switch self {
+            case .contiguous, .bigEndian: nil
+            case .chunkedGzip, .chunked, .gzipShuffle: [2, 3, channels]
+            case .chunksAcrossChannels: [2, 3, max(1, channels / 4)]
+            case .chunksAlongRows: [1, 2, channels]
+            }
+        }
+
+        var filters: (shuffle: Bool, gzip: Bool) {
+            switch self {
+            case .contiguous, .bigEndian, .chunked: (false, false)
+            case .gzipShuffle: (true, true)
+            case .chunkedGzip, .chunksAcrossChannels, .chunksAlongRows: (false, true)
+            }
+        }
     }
 
     /// A HyperSpy file of one spectrum image, `height` × `width` × `channels` (HDF5's order), with
@@ -26,10 +48,11 @@ import Testing
         let dims = [height, width, channels].map { hsize_t($0) }
         let space = try #require(HDF5Object(H5Screate_simple(3, dims, nil), close: H5Sclose))
         let creation = try #require(HDF5Object(H5Pcreate(sonic_h5_dataset_creation()), close: H5Pclose))
-        if storage == .chunkedGzip {
-            #expect(H5Pset_chunk(creation.id, 3, [2, 3, hsize_t(channels)]) >= 0)
-            #expect(H5Pset_deflate(creation.id, 4) >= 0)
+        if let chunks = storage.chunks(channels: channels) {
+            #expect(H5Pset_chunk(creation.id, 3, chunks.map { hsize_t($0) }) >= 0)
         }
+        if storage.filters.shuffle { #expect(H5Pset_shuffle(creation.id) >= 0) }
+        if storage.filters.gzip { #expect(H5Pset_deflate(creation.id, 4) >= 0) }
         let type = storage == .bigEndian ? sonic_h5_big_endian_uint16() : sonic_h5_little_endian_uint16()
         let data = try #require(
             HDF5Object(
@@ -90,8 +113,10 @@ import Testing
         try Self.write(path, storage: storage, height: height, width: width, channels: channels)
         let survey = try EMDReader.survey(path: path)
         let layout = try #require(survey.hyperspy.first?.layout)
-        #expect((layout.storage != nil) == (storage != .chunkedGzip), "\(layout)")
-        #expect(layout.storage?.littleEndian == (storage == .chunkedGzip ? nil : storage == .contiguous))
+        let chunks = storage.chunks(channels: channels)
+        #expect((layout.storage != nil) == (chunks == nil), "\(layout)")
+        #expect(layout.storage?.littleEndian == (chunks != nil ? nil : storage == .contiguous))
+        #expect(layout.chunks == chunks)
         let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
         #expect(cube.width == width && cube.height == height && cube.channels == channels)
         for y in 0..<height {
@@ -108,5 +133,19 @@ import Testing
             (10..<20).reduce(0.0) { $0 + Double(Self.value(pixel / width, pixel % width, $1)) }
         }
         #expect(sweep.maps == [map])
+        if let spectra = cube.source as? HDF5Spectra {
+            // Tiles of a few chunks, as a large file is gone through.
+            let tiled = try spectra.sweepInTiles(windows: [10..<20, 0..<channels], summing: true, valuesPerTile: 400)
+            #expect(tiled.maps[0] == map)
+            let summed = (0..<channels).map { channel in
+                (0..<(width * height)).reduce(0.0) { $0 + Double(Self.value($1 / width, $1 % width, channel)) }
+            }
+            #expect(tiled.summed == summed)
+            #expect(
+                tiled.maps[1]
+                    == (0..<(width * height)).map { pixel in
+                        summed.indices.reduce(0.0) { $0 + Double(Self.value(pixel / width, pixel % width, $1)) }
+                    })
+        }
     }
 }

@@ -310,6 +310,17 @@ public enum Phrases {
     /// Asked for before the overview is read, with the atom columns.
     public static let overviewNotReady = "The overview comes once the atom columns are found."
 
+    /// "Reading the spectra, 40 percent.", or "Reading a frame." when the share done is not known.
+    public static func underWay(_ what: String, fraction: Double?) -> String {
+        let said = what.prefix(1).uppercased() + what.dropFirst()
+        guard let fraction else { return said + "." }
+        return "\(said), \(Int((100 * min(1, max(0, fraction))).rounded(.down))) percent."
+    }
+
+    /// Said when a wait of more than a few seconds ends.
+    public static let windowMapReady = "Energy window map ready."
+    public static func frameReady(_ number: Int) -> String { "Frame \(number) ready." }
+
     /// "Still fitting the atom columns, 40 percent."
     public static func stillWorking(_ what: String, fraction: Double) -> String {
         "Still \(what), \(Int((100 * min(1, max(0, fraction))).rounded(.down))) percent."

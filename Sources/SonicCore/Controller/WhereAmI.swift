@@ -26,10 +26,12 @@ extension SessionController {
             + spectrumPeaks(at: point) + stillWorking
     }
 
-    /// ". Still fitting the atom columns, 40 percent." while the columns are being found.
+    /// ". Still fitting the atom columns, 40 percent." while the columns are being found;
+    /// ". Reading the spectra, 40 percent." while a window's map is being made.
     private var stillWorking: String {
-        guard columns == nil, let work = workUnderWay else { return "" }
-        return ". " + Phrases.stillWorking(work.what, fraction: work.fraction)
+        let waiting = waitUnderWay.map { ". " + Phrases.underWay($0.what, fraction: $0.fraction) } ?? ""
+        guard columns == nil, let work = workUnderWay else { return waiting }
+        return waiting + ". " + Phrases.stillWorking(work.what, fraction: work.fraction)
     }
 
     /// On a stack stepped through frame by frame, the frame played (from 1) and how many there are.

@@ -47,6 +47,7 @@ extension SpectrumSource {
         for top in stride(from: 0, to: height, by: rowsPerBlock) {
             let rows = top..<min(height, top + rowsPerBlock)
             for left in stride(from: 0, to: width, by: columnsPerBlock) {
+                if progress?.isStopped == true { throw WorkProgress.stopped }
                 let columns = left..<min(width, left + columnsPerBlock)
                 let block = try spectra(columns: columns, rows: rows)
                 guard block.count == columns.count * rows.count * channels else {

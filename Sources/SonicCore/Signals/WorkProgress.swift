@@ -11,8 +11,24 @@ public final class WorkProgress: Sendable {
     }
 
     private let stage = Mutex<Stage?>(nil)
+    private let stopAsked = Atomic(false)
 
     public init() {}
+
+    /// What work stopped at the user's asking throws.
+    public static let stopped = ImageFileError("stopped for other work")
+
+    /// The user has asked for something else: work that can stop does at its next step, throwing
+    /// `stopped`.
+    public func stop() { stopAsked.store(true, ordering: .relaxed) }
+
+    public var isStopped: Bool { stopAsked.load(ordering: .relaxed) }
+
+    /// New work begins for whoever follows it: nothing done yet, nothing asked to stop.
+    public func restart() {
+        stopAsked.store(false, ordering: .relaxed)
+        stage.withLock { $0 = nil }
+    }
 
     /// Who follows the work of this thread (nil: no one).
     @TaskLocal public static var current: WorkProgress?
