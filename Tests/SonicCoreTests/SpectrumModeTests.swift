@@ -307,18 +307,18 @@ import Testing
 
     @Test func theWindowKeysMoveAndWidenTheWindowSayItAndAskForItsMap() throws {
         let (controller, _) = Self.session()
-        // No window chosen: the keys start from the strongest identified line, titanium Kα; above it there is none.
+        // No window chosen: the keys start from the strongest identified line, copper Kα; above it lies nothing.
         let first = controller.handle(key: "]", at: 1)
         let axis = controller.instrument.spectra!.cube.spectralAxis
         let lines = controller.instrument.spectra!.lineWindows()
         let start = try #require(lines.strongest)
-        #expect(abs((start.start + start.end) / 2 - 4.5109) < 1e-9)
+        #expect(abs((start.start + start.end) / 2 - 8.0478) < 1e-9)
         let up = try #require(start.moved(by: 1, on: axis))
         #expect(abs(up.start - start.end) < 1e-9)
         #expect(
             first == [
                 .speak(
-                    "Window 4.63 to 4.86 kilo electron volts. The window holds no significant signal above the "
+                    "Window 8.2 to 8.5 kilo electron volts. The window holds no significant signal above the "
                         + "background."), .makeWindowMap(up)
             ])
         // The next key steps from the window asked for, even before its map is made.
@@ -350,14 +350,15 @@ import Testing
         #expect(plain.handle(key: "[", at: 1) == [.speak("Only a spectrum image has an energy window.")])
     }
 
-    /// E and Shift+E step the window from one identified element's line to the next: titanium Kα, copper Kα.
+    /// E and Shift+E step the window from one identified element's line to the next: from copper Kα, the strongest,
+    /// down to titanium Kα and back.
     @Test func theLineKeysStepFromOneIdentifiedLineToTheNext() throws {
         let (controller, _) = Self.session()
-        let copper = controller.handle(key: "E", at: 1)
-        #expect(copper.first == .speak("Window 7.9 to 8.2 kilo electron volts, copper K alpha."), "\(copper)")
-        #expect(controller.handle(key: "E", at: 2) == [.speak("No further line of an element the spectra hold.")])
-        let titanium = controller.handle(key: "Shift+E", at: 3)
+        #expect(controller.handle(key: "E", at: 1) == [.speak("No further line of an element the spectra hold.")])
+        let titanium = controller.handle(key: "Shift+E", at: 2)
         #expect(titanium.first == .speak("Window 4.4 to 4.63 kilo electron volts, titanium K alpha."), "\(titanium)")
+        let copper = controller.handle(key: "E", at: 3)
+        #expect(copper.first == .speak("Window 7.9 to 8.2 kilo electron volts, copper K alpha."), "\(copper)")
         // Spectra of a continuum alone name no line.
         let flat = SpectrumCube(
             source: ArraySpectra(width: 4, height: 4, channels: 1024) { _, _, _ in 5 },

@@ -141,16 +141,23 @@ public enum ElementIdentification {
             let around = max(first, channel - half)...min(n - 1, channel + half)
             guard around.allSatisfy({ z($0) <= z(channel) }), !peaks.contains(where: { $0.channel >= channel - half })
             else { continue }
-            // Placed at the centroid of its net counts.
-            let reach = max(1, Int((0.6 * widths[channel]).rounded()))
-            var weight = 0.0, moment = 0.0
-            for other in max(first, channel - reach)...min(n - 1, channel + reach) where net[other] > 0 {
-                weight += net[other]
-                moment += net[other] * energies[other]
+            // Placed at the centroid of its net counts within 0.6 line widths of it, the window centred on the
+            // centroid found before, five times.
+            let reach = 0.6 * widths[channel] * channelWidth
+            var centre = energies[channel]
+            for _ in 0..<5 {
+                var weight = 0.0, moment = 0.0
+                let span = Int((widths[channel]).rounded(.up)) + 1
+                for other in max(first, channel - span)...min(n - 1, channel + span)
+                where net[other] > 0 && Swift.abs(energies[other] - centre) <= reach {
+                    weight += net[other]
+                    moment += net[other] * energies[other]
+                }
+                if weight > 0 { centre = moment / weight }
             }
             peaks.append(
                 Peak(
-                    channel: channel, energy: weight > 0 ? moment / weight : energies[channel],
+                    channel: channel, energy: centre,
                     net: hats[channel].net, sigma: hats[channel].sigma))
         }
         let low = energies[first], high = energies[last]
