@@ -15,7 +15,10 @@ struct Describe: ParsableCommand {
             centre, its spots' reciprocal lattice or its rings' radii, their ratios and d spacings (in picometres \
             with the file's reciprocal calibration). Particles on a support are counted and sized (diameters in \
             nanometres with a pixel size, else in pixels), the largest and smallest placed, touching ones named, \
-            each with its place and coordinates. An image with none of these is told by its bright and dark \
+            each with its place and coordinates. A spectrum image (or, by default, a file holding one) first names \
+            the elements its spectra show above their background and where each is ("Fe in a patch at the centre, \
+            15 percent of the area; Si everywhere, weak."), then each with its line and centre, and any \
+            unidentified peak. An image with none of these is told by its bright and dark \
             regions, or called noise when nothing stands out from it. A stack's first frame is described, and \
             the summary ends with what changes across its frames: how far and which way the image drifts, and \
             whether it grows brighter or dimmer. For a lattice: the lattice, the grains, the \

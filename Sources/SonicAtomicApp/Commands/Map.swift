@@ -79,7 +79,7 @@ struct Map: ParsableCommand {
             let map = try cube.map(channels, background: backgroundChannels)
             let signal = try ElementMaps.signal(in: cube, window: channels)
             if let out { try TIFFWriter.writeFloat(map.image, calibration: entry.calibration, to: out) }
-            if !signal.significant { warn(Phrases.windowHoldsNothing(element: element.flatMap(Element.named))) }
+            if !signal.significant, !json { warn(Phrases.windowHoldsNothing(element: element.flatMap(Element.named))) }
             print(
                 json
                     ? Self.json(map, window: chosen, axis: axis, signal: signal)
