@@ -15,7 +15,10 @@ struct Map: ParsableCommand {
             edge (EELS: K, else L2,3, else M4,5, from its onset over 20 eV or 5 percent of the onset); the table \
             holds NIST's X-ray line energies and Gatan's EELS Atlas onsets. --background takes a flat background \
             away: the mean per channel of another window (A:B, or "before": as wide, just below) times the \
-            window's channels. The map is written as a 32-bit float TIFF with the scan's calibration.
+            window's channels. The sentence says where the window's signal stands above the spectra's background \
+            (in words, the share of pixels and their centre); a window whose counts do not stand significantly \
+            above it is warned of in one line on stderr. The map is written as a 32-bit float TIFF with the scan's \
+            calibration.
             """)
 
     @Argument(help: "A file holding spectra: DM3/DM4, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
