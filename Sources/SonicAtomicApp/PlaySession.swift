@@ -91,6 +91,8 @@ final class PlaySession {
         let stack = SoundStack(
             profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: SessionOptions.speechSeconds)
         let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
+        // The elements' lines, found before the sound starts: the window keys start from the strongest.
+        let lines = spectrumVoice?.lineWindows()
         spectra = spectrumVoice.map { voice in
             LatestWork(label: "spectra") { request in
                 // A spectrum that cannot be read is silence.
@@ -177,7 +179,8 @@ final class PlaySession {
             voiceNotes
             + [
                 Phrases.nonFinitePixels(picture.nonFiniteCount), storeNotice, saved.notice,
-                Phrases.placedNow(placedNow), chosenWindow.flatMap { Self.said($0.window, of: opened) },
+                Phrases.placedNow(placedNow),
+                chosenWindow.flatMap { chosen in lines.map { Self.said(chosen.window, of: opened, lines: $0) } },
                 frontend.hasPenTablet ? nil : Phrases.noPenTablet
             ]
             .compactMap { $0 }
@@ -395,13 +398,12 @@ final class PlaySession {
         }
     }
 
-    /// "Window 4.36 to 4.66 kilo electron volts, titanium K alpha.", for a spectrum image.
-    private static func said(_ window: PlayedWindow, of opened: ImageFiles.Opened) -> String? {
-        opened.entry.spectra.map { cube in
-            Phrases.window(
-                window, units: cube.spectralAxis.units,
-                feature: window.feature(on: cube.spectralAxis, spectroscopy: cube.spectroscopy))
-        }
+    /// "Window 4.36 to 4.66 kilo electron volts, titanium K alpha.", for a spectrum image; and that it holds nothing
+    /// where it holds no significant signal above the background.
+    private static func said(_ window: PlayedWindow, of opened: ImageFiles.Opened, lines: LineWindows) -> String {
+        let said = Phrases.window(
+            window, units: opened.entry.spectra?.spectralAxis.units ?? "", feature: lines.feature(of: window))
+        return lines.holdsSignal(window) ? said : said + " " + Phrases.windowHoldsNothing(element: nil)
     }
 
     /// The image file given, or the bundled lattice, opened at the image asked for.

@@ -113,6 +113,7 @@ enum FileSurvey {
             }
         }
         surveyVeloxRecords(file, into: &survey)
+        surveyVeloxDisplays(file, into: &survey)
         // Optional: names of the detectors behind images. A damaged record leaves the name to the metadata.
         guard let operations = try? file.child("Operations"), operations.isGroup else { return }
         for kind in ["CameraInputOperation", "StemInputOperation"] {
@@ -149,6 +150,38 @@ enum FileSurvey {
             for name in path.split(separator: "/") { object = (try? object?.child(String(name))) ?? nil }
             if let object, object.isDataset, let text = object.datasetText(maxBytes: maxTextBytes) {
                 survey.veloxRecords[path] = text
+            }
+        }
+    }
+
+    /// Velox's image displays, whose labels name the images as Velox shows them ("Fe", "HAADF") and RosettaSciIO
+    /// titles them: `/Displays/ImageDisplay` (format version 11 on), each with the data reference it names, else
+    /// `/Presentation/Displays/ImageDisplay`. Optional: without them an image is named by its detector.
+    private static func surveyVeloxDisplays(_ file: HDF5Object, into survey: inout Survey) {
+        for path in VeloxDataset.displayPaths {
+            var object: HDF5Object? = file
+            for name in path.split(separator: "/") {
+                object = (try? object?.child(String(name))) ?? nil
+                if object?.isGroup != true { break }
+            }
+            guard let group = object, group.isGroup, let links = try? group.hardLinks(limit: maxLinksPerGroup)
+            else { continue }
+            var references: [String] = []
+            for link in links.prefix(maxRecords) {
+                guard let record = try? group.child(link.name), record.isDataset,
+                    let text = record.datasetText(maxBytes: maxTextBytes)
+                else { continue }
+                survey.veloxRecords["\(path)/\(link.name)"] = text
+                if let data = JSONValue.parse(text)?["data"]?.text, data.hasPrefix("/SharedProperties/") {
+                    references.append(data)
+                }
+            }
+            for reference in Set(references).sorted().prefix(maxRecords) {
+                var target: HDF5Object? = file
+                for name in reference.split(separator: "/") { target = (try? target?.child(String(name))) ?? nil }
+                if let target, target.isDataset, let text = target.datasetText(maxBytes: maxTextBytes) {
+                    survey.veloxRecords[reference] = text
+                }
             }
         }
     }

@@ -57,6 +57,9 @@ package struct DatasetStorage: Equatable, Sendable {
 package struct VeloxDataset: Equatable {
     /// The group an EDS detector's stream of counts is under: `/Data/SpectrumStream`.
     package static let streamKind = "SpectrumStream"
+    /// Where Velox keeps how it shows each image, with the label it is shown under: from format version 11 on,
+    /// and before it.
+    package static let displayPaths = ["/Displays/ImageDisplay", "/Presentation/Displays/ImageDisplay"]
 
     package var kind: String
     package var id: String

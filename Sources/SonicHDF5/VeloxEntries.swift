@@ -12,6 +12,7 @@ enum VeloxEntries {
     static func entries(_ survey: Survey, maker: DatasetEntries) -> [ImageEntry] {
         let operations = survey.operations.compactMap(JSONValue.parse)
         let records = VeloxRecords(survey.veloxRecords)
+        let labels = displayLabels(survey.veloxRecords)
         var entries: [ImageEntry] = []
         var images: [String: Int] = [:]
         var spectrumImages: [Int] = []
@@ -21,7 +22,9 @@ enum VeloxEntries {
             switch dataset.kind {
             case "Image":
                 let metadata = dataset.metadata.flatMap(JSONValue.parse)
-                let title = detectorName(of: dataset, operations: operations, metadata: metadata) ?? dataset.kind
+                let title =
+                    labels[dataset.id] ?? detectorName(of: dataset, operations: operations, metadata: metadata)
+                    ?? dataset.kind
                 let dims = dataset.layout.dims
                 let shape =
                     switch dims.count {
@@ -76,6 +79,29 @@ enum VeloxEntries {
             }
         }
         return entries
+    }
+
+    /// The label each image is shown under, by its data set's id, as RosettaSciIO titles images: a display's `id`,
+    /// for the data its `data` reference's `dataPath` ends in (format version 11 on); else a display's
+    /// `display.label`, for the data its own `dataPath` ends in. The newer records come first.
+    static func displayLabels(_ records: [String: String]) -> [String: String] {
+        var labels: [String: String] = [:]
+        for (path, text) in records.sorted(by: { $0.key < $1.key }) {
+            guard let prefix = VeloxDataset.displayPaths.first(where: { path.hasPrefix($0 + "/") }),
+                let record = JSONValue.parse(text)
+            else { continue }
+            let newer = prefix == VeloxDataset.displayPaths[0]
+            let dataPath =
+                newer
+                ? record["data"]?.text.flatMap { records[$0] }.flatMap(JSONValue.parse)?["dataPath"]?.text
+                : record["dataPath"]?.text
+            let label = newer ? record["id"]?.text : record["display"]?["label"]?.text
+            guard let id = dataPath?.split(separator: "/").last.map(String.init), let label, !label.isEmpty,
+                newer || labels[id] == nil
+            else { continue }
+            labels[id] = label
+        }
+        return labels
     }
 
     /// The name Velox shows: the camera or STEM detector of the operation that wrote the data,

@@ -54,13 +54,13 @@ public enum ImageFiles {
     }
 
     /// Opens signal `number` of the file (1-based among its signals), or by default the one whose
-    /// image is largest (the first of equals).
+    /// image is largest (the first of equals that is not an element map).
     public static func open(_ path: String, number: Int? = nil) throws(ImageFileError) -> Opened {
         try open(path, contents: contents(of: path), number: number)
     }
 
     /// The signal `number` names (1-based), or by default the one whose image is largest (the
-    /// first of equals): its index among the file's entries, and its number.
+    /// first of equals that is not an element map): its index among the file's entries, and its number.
     public static func signal(_ number: Int?, in contents: ImageFileContents) throws(ImageFileError)
         -> (entry: Int, number: Int)
     {
@@ -84,7 +84,9 @@ public enum ImageFiles {
         }
         let size = { (index: Int) in contents.entries[index].width * contents.entries[index].height }
         let largest = playable.map(size).max() ?? 0
-        let first = playable.first { size($0) == largest }!
+        let candidates = playable.filter { size($0) == largest }
+        // A survey or HAADF image plays before the element maps beside it.
+        let first = candidates.first { Element.mapped(byTitle: contents.entries[$0].title) == nil } ?? candidates[0]
         return (first, signals.firstIndex(of: first)! + 1)
     }
 

@@ -72,6 +72,12 @@ struct ImageFileTrial: FuzzTrial {
         guard map.values.count == width * height else {
             throw FuzzFinding(message: "a map of \(map.values.count) values for \(width) × \(height) pixels")
         }
+        // The elements the spectra hold, where each is, and where a window's signal is.
+        let (_, places) = try ElementMaps.places(in: cube)
+        let signal = try ElementMaps.signal(in: cube, window: window)
+        guard (places.map(\.fraction) + [signal.fraction]).allSatisfy({ (0...1).contains($0) }) else {
+            throw FuzzFinding(message: "an element's share of the pixels outside 0 to 1")
+        }
     }
 
     /// Every image, but of each run of images alike in size and type, only the first and last few.

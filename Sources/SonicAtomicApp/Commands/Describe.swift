@@ -15,7 +15,10 @@ struct Describe: ParsableCommand {
             centre, its spots' reciprocal lattice or its rings' radii, their ratios and d spacings (in picometres \
             with the file's reciprocal calibration). Particles on a support are counted and sized (diameters in \
             nanometres with a pixel size, else in pixels), the largest and smallest placed, touching ones named, \
-            each with its place and coordinates. An image with none of these is told by its bright and dark \
+            each with its place and coordinates. A spectrum image (or, by default, a file holding one) first names \
+            the elements its spectra show above their background and where each is ("Fe in a patch at the centre, \
+            15 percent of the area; Si everywhere, weak."), then each with its line and centre, and any \
+            unidentified peak. An image with none of these is told by its bright and dark \
             regions, or called noise when nothing stands out from it. A stack's first frame is described, and \
             the summary ends with what changes across its frames: how far and which way the image drifts, and \
             whether it grows brighter or dimmer. For a lattice: the lattice, the grains, the \
@@ -47,21 +50,32 @@ struct Describe: ParsableCommand {
         if case .stack(let stack) = opened.entry.content {
             changes = StackChanges(frames: (0..<stack.count).compactMap { try? stack.frame($0) })
         }
+        let elements: FoundElements?
+        do { elements = try FoundElements(in: opened, chosen: imageChoice.number) } catch {
+            throw fail("cannot read the spectra of \(image): \(error)", status: .badInput)
+        }
         print(
             json
-                ? Self.json(overview, pixelSize: scale, changes: changes)
-                : Self.text(overview, changes: changes, pixelSize: scale), terminator: "")
+                ? Self.json(overview, pixelSize: scale, changes: changes, elements: elements)
+                : Self.text(overview, changes: changes, pixelSize: scale, elements: elements), terminator: "")
     }
 
-    /// The summary, a sentence a line (a stack's changes last), then the details.
-    static func text(_ overview: ImageOverview, changes: StackChanges?, pixelSize: PixelSize?) -> String {
+    /// The summary, a sentence a line (a spectrum image's elements first, a stack's changes last), then the
+    /// details.
+    static func text(
+        _ overview: ImageOverview, changes: StackChanges?, pixelSize: PixelSize?, elements: FoundElements? = nil
+    ) -> String {
         let stack = changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? []
-        return (overview.summary + stack + ["Details:"] + overview.details).joined(separator: "\n") + "\n"
+        let summary = (elements.map { [$0.sentence] } ?? []) + overview.summary + stack
+        let details = (elements?.details ?? []) + overview.details
+        return (summary + ["Details:"] + details).joined(separator: "\n") + "\n"
     }
 
     /// The documented JSON, built by hand: keys in the documented order, numbers to full precision; lengths in
     /// pixels, and in picometres too with a pixel size.
-    static func json(_ overview: ImageOverview, pixelSize: PixelSize?, changes: StackChanges?) -> String {
+    static func json(
+        _ overview: ImageOverview, pixelSize: PixelSize?, changes: StackChanges?, elements: FoundElements? = nil
+    ) -> String {
         func number(_ value: Double) -> String { JSONLine.number(value) }
         func vector(_ v: PixelVector) -> String { "[\(number(v.x)),\(number(v.y))]" }
         func points(_ points: [ImagePoint]) -> String {
@@ -154,7 +168,14 @@ struct Describe: ParsableCommand {
             "{\"frames\":\(c.shifts.count),\"shifts_px\":[\(c.shifts.map(vector).joined(separator: ","))],"
                 + "\"brightness_change\":\(c.brightness.map(number) ?? "null")}"
         }
-        let sentences = overview.summary + (changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? [])
+        let sentences =
+            (elements.map { [$0.sentence] } ?? []) + overview.summary
+            + (changes.map { [Phrases.stackChanges($0, pixelSize: pixelSize)] } ?? [])
+        let found = (elements?.places ?? []).map { place in
+            "{\"symbol\":\(JSONLine.quoted(place.element.element.symbol)),\"fraction\":\(number(place.fraction)),"
+                + "\"x\":\(number(place.x)),\"y\":\(number(place.y)),\"where\":\(JSONLine.quoted(place.words)),"
+                + "\"feature\":\(JSONLine.quoted(place.element.feature)),\"weak\":\(place.weak)}"
+        }
         return "{\"kind\":\(JSONLine.quoted(overview.kind.rawValue)),"
             + "\"summary\":\(JSONLine.quoted(sentences.joined(separator: " "))),"
             + "\"details\":[\(overview.details.map(JSONLine.quoted).joined(separator: ","))],"
@@ -162,6 +183,47 @@ struct Describe: ParsableCommand {
             + "\"crystal\":\(crystal ?? "null"),\"features\":[\(features.joined(separator: ","))],"
             + "\"reflections\":[\(reflections.joined(separator: ","))],"
             + "\"particles\":[\(particles.joined(separator: ","))],\"diffraction\":\(diffraction ?? "null"),"
-            + "\"stack\":\(stack ?? "null")}\n"
+            + "\"stack\":\(stack ?? "null"),\"elements\":[\(found.joined(separator: ","))]}\n"
+    }
+}
+
+/// The elements of the spectrum image described (or, when the file's largest image plays, of the file's largest
+/// spectrum image) and where each is.
+struct FoundElements {
+    let places: [ElementPlace]
+    let reading: SpectrumReading
+    let axis: SignalAxis
+
+    /// Nil when neither the signal chosen nor, by default, the file holds a spectrum image.
+    init?(in opened: ImageFiles.Opened, chosen: Int?) throws(ImageFileError) {
+        var entry = opened.entry
+        if entry.kind != .spectrumImage {
+            guard chosen == nil, let found = try? Map.spectra(nil, in: opened.contents),
+                opened.contents.entries[found.0].kind == .spectrumImage
+            else { return nil }
+            entry = opened.contents.entries[found.0]
+        }
+        guard let cube = entry.spectra else { return nil }
+        (reading, places) = try ElementMaps.places(in: cube)
+        axis = cube.spectralAxis
+    }
+
+    /// "Fe in a patch at the centre, 15 percent of the area; Si everywhere, weak."
+    var sentence: String { ElementMaps.sentence(places) }
+
+    /// One line an element, with its line or edge and its centre; then each unidentified peak.
+    var details: [String] {
+        let units = axis.units.isEmpty ? "" : " \(axis.units)"
+        let perUnit = EnergyUnit(axis.units)?.electronvolts ?? 1
+        let named = places.map { place in
+            "\(place.element.element.symbol), by its \(place.element.feature) at "
+                + "\(NumberText.readable(place.element.energy / perUnit))\(units): \(place.words), "
+                + "\(NumberText.significant(100 * place.fraction, digits: 2)) percent of the pixels, centred at x "
+                + "\(NumberText.significant(place.x, digits: 3)), y \(NumberText.significant(place.y, digits: 3))."
+        }
+        let unidentified = reading.peaks.filter { $0.line == nil }.map {
+            "Unidentified peak at \(NumberText.readable($0.position))\(units)."
+        }
+        return named + unidentified
     }
 }

@@ -11,8 +11,9 @@ struct Inspect: ParsableCommand {
         discussion: """
             Each line reads well on a screen reader; the histogram's bars come last on their lines. Every signal \
             of the file is listed, numbered as --image counts them, with its kind (image, stack, spectrum image, \
-            line scan, spectrum) and axes; a spectrum's, spectrum image's or line scan's strongest peaks are named \
-            by the X-ray line nearest them. With --json, one JSON object for scripts.
+            line scan, spectrum) and axes; a spectrum's, spectrum image's or line scan's strongest peaks above its \
+            background, the zero-energy and zero-loss peaks left out, each named by the line or edge of an element \
+            identified by its lines (or called unidentified). With --json, one JSON object for scripts.
             """)
 
     @Argument(help: "A microscope file: PNG, DM3/DM4, TIFF, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
@@ -128,7 +129,8 @@ private struct Described {
                         "Strongest peaks: "
                             + peaks.map { peak in
                                 "\(NumberText.significant(peak.position, digits: 4)) \(units)"
-                                    + (peak.line.map { ", \($0)" } ?? "")
+                                    + (peak.line.map { ", \($0)" }
+                                        ?? (EnergyUnit(units) == nil ? "" : ", unidentified"))
                             }.joined(separator: "; ") + ".")
                 }
             }

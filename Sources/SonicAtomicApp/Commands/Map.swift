@@ -15,7 +15,10 @@ struct Map: ParsableCommand {
             edge (EELS: K, else L2,3, else M4,5, from its onset over 20 eV or 5 percent of the onset); the table \
             holds NIST's X-ray line energies and Gatan's EELS Atlas onsets. --background takes a flat background \
             away: the mean per channel of another window (A:B, or "before": as wide, just below) times the \
-            window's channels. The map is written as a 32-bit float TIFF with the scan's calibration.
+            window's channels. The sentence says where the window's signal stands above the spectra's background \
+            (in words, the share of pixels and their centre); a window whose counts do not stand significantly \
+            above it is warned of in one line on stderr. The map is written as a 32-bit float TIFF with the scan's \
+            calibration.
             """)
 
     @Argument(help: "A file holding spectra: DM3/DM4, EMD, HyperSpy (.hspy) or Bruker (.bcf).")
@@ -77,11 +80,13 @@ struct Map: ParsableCommand {
                 backgroundChannels = try window.channels(on: axis)
             }
             let map = try cube.map(channels, background: backgroundChannels)
+            let signal = try ElementMaps.signal(in: cube, window: channels)
             if let out { try TIFFWriter.writeFloat(map.image, calibration: entry.calibration, to: out) }
+            if !signal.significant, !json { warn(Phrases.windowHoldsNothing(element: element.flatMap(Element.named))) }
             print(
                 json
-                    ? Self.json(map, window: chosen, axis: axis)
-                    : Self.sentence(map, window: chosen, axis: axis, file: file, out: out))
+                    ? Self.json(map, window: chosen, axis: axis, signal: signal)
+                    : Self.sentence(map, window: chosen, axis: axis, file: file, out: out, signal: signal))
         } catch let error as ImageFileError {
             throw fail("cannot map \(file): \(error)", status: ExitStatus.badInput)
         }
@@ -103,7 +108,9 @@ struct Map: ParsableCommand {
 
     /// The documented JSON: the window in the axis's units and its channels, the map's size and
     /// statistics, and its values at the first pixel and at the centre (x first).
-    static func json(_ map: WindowMap, window: EnergyWindow, axis: SignalAxis) -> String {
+    static func json(_ map: WindowMap, window: EnergyWindow, axis: SignalAxis, signal: ElementMaps.WindowSignal)
+        -> String
+    {
         let (centreX, centreY) = (map.width / 2, map.height / 2)
         var fields = [
             "\"window\":[\(JSONLine.number(axis.position(map.channels.lowerBound))),"
@@ -121,15 +128,22 @@ struct Map: ParsableCommand {
             "\"values\":{"
                 + Set([[0, 0], [centreX, centreY]]).sorted { $0.lexicographicallyPrecedes($1) }.map { point in
                     "\"\(point[0]),\(point[1])\":\(JSONLine.number(map[point[0], point[1]]))"
-                }.joined(separator: ",") + "}"
+                }.joined(separator: ",") + "}",
+            "\"significance\":\(signal.significance.map(JSONLine.number) ?? "null")",
+            "\"significant\":\(signal.significant)", "\"where\":\(JSONLine.quoted(signal.words))",
+            "\"fraction\":\(JSONLine.number(signal.fraction))", "\"x\":\(JSONLine.number(signal.x))",
+            "\"y\":\(JSONLine.number(signal.y))"
         ]
         return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// "Map of sample.hspy, Ti Kα, 4.40 to 4.63 keV (channels 440 to 463), 48 by 40 pixels: minimum 2,
-    /// maximum 163, mean 69.8. Written to ti.tif."
-    static func sentence(_ map: WindowMap, window: EnergyWindow, axis: SignalAxis, file: String, out: String?) -> String
-    {
+    /// maximum 163, mean 69.8. Its signal is in the left half, 50 percent of the pixels, centred at x 11.5, y 19.5.
+    /// Written to ti.tif."
+    static func sentence(
+        _ map: WindowMap, window: EnergyWindow, axis: SignalAxis, file: String, out: String?,
+        signal: ElementMaps.WindowSignal
+    ) -> String {
         let name = URL(fileURLWithPath: file).lastPathComponent
         let units = axis.units.isEmpty ? "" : " \(axis.units)"
         let bounds =
@@ -142,6 +156,16 @@ struct Map: ParsableCommand {
         return "Map of \(name), \(feature)\(bounds) (channels \(map.channels.lowerBound) to "
             + "\(map.channels.upperBound))\(background), \(map.width) by \(map.height) pixels: minimum "
             + "\(SignalAxis.text(map.minimum)), maximum \(SignalAxis.text(map.maximum)), mean "
-            + "\(SignalAxis.text(map.mean)).\(written)"
+            + "\(SignalAxis.text(map.mean)).\(Self.whereabouts(signal))\(written)"
+    }
+
+    /// " Its signal is in a patch at the centre, 15 percent of the pixels, centred at x 30, y 34.", or nothing where
+    /// the window holds no significant signal.
+    static func whereabouts(_ signal: ElementMaps.WindowSignal) -> String {
+        guard signal.significant, signal.significance != nil else { return "" }
+        let share = NumberText.significant(100 * signal.fraction, digits: 2)
+        let place = signal.words == "everywhere" ? "everywhere" : "in \(signal.words), \(share) percent of the pixels"
+        return " Its signal is \(place), centred at x \(NumberText.significant(signal.x, digits: 3)), y "
+            + "\(NumberText.significant(signal.y, digits: 3))."
     }
 }

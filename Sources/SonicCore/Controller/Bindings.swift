@@ -92,6 +92,8 @@ public enum Bindings {
         + keys(["]"], .windowUp, "move the energy window up by its width")
         + keys(["{"], .windowNarrower, "make the energy window narrower")
         + keys(["}"], .windowWider, "make the energy window wider")
+        + keys(["E"], .nextLine, "move the energy window to the next line or edge of an element the spectra hold")
+        + keys(["Shift+E"], .previousLine, "move the energy window to the previous line or edge of an element")
         + keys(["N"], .nextFeature, "go to the next feature that stands out, guided by beeps")
         + keys(["Shift+N"], .previousFeature, "go to the previous feature")
         + keys(["PageDown"], .nextFrame, "play the next frame of a stack")

@@ -55,6 +55,9 @@ public enum Command: Sendable, Hashable {
     case windowUp
     case windowNarrower
     case windowWider
+    /// The energy window moved to the next (or previous) line or edge of an element the spectra hold.
+    case nextLine
+    case previousLine
     /// A stack's next, previous, first or last frame plays.
     case nextFrame
     case previousFrame

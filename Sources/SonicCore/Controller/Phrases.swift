@@ -41,20 +41,28 @@ public enum Phrases {
 
     public static let penNotOnTablet = "The pen is not on the tablet."
 
-    /// "Peaks at 4.51 kilo electron volts, titanium K alpha, and 8.04, copper K alpha.": the strongest first, each
-    /// with what it likely is, where known.
+    /// "Peaks at 4.51 kilo electron volts, titanium K alpha, and 7.06, unidentified.": the strongest first, each
+    /// with the identified element's line that explains it; on an energy axis a peak none explains is unidentified.
     public static func peaks(_ peaks: [SpectrumPeak], units: String) -> String {
         guard !peaks.isEmpty else { return "No peaks." }
         let unit = spokenUnits(units).map { " " + $0 } ?? ""
+        let unexplained = EnergyUnit(units) == nil ? "" : ", unidentified"
         let parts = peaks.enumerated().map { index, peak in
             NumberText.significant(peak.position, digits: 3) + (index == 0 ? unit : "")
-                + (peak.spokenLine.map { ", " + $0 } ?? "")
+                + (peak.spokenLine.map { ", " + $0 } ?? unexplained)
         }
         let listed = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + ", and " + parts.last!
         return "\(peaks.count == 1 ? "Peak" : "Peaks") at \(listed)."
     }
 
     public static let spectrumUnreadable = "The spectrum here cannot be read."
+
+    /// Said when an energy window holds nothing above the spectra's background (and, for an element, that it is not
+    /// found).
+    public static func windowHoldsNothing(element: Element?) -> String {
+        "The window holds no significant signal above the background"
+            + (element.map { ": no \($0.name) is found in the spectra." } ?? ".")
+    }
 
     /// "Window 455 to 475 electron volts, titanium L edge.", ", background taken away" where it is.
     public static func window(_ window: PlayedWindow, units: String, feature: String?) -> String {
@@ -66,13 +74,15 @@ public enum Phrases {
     }
 
     /// Why the energy window did not change.
-    public enum WindowLimit { case end, narrowest, widest }
+    public enum WindowLimit { case end, narrowest, widest, noLines, lastLine }
 
     public static func windowLimit(_ limit: WindowLimit) -> String {
         switch limit {
         case .end: "The window is at the end of the spectrum."
         case .narrowest: "The window is one channel wide."
         case .widest: "The window covers the whole spectrum."
+        case .noLines: "No element stands out from the background of these spectra."
+        case .lastLine: "No further line of an element the spectra hold."
         }
     }
 

@@ -380,7 +380,8 @@ public final class SessionController {
             }
             let pixel = point.nearestPixel
             return [.sweep(command == .sweepRow ? .row(pixel.y) : .column(pixel.x))]
-        case .windowDown, .windowUp, .windowNarrower, .windowWider: return changeWindow(command)
+        case .windowDown, .windowUp, .windowNarrower, .windowWider, .nextLine, .previousLine:
+            return changeWindow(command)
         case .nextFrame, .previousFrame, .firstFrame, .lastFrame:
             return frameStepper.step(command, from: requestedFrame ?? state.frame)
         case .lessonAnswer, .lessonRepeat, .lessonSkip: return runLesson(command)
@@ -392,18 +393,22 @@ public final class SessionController {
     private func changeWindow(_ command: Command) -> [ControllerOutput] {
         guard let spectra = instrument.spectra else { return [.speak(Phrases.noEnergyWindow)] }
         let axis = spectra.cube.spectralAxis
-        let current = requestedWindow ?? state.window ?? PlayedWindow.starting(on: axis)
+        let lines = spectra.lineWindows()
+        let current = requestedWindow ?? state.window ?? lines.strongest ?? PlayedWindow.starting(on: axis)
         let (changed, limit): (PlayedWindow?, Phrases.WindowLimit) =
             switch command {
             case .windowDown: (current.moved(by: -1, on: axis), .end)
             case .windowUp: (current.moved(by: 1, on: axis), .end)
             case .windowNarrower: (current.scaled(by: 1 / PlayedWindow.widthStep, on: axis), .narrowest)
+            case .nextLine, .previousLine:
+                (lines.step(from: current, up: command == .nextLine), lines.windows.isEmpty ? .noLines : .lastLine)
             default: (current.scaled(by: PlayedWindow.widthStep, on: axis), .widest)
             }
         guard let window = changed else { return [.speak(Phrases.windowLimit(limit))] }
         requestedWindow = window
-        let feature = window.feature(on: axis, spectroscopy: spectra.cube.spectroscopy)
-        return [.speak(Phrases.window(window, units: axis.units, feature: feature)), .makeWindowMap(window)]
+        let said = Phrases.window(window, units: axis.units, feature: lines.feature(of: window))
+        let empty = lines.holdsSignal(window) ? "" : " " + Phrases.windowHoldsNothing(element: nil)
+        return [.speak(said + empty), .makeWindowMap(window)]
     }
 
     /// Whether a sweep plays now.

@@ -28,6 +28,13 @@ public struct Element: Sendable, Equatable {
     /// The edge's onset in eV, if the element has it.
     public func onset(of edge: Edge) -> Double? { edgeOnsets[Edge.allCases.firstIndex(of: edge)!] }
 
+    /// The element an image's title names it a map of: "Fe", "Fe-EELS", "Fe K", "Fe Kα" (the symbol, as written,
+    /// first); nil for any other title ("HAADF", "DF-S").
+    public static func mapped(byTitle title: String) -> Element? {
+        let first = title.split { $0 == "-" || $0 == " " || $0 == "_" }.first.map(String.init) ?? ""
+        return table.first { $0.symbol == first }
+    }
+
     /// The element of this symbol ("Ti", "ti") or name ("titanium"), or nil.
     public static func named(_ text: String) -> Element? {
         let wanted = text.lowercased()

@@ -73,18 +73,4 @@ public struct PlayedWindow: Sendable, Equatable {
         return start >= range.lowerBound - slack && end <= range.upperBound + Swift.abs(axis.scale) + slack
             && (try? axis.channels(from: start, to: end)) != nil
     }
-
-    /// What the window most likely holds, as the voice says it: on an EDS spectrum the X-ray line nearest its
-    /// middle ("titanium K alpha"), on an EELS one the edge whose onset is nearest its start ("titanium L edge").
-    public func feature(on axis: SignalAxis, spectroscopy: Spectroscopy) -> String? {
-        guard let perUnit = EnergyUnit(axis.units)?.electronvolts else { return nil }
-        switch spectroscopy {
-        case .eds:
-            return SpectrumPeaks.nearestLine(to: (start + end) / 2 * perUnit).map { "\($0.0.name) \($0.1.spoken)" }
-        case .eels:
-            return SpectrumPeaks.nearestEdge(to: start * perUnit).map { "\($0.0.name) \($0.1.spoken)" }
-        case .cathodoluminescence, .unknown:
-            return nil
-        }
-    }
 }

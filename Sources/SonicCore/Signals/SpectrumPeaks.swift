@@ -5,23 +5,37 @@ public struct SpectrumPeak: Sendable, Equatable {
     public var position: Double
     /// The spectrum's value there.
     public var height: Double
-    /// How far it rises above the higher of the lowest points between it and a higher peak on
-    /// either side (or the spectrum's end).
+    /// On an energy axis, its net counts above the background; else how far it rises above the higher of the
+    /// lowest points between it and a higher peak on either side (or the spectrum's end).
     public var prominence: Double
-    /// The X-ray line nearest it, within half a line width, on an EDS spectrum: "Ti Kα"; on an EELS spectrum, the
-    /// edge whose onset is nearest it: "Ti L2,3".
+    /// The line of an identified element that explains it, "Ti Kα", or the edge, "Ti L2,3"; nil for an
+    /// unidentified peak.
     public var line: String?
     /// "titanium K alpha", "titanium L edge".
     public var spokenLine: String?
 }
 
 public enum SpectrumPeaks {
-    /// The `count` most prominent peaks of `spectrum` (lightly smoothed first, so that counting noise
-    /// makes no peaks), most prominent first; those less than a tenth as prominent as the first are
-    /// left out. On an EDS spectrum each is named by the X-ray line nearest it.
+    /// The `count` strongest peaks of `spectrum`. On an energy axis of EDS or EELS, the significant peaks (or edges)
+    /// above the modelled background, each named by the line or edge of an identified element that explains it, an
+    /// unidentified one by nothing (`ElementIdentification`); the zero-energy and zero-loss peaks are left out. On
+    /// any other axis the most prominent peaks of the lightly smoothed spectrum, unnamed, those less than a tenth as
+    /// prominent as the first left out.
     public static func strongest(
         _ spectrum: [Double], axis: SignalAxis, spectroscopy: Spectroscopy, count: Int = 5
     ) -> [SpectrumPeak] {
+        if EnergyUnit(axis.units) != nil, spectroscopy == .eds || spectroscopy == .eels || spectroscopy == .unknown {
+            let reading = ElementIdentification.read(
+                spectrum, axis: axis,
+                spectroscopy: spectroscopy == .unknown ? Spectroscopy(signal: nil, units: axis.units) : spectroscopy)
+            return Array(reading.peaks.prefix(count))
+        }
+        return prominent(spectrum, axis: axis, count: count)
+    }
+
+    /// The `count` most prominent peaks of the lightly smoothed spectrum (so that counting noise makes no peaks),
+    /// most prominent first; those less than a tenth as prominent as the first are left out.
+    static func prominent(_ spectrum: [Double], axis: SignalAxis, count: Int) -> [SpectrumPeak] {
         let smooth = smoothed(spectrum)
         guard smooth.count >= 3 else { return [] }
         var peaks: [SpectrumPeak] = []
@@ -43,55 +57,7 @@ public enum SpectrumPeaks {
         }
         peaks.sort { $0.prominence > $1.prominence }
         guard let top = peaks.first?.prominence, top > 0 else { return [] }
-        var kept = Array(peaks.prefix { $0.prominence >= top / 10 }.prefix(count))
-        if spectroscopy == .eds || (spectroscopy == .unknown && EnergyUnit(axis.units) != nil),
-            let perUnit = EnergyUnit(axis.units)?.electronvolts
-        {
-            for index in kept.indices {
-                let energy = kept[index].position * perUnit
-                if let (element, line) = nearestLine(to: energy) {
-                    kept[index].line = "\(element.symbol) \(line.rawValue)"
-                    kept[index].spokenLine = "\(element.name) \(line.spoken)"
-                }
-            }
-        } else if spectroscopy == .eels, let perUnit = EnergyUnit(axis.units)?.electronvolts {
-            for index in kept.indices {
-                if let (element, edge) = nearestEdge(to: kept[index].position * perUnit) {
-                    kept[index].line = "\(element.symbol) \(edge.rawValue)"
-                    kept[index].spokenLine = "\(element.name) \(edge.spoken)"
-                }
-            }
-        }
-        return kept
-    }
-
-    /// The EELS edge whose onset is nearest `energy` (eV), if one lies within 10 eV or 2 % of it, whichever is
-    /// wider.
-    public static func nearestEdge(to energy: Double) -> (Element, Edge)? {
-        let tolerance = max(10, 0.02 * Swift.abs(energy))
-        var best: (element: Element, edge: Edge, distance: Double)?
-        for element in Element.table {
-            for edge in Edge.allCases {
-                guard let onset = element.onset(of: edge) else { continue }
-                let distance = Swift.abs(onset - energy)
-                if distance <= tolerance, distance < best?.distance ?? .infinity { best = (element, edge, distance) }
-            }
-        }
-        return best.map { ($0.element, $0.edge) }
-    }
-
-    /// The X-ray line nearest `energy` (eV), if one lies within half a line width of it.
-    public static func nearestLine(to energy: Double) -> (Element, XRayLine)? {
-        let tolerance = EnergyWindow.lineWidth(at: energy) / 2
-        var best: (element: Element, line: XRayLine, distance: Double)?
-        for element in Element.table {
-            for line in XRayLine.allCases {
-                guard let lineEnergy = element.energy(of: line) else { continue }
-                let distance = Swift.abs(lineEnergy * 1000 - energy)
-                if distance <= tolerance, distance < best?.distance ?? .infinity { best = (element, line, distance) }
-            }
-        }
-        return best.map { ($0.element, $0.line) }
+        return Array(peaks.prefix { $0.prominence >= top / 10 }.prefix(count))
     }
 
     /// Smoothed twice with weights 1, 2, 1.

@@ -89,6 +89,8 @@ public final class SpectrumVoice: Sendable {
     private let peak: Double
     /// The timbre, once the image's total counts are known (one pass over the spectra, on first use).
     private let found = Mutex<SpectrumTimbre?>(nil)
+    /// The windows of the identified elements' lines, once the summed spectrum has been read.
+    private let lines = Mutex<LineWindows?>(nil)
 
     public init(cube: SpectrumCube, amplitude: Double, peak: Double) {
         self.cube = cube
@@ -129,6 +131,15 @@ public final class SpectrumVoice: Sendable {
     public func levels(_ request: SpectrumRequest) throws(ImageFileError) -> SpectrumLevels {
         let (values, pixels) = try spectrum(request)
         return SpectrumLevels(request: request, amplitudes: try timbre().amplitudes(of: values, pixels: pixels))
+    }
+
+    /// The windows of the lines and edges of the elements the summed spectrum holds: one pass over the spectra on
+    /// first use (a play session makes it before it starts); none where the spectra cannot be read.
+    public func lineWindows() -> LineWindows {
+        if let known = lines.withLock({ $0 }) { return known }
+        let made = (try? cube.overview().summed).map { LineWindows(summed: $0, cube: cube) } ?? LineWindows.none
+        lines.withLock { $0 = made }
+        return made
     }
 
     /// The strongest peaks of the request's spectrum, most prominent first, each named where it can be.
