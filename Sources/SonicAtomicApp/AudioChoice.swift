@@ -11,7 +11,7 @@ extension SessionOptions {
         do {
             return try LiveSound(
                 audio, renderer: renderer, sampleRate: AudioFormat.sampleRate, latency: latency / 1000,
-                streamName: streamName, notice: { warn($0) })
+                streamName: streamName, notice: { warn($0) }, now: monotonicSeconds())
         } catch {
             throw fail(error.description, status: ExitStatus.noSound)
         }

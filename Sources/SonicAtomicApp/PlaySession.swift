@@ -259,7 +259,7 @@ final class PlaySession {
                 perform(controller.setColumns(points, lattice: found.lattice))
                 perform(controller.setOverview(found.overview))
             }
-            if let change = sound.poll() { soundChanged(change) }
+            if let change = sound.poll(at: monotonicSeconds()) { soundChanged(change) }
             if let braille { perform(braille.update(controller: controller, log: log, at: monotonicSeconds())) }
             frontend.draw(controller.overlay)
             let dropouts = sound.dropoutCount
@@ -367,6 +367,7 @@ final class PlaySession {
             warn("\(server.rawValue) plays again")
             log?.write(.sound(t: monotonicSeconds(), .back(server: server.rawValue)))
             perform(controller.soundBack())
+        case .buffer(let seconds): log?.write(.buffer(t: monotonicSeconds(), seconds: seconds))
         }
     }
 

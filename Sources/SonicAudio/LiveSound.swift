@@ -4,8 +4,9 @@ import Synchronization
 
 /// The session's sound output, kept playing: when its server goes away (crashed, or restarted by the
 /// user to fix their sound), the output is let go and a new one is tried every half second, with
-/// the same settings, until the server is back. The main loop polls it; opening is tried on a
-/// thread of its own, so the loop never waits for a server.
+/// the same settings, until the server is back. Where the server's buffer can be resized (PulseAudio's), it
+/// grows when the sound runs dry and comes back after quiet (`BufferLength`). The main loop polls it; opening
+/// is tried on a thread of its own, so the loop never waits for a server.
 public final class LiveSound: @unchecked Sendable {
     /// A change in whether the sound plays, for the main loop to act on.
     public enum Change: Sendable, Equatable {
@@ -13,6 +14,8 @@ public final class LiveSound: @unchecked Sendable {
         case lost(String)
         /// A server plays again.
         case back(AudioServer)
+        /// The server keeps this many seconds of sound ahead of the speaker from now on.
+        case buffer(Double)
     }
 
     /// How long between tries to open the output again.
@@ -27,6 +30,10 @@ public final class LiveSound: @unchecked Sendable {
     /// Dropouts of the outputs let go, so the count runs on over the session.
     private var earlierDropouts = 0
     private var earlierLastDropout: Double?
+    /// The output's buffer, and the output's dropouts it has been told of.
+    private var buffer: BufferLength
+    private var dropoutsSeen = 0
+    private let latency: Double
     /// What the reopening thread hands over: written there before `handedOver` is set, read here after.
     private var reopened: (any AudioOutput)?
     private let handedOver = Atomic<Bool>(false)
@@ -36,8 +43,10 @@ public final class LiveSound: @unchecked Sendable {
     /// Opens the output `choice` asks for (see `AudioOutputs.open`) and starts playing `renderer`.
     public init(
         _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String,
-        notice: @escaping @Sendable (String) -> Void
+        notice: @escaping @Sendable (String) -> Void, now: Double
     ) throws(AudioError) {
+        self.latency = latency
+        buffer = BufferLength(asked: latency, now: now)
         (output, server) = try AudioOutputs.open(
             choice, renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName,
             notice: notice)
@@ -61,10 +70,11 @@ public final class LiveSound: @unchecked Sendable {
     public var dropoutCount: Int { earlierDropouts + (output?.dropoutCount ?? 0) }
     public var lastDropoutTime: Double? { output?.lastDropoutTime ?? earlierLastDropout }
 
-    /// Called by the main loop after each batch of events: what changed since the last call, if anything.
-    public func poll() -> Change? {
+    /// Called by the main loop after each batch of events, `now` in CLOCK_MONOTONIC seconds: what changed since
+    /// the last call, if anything.
+    public func poll(at now: Double) -> Change? {
         if let output {
-            guard let reason = output.lossReason else { return nil }
+            guard let reason = output.lossReason else { return resize(output, at: now) }
             earlierDropouts += output.dropoutCount
             earlierLastDropout = output.lastDropoutTime ?? earlierLastDropout
             // Let go before another output can open: two would share the renderer.
@@ -76,7 +86,27 @@ public final class LiveSound: @unchecked Sendable {
         reopened = nil
         handedOver.store(false, ordering: .relaxed)
         self.output = output
+        // A new stream, at the latency asked for.
+        buffer = BufferLength(asked: latency, now: now)
+        dropoutsSeen = 0
         return .back(server)
+    }
+
+    /// Grows the buffer of an output that can be resized when its sound ran dry since the last poll, and
+    /// shortens it after quiet.
+    private func resize(_ output: any AudioOutput, at now: Double) -> Change? {
+        guard let resizable = output as? any ResizableAudioOutput else { return nil }
+        let dropouts = output.dropoutCount
+        let length: Double?
+        if dropouts > dropoutsSeen {
+            dropoutsSeen = dropouts
+            length = buffer.ranDry(at: now)
+        } else {
+            length = buffer.quiet(at: now)
+        }
+        guard let length else { return nil }
+        resizable.resizeBuffer(to: length)
+        return .buffer(length)
     }
 
     /// Stops trying to open the output again (the session is ending).

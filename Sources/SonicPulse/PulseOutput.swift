@@ -4,9 +4,10 @@ import SonicCore
 
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.
-public final class PulseOutput: AudioOutput {
+public final class PulseOutput: ResizableAudioOutput {
     public static let channels = 2
     public let sampleRate: Int
+    private var spec: pa_sample_spec
     private let mainloop: OpaquePointer
     private let context: OpaquePointer
     private var stream: OpaquePointer?
@@ -21,6 +22,7 @@ public final class PulseOutput: AudioOutput {
     ///   sounds about this long and a request after it was asked for).
     public init(renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String) throws(AudioError) {
         self.sampleRate = sampleRate
+        spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(Self.channels))
         target = RenderTarget(renderer: renderer, sampleRate: sampleRate)
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw AudioError(message: "cannot start the audio thread")
@@ -48,7 +50,6 @@ public final class PulseOutput: AudioOutput {
             throw AudioError(message: "cannot connect (\(errorText))", noServer: true)
         }
 
-        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: UInt8(Self.channels))
         guard let stream = pa_stream_new(context, streamName, &spec, nil) else {
             throw AudioError(message: "cannot create a playback stream: \(errorText)")
         }
@@ -56,11 +57,8 @@ public final class PulseOutput: AudioOutput {
         pa_stream_set_write_callback(stream, writeAudio, Unmanaged.passUnretained(target).toOpaque())
         pa_stream_set_underflow_callback(stream, countDropout, Unmanaged.passUnretained(dropouts).toOpaque())
         pa_stream_set_state_callback(stream, streamStateChanged, Unmanaged.passUnretained(loss).toOpaque())
-        // The server default is about 2 s of buffer; ask for `latency`, topped up in quarters.
-        let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(latency * 1_000_000), &spec))
-        var attributes = pa_buffer_attr(
-            maxlength: .max, tlength: targetBytes, prebuf: .max,
-            minreq: targetBytes / 4, fragsize: .max)
+        // The server default is about 2 s of buffer; ask for `latency`.
+        var attributes = bufferAttributes(seconds: latency)
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue
                 | PA_STREAM_INTERPOLATE_TIMING.rawValue
@@ -72,11 +70,25 @@ public final class PulseOutput: AudioOutput {
         else {
             throw AudioError(message: "cannot open a playback stream: \(errorText)")
         }
-        // A change may come just after a write, whose last frame plays up to a buffer later; the clock
-        // lengthens the delay should the sink hold frames longer still.
-        if let granted = pa_stream_get_buffer_attr(stream) {
-            target.clock.delay =
-                Double(granted.pointee.tlength) / Double(pa_bytes_per_second(&spec)) + ChangeTiming.margin
+        timeChangesForGrantedBuffer(stream, target)
+    }
+
+    /// `seconds` of sound kept in the server's buffer, topped up in quarters.
+    private func bufferAttributes(seconds: Double) -> pa_buffer_attr {
+        let targetBytes = UInt32(pa_usec_to_bytes(pa_usec_t(seconds * 1_000_000), &spec))
+        return pa_buffer_attr(
+            maxlength: .max, tlength: targetBytes, prebuf: .max, minreq: targetBytes / 4, fragsize: .max)
+    }
+
+    public func resizeBuffer(to seconds: Double) {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, !loss.happened else { return }
+        var attributes = bufferAttributes(seconds: seconds)
+        if let operation = pa_stream_set_buffer_attr(
+            stream, &attributes, bufferResized, Unmanaged.passUnretained(target).toOpaque())
+        {
+            pa_operation_unref(operation)
         }
     }
 
@@ -147,6 +159,20 @@ private final class RenderTarget {
         self.renderer = renderer
         clock = PlaybackClock(sampleRate: Double(sampleRate))
     }
+}
+
+/// Changes are timed for the buffer the server granted (mainloop locked, or on its thread): a change may come
+/// just after a write, whose last frame plays up to a buffer later; the clock lengthens the delay should the
+/// sink hold frames longer still.
+private func timeChangesForGrantedBuffer(_ stream: OpaquePointer, _ target: RenderTarget) {
+    guard let granted = pa_stream_get_buffer_attr(stream), let spec = pa_stream_get_sample_spec(stream) else { return }
+    target.clock.delay = Double(granted.pointee.tlength) / Double(pa_bytes_per_second(spec)) + ChangeTiming.margin
+}
+
+/// The server granted a new buffer length, on PulseAudio's thread (where the write callback runs too).
+private func bufferResized(_ stream: OpaquePointer?, _ success: Int32, _ userdata: UnsafeMutableRawPointer?) {
+    guard let stream, let userdata, success != 0 else { return }
+    timeChangesForGrantedBuffer(stream, Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue())
 }
 
 /// The stream's timing, for the write callback: when the next frame written will be played, from

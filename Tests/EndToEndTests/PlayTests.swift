@@ -348,6 +348,7 @@ extension EndToEnd {
                 try waitFor("the tone", timeout: 5) {
                     SignalAnalysis.peak((try? sound.recording())?.suffix(480) ?? []) > 0.3
                 }
+                let bufferBefore = try Self.serverBuffer(on: sound)
                 // The program stopped for 0.3 s, as a machine too busy to run it would: its buffer runs dry.
                 let mark = sound.recordedSampleCount()
                 func now() -> Double {
@@ -378,8 +379,35 @@ extension EndToEnd {
                 let noticed = try #require(dropout["at"] as? Double, "\(dropout)")
                 #expect(
                     noticed > stopped && noticed < resumed + 0.1 && noticed <= logged, "\(dropout), resumed \(resumed)")
+                // PulseAudio then keeps more of the program's sound, by its own account: half the default 10 ms more.
+                if let before = bufferBefore {
+                    try waitFor("PulseAudio's longer buffer", timeout: 5) {
+                        ((try? Self.serverBuffer(on: sound)) ?? nil ?? 0) > before + 0.003
+                    }
+                    let grown = try #require(try session.records(ofType: "buffer").first)
+                    #expect(grown["seconds"] as? Double == 0.015, "\(grown)")
+                }
                 #expect(try session.quitWithKey() == 0)
             }
+        }
+
+        /// How much of the program's sound PulseAudio says it holds (its buffer and its sink's, in seconds), from its
+        /// own list of streams; nil on PipeWire, whose pulse service does not say.
+        static func serverBuffer(on sound: SoundServer) throws -> Double? {
+            guard sound.kind == .pulseaudio else { return nil }
+            let pactl = try #require(Subprocess.which("pactl"), "pactl is needed (scripts/install-deps test)")
+            let listed = try Subprocess.run(pactl, ["list", "sink-inputs"], environment: sound.clientEnvironment)
+            let ours = try #require(
+                listed.output.components(separatedBy: "Sink Input #").first {
+                    $0.contains("application.name = \"SonicAtomic\"")
+                }, "\(listed.output)")
+            let microseconds = ["Buffer Latency: ", "Sink Latency: "].compactMap { label in
+                ours.components(separatedBy: label).dropFirst().first?.split(separator: " ").first.flatMap {
+                    Double($0)
+                }
+            }
+            try #require(microseconds.count == 2, "\(ours)")
+            return microseconds.reduce(0, +) / 1e6
         }
 
         @Test func noSoundServerIsOneLineAndStatusFour() throws {

@@ -32,6 +32,14 @@ public protocol AudioOutput: AnyObject {
     var lossReason: String? { get }
 }
 
+/// A live output whose server's buffer can be lengthened or shortened while it plays (PulseAudio's): the session
+/// grows it when the sound runs dry (`BufferLength`).
+public protocol ResizableAudioOutput: AudioOutput {
+    /// Asks the server to keep `seconds` of sound ahead of the speaker from now on; changes are then timed
+    /// for the new length as soon as the server grants it.
+    func resizeBuffer(to seconds: Double)
+}
+
 /// Whether a live output's server has gone, set from the sound library's own threads (the server's
 /// connection or the stream failing), read by the main loop. Lock-free.
 public final class ServerLoss: Sendable {

@@ -16,6 +16,9 @@ public enum SessionRecord: Sendable, Equatable {
     /// The sound ran dry (a crackle): `count` times so far this session, the last of them at `at`
     /// (nil: not known), which is when the audio side noticed it, a little before `t`.
     case dropout(t: Double, count: Int, at: Double?)
+    /// The sound server keeps `seconds` of sound ahead of the speaker from now on: longer after the sound ran dry,
+    /// shorter again after a quiet minute (`BufferLength`).
+    case buffer(t: Double, seconds: Double)
     /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
     /// pixel size its displacements are heard in (nil: pixels).
     case lattice(t: Double, pixelSize: PixelSize?)
@@ -115,6 +118,9 @@ public enum SessionRecord: Sendable, Equatable {
             line = JSONLine(type: "dropout", t: t)
             line.add("count", count)
             if let at { line.add("at", at) }
+        case .buffer(let t, let seconds):
+            line = JSONLine(type: "buffer", t: t)
+            line.add("seconds", seconds)
         case .lattice(let t, let pixelSize):
             line = JSONLine(type: "lattice", t: t)
             if let pixelSize { line.add("pixelSize", pixelSize.picometres) }

@@ -1,0 +1,52 @@
+/// How much sound a live output keeps ahead of the speaker: the latency asked for, lengthened a step each
+/// time the sound runs dry, and shortened a step back after a quiet minute. A busy desktop can hold up
+/// the sound server's own ordinary threads, which pass the program's sound on (PulseAudio's main thread
+/// has no real-time priority), for longer than a short buffer lasts; a longer one rides over that, at the
+/// cost of the pen's sound coming that much later. PulseAudio's own sinks grow their buffers the same way.
+public struct BufferLength: Sendable, Equatable {
+    /// The latency asked for (`play --latency`): never shorter than this.
+    public let asked: Double
+    /// The length kept now, in seconds.
+    public private(set) var current: Double
+    /// When the sound last ran dry or the length last changed.
+    private var lastEvent: Double
+    /// When the length last grew.
+    private var lastGrowth: Double?
+
+    /// How long without the sound running dry before the length is shortened a step.
+    public static let quietBeforeShortening = 60.0
+    /// Dropouts this soon after the length grew are the same trouble, before the longer buffer has filled.
+    public static let settling = 1.0
+    /// The longest, as a multiple of the asked latency.
+    public static let longestMultiple = 4.0
+
+    public init(asked: Double, now: Double) {
+        self.asked = asked
+        current = asked
+        lastEvent = now
+    }
+
+    /// One step: half the asked latency.
+    public var step: Double { asked / 2 }
+    public var longest: Double { asked * Self.longestMultiple }
+
+    /// The sound ran dry at `now`: the new length, when it grows.
+    public mutating func ranDry(at now: Double) -> Double? {
+        lastEvent = now
+        if let lastGrowth, now - lastGrowth < Self.settling { return nil }
+        let grown = min(longest, current + step)
+        guard grown > current else { return nil }
+        current = grown
+        lastGrowth = now
+        return grown
+    }
+
+    /// The new length when a quiet minute has passed at `now` since the sound last ran dry or the length
+    /// changed, and it is longer than asked.
+    public mutating func quiet(at now: Double) -> Double? {
+        guard current > asked, now - lastEvent >= Self.quietBeforeShortening else { return nil }
+        current = max(asked, current - step)
+        lastEvent = now
+        return current
+    }
+}

@@ -1,0 +1,35 @@
+import Testing
+
+@testable import SonicCore
+
+/// The buffer a live output keeps grows a step when the sound runs dry, not again while the longer one fills,
+/// never beyond its longest, and comes back a step at a time after quiet minutes, never below the asked.
+@Suite struct BufferLengthTests {
+    @Test func eachDropoutLengthensTheBufferByHalfTheAskedUpToFourTimesIt() {
+        var buffer = BufferLength(asked: 0.010, now: 0)
+        #expect(buffer.ranDry(at: 5) == 0.015)
+        #expect(buffer.ranDry(at: 5.4) == nil, "the longer buffer has not filled yet")
+        #expect(buffer.current == 0.015)
+        #expect(buffer.ranDry(at: 7) == 0.020)
+        for k in 0..<10 { _ = buffer.ranDry(at: 10 + Double(k) * 2) }
+        #expect(abs(buffer.current - 0.040) < 1e-12)
+        #expect(buffer.ranDry(at: 40) == nil, "no longer than its longest")
+    }
+
+    @Test func aQuietMinuteShortensItAStepBackTowardsTheAsked() {
+        var buffer = BufferLength(asked: 0.010, now: 0)
+        #expect(buffer.quiet(at: 100) == nil, "never shorter than asked")
+        _ = buffer.ranDry(at: 100)
+        _ = buffer.ranDry(at: 102)
+        #expect(buffer.current == 0.020)
+        #expect(buffer.quiet(at: 161) == nil, "a minute has not passed since the last dropout")
+        #expect(buffer.quiet(at: 162) == 0.015)
+        #expect(buffer.quiet(at: 200) == nil, "a minute after the last change")
+        _ = buffer.ranDry(at: 210)
+        #expect(buffer.current == 0.020)
+        #expect(buffer.quiet(at: 269) == nil)
+        #expect(buffer.quiet(at: 270) == 0.015)
+        #expect(buffer.quiet(at: 330) == 0.010)
+        #expect(buffer.quiet(at: 400) == nil)
+    }
+}
