@@ -17,7 +17,7 @@ extension EndToEnd {
         }
 
         static func describe(_ arguments: [String]) throws -> (json: [String: Any], text: [String]) {
-            let json = try DescribeTests.json(["describe"] + arguments + ["--json"])
+            let json = try commandJSON(["describe"] + arguments + ["--json"])
             let text = try Subprocess.run(Fixtures.binary, ["describe"] + arguments)
             #expect(text.status == 0, "\(text.output)")
             // Numbers for people: no e-notation, at most four decimals.
@@ -56,7 +56,7 @@ extension EndToEnd {
                 #expect(lines.first?.contains("nanometres across") == true)
                 #expect(lines.contains { $0.hasPrefix("Particle 1 of \(particles.count), ") })
                 // Without a pixel size the diameters are in pixels.
-                let bare = try DescribeTests.json(["describe", path, "--json"])
+                let bare = try commandJSON(["describe", path, "--json"])
                 #expect((bare["summary"] as? String)?.contains("pixels across") == true)
                 #expect((bare["particles"] as? [[String: Any]])?.allSatisfy { $0["diameter_pm"] == nil } == true)
             }
@@ -180,7 +180,7 @@ extension EndToEnd {
                 GrayImage(width: 256, height: 256, bitDepth: 16, samples: samples), folder + "/n.png")
             let (report, lines) = try Self.describe([path])
             #expect(report["kind"] as? String == "noise" && lines.first == Phrases.onlyNoise, "\(lines)")
-            let columns = try DescribeTests.json(["columns", path, "--json"])
+            let columns = try commandJSON(["columns", path, "--json"])
             #expect((columns["columns"] as? [Any])?.isEmpty == true)
             // A wrapped ramp is regions, never columns some pixels apart.
             let ramp = (0..<(512 * 512)).map { (k: Int) -> UInt16 in

@@ -17,12 +17,6 @@ extension EndToEnd {
             return path
         }
 
-        static func json(_ arguments: [String]) throws -> [String: Any] {
-            let result = try Subprocess.run(Fixtures.binary, arguments)
-            #expect(result.status == 0, "\(result.output)")
-            return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        }
-
         static func point(_ value: Any?) throws -> (x: Double, y: Double) {
             let pair = try #require(value as? [Double])
             #expect(pair.count == 2)
@@ -33,7 +27,7 @@ extension EndToEnd {
             let folder = try Fixtures.scratch("describe")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let sample = OverviewSamples.crystalBesideAmorphous(.high)
-            let report = try Self.json(["describe", try Self.write(sample, in: folder), "--json"])
+            let report = try commandJSON(["describe", try Self.write(sample, in: folder), "--json"])
             let summary = try #require(report["summary"] as? String)
             #expect(summary.split(separator: " ").count <= 60)
             #expect(summary.hasPrefix("Hexagonal lattice covering the left three fifths of the image"), "\(summary)")
@@ -82,7 +76,7 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let sample = OverviewSamples.polarDomains(.high)
             let path = try Self.write(sample, in: folder)
-            let report = try Self.json(["describe", path, "--json", "--pixel-size", "18pm"])
+            let report = try commandJSON(["describe", path, "--json", "--pixel-size", "18pm"])
             // The news first: the middle band's heavy columns sit 15 pm up, the rest's 15 pm down.
             let summary = try #require(report["summary"] as? String)
             #expect(
@@ -129,7 +123,7 @@ extension EndToEnd {
             let folder = try Fixtures.scratch("amorphous")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let sample = OverviewSamples.crystalBesideAmorphous(.high)
-            let report = try Self.json(["columns", try Self.write(sample, in: folder), "--json"])
+            let report = try commandJSON(["columns", try Self.write(sample, in: folder), "--json"])
             let columns = try #require(report["columns"] as? [[String: Any]])
             let found = try columns.map { (x: try #require($0["x"] as? Double), y: try #require($0["y"] as? Double)) }
             // The crystal's edge runs from x 238 at the top to x 215 at the bottom; beyond it, amorphous material.
@@ -143,7 +137,7 @@ extension EndToEnd {
 
         @Test func describeSaysWhereThereIsNoLatticeAndRefusesBadInputInOneLine() throws {
             // A disc, a square and a triangle, 80, 91 and 65 pixels across as discs as large: three particles.
-            let shapes = try Self.json(["describe", Fixtures.repository + "/images/shapes.png", "--json"])
+            let shapes = try commandJSON(["describe", Fixtures.repository + "/images/shapes.png", "--json"])
             #expect((shapes["summary"] as? String)?.hasPrefix("3 particles, ") == true, "\(shapes["summary"] ?? "")")
             #expect(shapes["kind"] as? String == "particles")
             #expect(shapes["lattice"] is NSNull && shapes["crystal"] is NSNull)

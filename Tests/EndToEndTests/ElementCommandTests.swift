@@ -10,17 +10,6 @@ extension EndToEnd {
     /// `map` says where a window's signal is and warns of one that holds none; and the shared real files name what
     /// their READMEs say they hold.
     @Suite struct ElementCommandTests {
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try Subprocess.run(Fixtures.binary, arguments, timeout: 120)
-        }
-
-        func json(_ arguments: [String]) throws -> [String: Any] {
-            let result = try run(arguments)
-            try #require(result.status == 0, "\(arguments): \(result.output)")
-            return try #require(
-                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
-        }
-
         /// The generated spectrum image written as a DigitalMicrograph 4 spectrum image, as Gatan's software lays
         /// it out (each channel an image), float32.
         func write(_ sample: SpectrumSample, signal: String, to path: String) throws {
@@ -44,7 +33,7 @@ extension EndToEnd {
         /// `describe --json` names exactly the elements the generated image holds, each with its share and centre,
         /// and `describe` says where.
         func expectElements(_ sample: SpectrumSample, path: String, label: String) throws {
-            let described = try json(["describe", path, "--json"])
+            let described = try commandJSON(["describe", path, "--json"])
             let elements = try #require(described["elements"] as? [[String: Any]], "\(label)")
             #expect(Set(elements.compactMap { $0["symbol"] as? String }) == Set(sample.truth.map(\.symbol)), "\(label)")
             for truth in sample.truth {
@@ -64,17 +53,17 @@ extension EndToEnd {
                 let path = folder + "/fe-ni-si-\(counts).dm4"
                 try write(eds, signal: "X-ray", to: path)
                 try expectElements(eds, path: path, label: "EDS \(counts)")
-                let text = try run(["describe", path]).output
+                let text = try runCommand(["describe", path]).output
                 #expect(text.hasPrefix("Fe in a patch at the centre, 15 percent of the area"), "\(text)")
                 // No peak at zero energy; the strongest is iron's or nickel's Kα.
-                let inspected = try json(["inspect", path, "--json"])
+                let inspected = try commandJSON(["inspect", path, "--json"])
                 let peaks = try #require((inspected["images"] as? [[String: Any]])?.first?["peaks"] as? [[String: Any]])
                 #expect(peaks.allSatisfy { ($0["position"] as? Double ?? 0) > 0.1 }, "\(peaks)")
                 #expect(["Fe Kα", "Ni Kα"].contains(peaks.first?["line"] as? String ?? ""), "\(peaks)")
                 // Iron's map is in the disc; there is no gold, and map says so on one line.
-                let iron = try run(["map", path, "--element", "Fe"])
+                let iron = try runCommand(["map", path, "--element", "Fe"])
                 #expect(iron.status == 0 && iron.output.contains("Its signal is in a patch at the centre"), "\(iron)")
-                let gold = try run(["map", path, "--element", "Au"])
+                let gold = try runCommand(["map", path, "--element", "Au"])
                 #expect(gold.status == 0, "\(gold)")
                 #expect(
                     gold.output.contains(
@@ -85,14 +74,15 @@ extension EndToEnd {
             let lone = SpectrumSample.weakLine(.low)
             try write(lone, signal: "X-ray", to: folder + "/weak.dm4")
             try expectElements(lone, path: folder + "/weak.dm4", label: "weak line")
-            #expect(try run(["inspect", folder + "/weak.dm4"]).output.contains(", unidentified"))
+            #expect(try runCommand(["inspect", folder + "/weak.dm4"]).output.contains(", unidentified"))
             let eels = SpectrumSample.eelsOxides(.low, lowLoss: true)
             try write(eels, signal: "EELS", to: folder + "/eels.dm4")
             try expectElements(eels, path: folder + "/eels.dm4", label: "EELS")
             let background = SpectrumSample.backgroundOnly(.high, hump: true)
             try write(background, signal: "X-ray", to: folder + "/background.dm4")
             #expect(
-                (try json(["describe", folder + "/background.dm4", "--json"])["elements"] as? [Any])?.isEmpty == true)
+                (try commandJSON(["describe", folder + "/background.dm4", "--json"])["elements"] as? [Any])?.isEmpty
+                    == true)
         }
 
         /// The shared files name nothing their READMEs say they do not hold: the synthetic EDS image its Ti in the
@@ -104,20 +94,21 @@ extension EndToEnd {
         func sharedFilesNameTheElementsTheyHold() throws {
             let folder = SharedFormats.folder + "/spectra"
             let synthetic = folder + "/synthetic_eds_si.hspy"
-            let elements = try #require(try json(["describe", synthetic, "--json"])["elements"] as? [[String: Any]])
+            let elements = try #require(
+                try commandJSON(["describe", synthetic, "--json"])["elements"] as? [[String: Any]])
             let found = Dictionary(uniqueKeysWithValues: elements.map { ($0["symbol"] as? String ?? "", $0) })
             #expect(Set(found.keys).isSubset(of: ["Ti", "Sr", "O", "Cu"]), "\(elements)")
             for (symbol, x, fraction) in [("Ti", 11.5, 0.5), ("Sr", 35.5, 0.5), ("Cu", 23.5, 1.0)] {
                 #expect(abs((found[symbol]?["fraction"] as? Double ?? -1) - fraction) <= 0.06, "\(symbol)")
                 #expect(abs((found[symbol]?["x"] as? Double ?? -9) - x) <= 3, "\(symbol)")
             }
-            let bruker = try json(["inspect", folder + "/over16bit.bcf", "--json", "--image", "2"])
+            let bruker = try commandJSON(["inspect", folder + "/over16bit.bcf", "--json", "--image", "2"])
             let spectra = (bruker["images"] as? [[String: Any]] ?? []).first { $0["peaks"] != nil }
             let peaks = try #require(spectra?["peaks"] as? [[String: Any]])
             #expect(peaks.allSatisfy { ($0["position"] as? Double ?? 0) > 0.1 }, "\(peaks)")
             #expect(peaks.allSatisfy { ($0["position"] as? Double ?? 99) < 10 }, "\(peaks)")
             let velox = folder + "/example_velox_EELS_EDS.emd"
-            let report = try json(["inspect", velox, "--json"])
+            let report = try commandJSON(["inspect", velox, "--json"])
             let images = report["images"] as? [[String: Any]] ?? []
             let titles = images.filter { $0["kind"] as? String == "image" }.compactMap { $0["title"] as? String }
             #expect(titles.sorted() == ["Co", "Co-EELS", "DF-S", "Fe", "Fe-EELS", "O", "O-EELS", "a"], "\(titles)")

@@ -7,17 +7,6 @@ import Testing
 extension EndToEnd {
     /// Every command on every format, as a script or a user at a terminal meets them.
     @Suite struct FileFormatTests {
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try Subprocess.run(Fixtures.binary, arguments, timeout: 120)
-        }
-
-        func json(_ arguments: [String]) throws -> [String: Any] {
-            let result = try run(arguments)
-            try #require(result.status == 0, "\(result.output)")
-            return try #require(
-                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
-        }
-
         /// Picometres in one `unit`, as the reference reader writes units.
         static let picometres: [String: Double] = ["pm": 1, "nm": 1000, "µm": 1e6, "Å": 100, "m": 1e12]
 
@@ -28,7 +17,7 @@ extension EndToEnd {
             for path in try SharedFormats.files("dm3", "dm4", "emd") {
                 let signal = try #require((try SharedFormats.facts(path)["signals"] as? [[String: Any]])?.first)
                 let shape = signal["shape"] as! [Int]
-                let report = try json(["inspect", "--json", path])
+                let report = try commandJSON(["inspect", "--json", path])
                 let name = URL(fileURLWithPath: path).lastPathComponent
                 #expect(
                     report["width"] as? Int == shape.last && report["height"] as? Int == shape[shape.count - 2],
@@ -98,7 +87,7 @@ extension EndToEnd {
             // Each column's centre and peak; its other fields (some null without a pixel size) are other tests'.
             func columns(_ file: String) throws -> [[String: Double]] {
                 let listed = try #require(
-                    try json(["columns", "--json", folder + "/" + file])["columns"] as? [[String: Any]])
+                    try commandJSON(["columns", "--json", folder + "/" + file])["columns"] as? [[String: Any]])
                 return listed.map { column in column.compactMapValues { $0 as? Double } }
             }
             let reference = try columns("lattice.png")
@@ -112,7 +101,7 @@ extension EndToEnd {
                 }
             }
             // The TIFF's ImageJ calibration, 100 pixels a nanometre: 10 pm.
-            #expect(try json(["inspect", "--json", folder + "/lattice.tif"])["pixel_size_pm"] as? Double == 10)
+            #expect(try commandJSON(["inspect", "--json", folder + "/lattice.tif"])["pixel_size_pm"] as? Double == 10)
         }
 
         /// The real session on the DM4 sample renders the same bytes from the DM4 as from the PNG of the
@@ -122,7 +111,7 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let log = Fixtures.repository + "/Tests/Fixtures/logs/dm4-session.jsonl"
             for image in ["atomic-lattice.dm4", "atomic-lattice.png"] {
-                let result = try run([
+                let result = try runCommand([
                     "render", Fixtures.repository + "/images/" + image, "--session", log, "--out",
                     folder + "/" + image + ".wav"
                 ])
@@ -134,7 +123,7 @@ extension EndToEnd {
             let second = try String(contentsOfFile: log, encoding: .utf8).replacingOccurrences(
                 of: "\"imageNumber\":1", with: "\"imageNumber\":2")
             try second.write(toFile: folder + "/second.jsonl", atomically: true, encoding: .utf8)
-            let refused = try run([
+            let refused = try runCommand([
                 "render", Fixtures.repository + "/images/atomic-lattice.dm4", "--session", folder + "/second.jsonl",
                 "--out", folder + "/second.wav"
             ])
@@ -175,7 +164,7 @@ extension EndToEnd {
             for (name, bytes, fault) in cases {
                 try bytes.write(to: URL(fileURLWithPath: folder + "/" + name))
                 for command in ["inspect", "columns"] {
-                    let result = try run([command, folder + "/" + name])
+                    let result = try runCommand([command, folder + "/" + name])
                     #expect(
                         result.status == 2 && result.output.hasPrefix("sonic-atomic: cannot read image "),
                         "\(name): \(result.output)")
@@ -183,7 +172,8 @@ extension EndToEnd {
                     #expect(result.output.split(separator: "\n").count == 1, "\(name): \(result.output)")
                 }
             }
-            let missing = try run(["inspect", Fixtures.repository + "/images/atomic-lattice.dm4", "--image", "3"])
+            let missing = try runCommand(["inspect", Fixtures.repository + "/images/atomic-lattice.dm4", "--image", "3"]
+            )
             #expect(
                 missing.status == 2 && missing.output.contains("there is no image 3: the file holds 2 images"),
                 "\(missing.output)")
@@ -194,7 +184,7 @@ extension EndToEnd {
                 ]).bytes
             )
             .write(to: URL(fileURLWithPath: spectrumOnly))
-            let noImage = try run(["inspect", spectrumOnly])
+            let noImage = try runCommand(["inspect", spectrumOnly])
             #expect(
                 noImage.status == 2 && noImage.output.contains("no image it can play (a 1-D signal, not an image)"),
                 "\(noImage.output)")

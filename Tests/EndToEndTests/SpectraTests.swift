@@ -9,17 +9,6 @@ extension EndToEnd {
     /// `inspect --json` lists each with its kind and axes, `map` gives the maps RosettaSciIO gives,
     /// and bad files end with one line and status 2.
     @Suite struct SpectraTests {
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try Subprocess.run(Fixtures.binary, arguments, timeout: 120)
-        }
-
-        func json(_ arguments: [String]) throws -> [String: Any] {
-            let result = try run(arguments)
-            try #require(result.status == 0, "\(arguments): \(result.output)")
-            return try #require(
-                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
-        }
-
         /// (kind, every axis's size), sorted: what a file holds, whatever the order it lists it in.
         static func kinds(_ signals: [(kind: String, sizes: [Int])]) -> [String] {
             signals.map { "\($0.kind) \($0.sizes)" }.sorted()
@@ -33,7 +22,7 @@ extension EndToEnd {
             for path in try SharedFormats.spectra("dm3", "dm4", "emd", "hspy", "bcf") {
                 let name = URL(fileURLWithPath: path).lastPathComponent
                 let facts = try #require(try SharedFormats.facts(path)["signals"] as? [[String: Any]])
-                let report = try json(["inspect", "--json", path])
+                let report = try commandJSON(["inspect", "--json", path])
                 let listed = try #require(report["images"] as? [[String: Any]], "\(name)")
                 #expect(listed.map { $0["index"] as? Int } == Array(1...listed.count), "\(name)")
                 let read = listed.map { entry in
@@ -74,7 +63,9 @@ extension EndToEnd {
                 for window in windows {
                     let said = described.first { $0["label"] as? String == window["label"] as? String } ?? window
                     let (start, end) = (try #require(said["start"] as? Double), try #require(said["end"] as? Double))
-                    let map = try json(["map", path, "--image", String(index), "--window", "\(start):\(end)", "--json"])
+                    let map = try commandJSON([
+                        "map", path, "--image", String(index), "--window", "\(start):\(end)", "--json"
+                    ])
                     let label = "\(name) image \(index), \(window["label"] ?? "")"
                     #expect(
                         map["channels"] as? [Int] == [
@@ -108,12 +99,12 @@ extension EndToEnd {
             let folder = try Fixtures.scratch("element-map")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let path = SharedFormats.folder + "/spectra/synthetic_eds_si.hspy"
-            let map = try json(["map", path, "--element", "Ti", "--json", "--out", folder + "/ti.tif"])
+            let map = try commandJSON(["map", path, "--element", "Ti", "--json", "--out", folder + "/ti.tif"])
             #expect(map["feature"] as? String == "Ti Kα" && map["channels"] as? [Int] == [440, 463], "\(map)")
             let values = try #require(map["values"] as? [String: Double])
             // The truth: 129 counts a pixel in the Ti Kα window on the left, 11 on the right.
             #expect(values["0,0"]! > 60 && values["24,20"]! < 40, "\(map)")
-            let written = try json(["inspect", "--json", folder + "/ti.tif"])
+            let written = try commandJSON(["inspect", "--json", folder + "/ti.tif"])
             #expect(
                 written["width"] as? Int == 48 && written["height"] as? Int == 40
                     && written["sample_type"] as? String == "float32")
@@ -122,7 +113,7 @@ extension EndToEnd {
             )
             #expect(abs((written["pixel_size_pm"] as? Double ?? 0) - 500) < 1e-3, "\(written)")
             // A flat background just below the window takes the bremsstrahlung away.
-            let corrected = try json(["map", path, "--element", "Ti", "--background", "before", "--json"])
+            let corrected = try commandJSON(["map", path, "--element", "Ti", "--background", "before", "--json"])
             #expect((corrected["mean"] as? Double ?? 0) < (map["mean"] as? Double ?? 0) - 10, "\(corrected)")
         }
 
@@ -167,16 +158,16 @@ extension EndToEnd {
                 (["map", hspy + "line_scan.hspy", "--image", "2", "--window", "290:300"], "there is no image 2")
             ]
             for (arguments, fault) in cases {
-                let result = try run(arguments)
+                let result = try runCommand(arguments)
                 #expect(
                     result.status == 2 && result.output.hasPrefix("sonic-atomic: "), "\(arguments): \(result.output)")
                 #expect(result.output.contains(fault), "\(arguments): \(result.output)")
                 #expect(result.output.split(separator: "\n").count == 1, "\(arguments): \(result.output)")
             }
             // The map of a single spectrum's window is its sum; --window and --element go alone.
-            let sum = try json(["map", hspy + "spectrum.hspy", "--window", "0:0.1keV", "--json"])
+            let sum = try commandJSON(["map", hspy + "spectrum.hspy", "--window", "0:0.1keV", "--json"])
             #expect(sum["width"] as? Int == 1 && sum["channels"] as? [Int] == [5, 10], "\(sum)")
-            #expect(try run(["map", hspy + "spectrum.hspy", "--window", "0:1", "--element", "O"]).status == 64)
+            #expect(try runCommand(["map", hspy + "spectrum.hspy", "--window", "0:1", "--element", "O"]).status == 64)
         }
     }
 }

@@ -21,12 +21,6 @@ extension EndToEnd {
             return path
         }
 
-        static func json(_ arguments: [String]) throws -> [String: Any] {
-            let result = try Subprocess.run(Fixtures.binary, arguments, timeout: 60)
-            #expect(result.status == 0, "\(result.output)")
-            return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        }
-
         /// A column of `strain --json`: its place and its four numbers (nil where it has none).
         struct Column {
             var x: Double, y: Double
@@ -77,7 +71,7 @@ extension EndToEnd {
             let sample = StrainSamples.sample(.interface, .high, variant: variant)
             let truth = try #require(sample.truth.interfaces.first)
             let path = try Self.write(sample, in: folder)
-            let report = try Self.json([
+            let report = try commandJSON([
                 "strain", path, "--json", "--pixel-size", Self.pixelSize, "--out", folder + "/map"
             ])
             let reference = try #require(report["reference"] as? [String: Any])
@@ -119,7 +113,7 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let sample = StrainSamples.sample(.uniform, .high)
             let path = try Self.write(sample, in: folder)
-            let report = try Self.json(["strain", path, "--json"])
+            let report = try commandJSON(["strain", path, "--json"])
             // The reference is the strained lattice itself: a and b as the true field stretches and turns them.
             let d = sample.truth.columns[0].deformation
             let gradient =
@@ -173,7 +167,7 @@ extension EndToEnd {
             let sample = StrainSamples.sample(.interface, .high, variant: variant)
             let truth = try #require(sample.truth.interfaces.first)
             let path = try Self.write(sample, in: folder)
-            let report = try Self.json(["strain", path, "--json", "--method", "gpa", "--out", folder + "/gpa"])
+            let report = try commandJSON(["strain", path, "--json", "--method", "gpa", "--out", folder + "/gpa"])
             let reference = try #require(report["reference"] as? [String: Any])
             #expect(reference["method"] as? String == "gpa")
             let smoothing = try #require(reference["smoothing_px"] as? Double)
@@ -193,7 +187,7 @@ extension EndToEnd {
             #expect(abs(Double(map[xBeyond, row] - map[xBefore, row]) - truth.step.exx) < 0.006)
 
             // A narrower mask is taken and said.
-            let narrow = try Self.json(["strain", path, "--json", "--method", "gpa", "--mask-radius", "0.01"])
+            let narrow = try commandJSON(["strain", path, "--json", "--method", "gpa", "--mask-radius", "0.01"])
             let narrowReference = try #require(narrow["reference"] as? [String: Any])
             #expect(abs((narrowReference["mask_radius"] as? Double ?? 0) - 0.01) < 1e-12)
         }
@@ -203,7 +197,7 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let sample = StrainSamples.sample(.twoGrains, .high, variant: variant)
             let path = try Self.write(sample, in: folder)
-            let columns = try Self.columns(try Self.json(["strain", path, "--json"]))
+            let columns = try Self.columns(try commandJSON(["strain", path, "--json"]))
             let turn = (sample.truth.grains[1].orientation - sample.truth.grains[0].orientation) * 180 / Double.pi
             let found = Self.step(columns, ends: sample.truth.boundary, gap: 2 * StrainSamples.spacing, margin: 20)
             #expect(abs(found[3] - turn) <= 0.5, "\(found[3]) against \(turn)")
@@ -220,7 +214,7 @@ extension EndToEnd {
             // The interface: its course along the true line, its step the truth's.
             let interface = StrainSamples.sample(.interface, .high)
             let line = try #require(interface.truth.interfaces.first)
-            let report = try Self.json(["describe", try Self.write(interface, in: folder), "--json"])
+            let report = try commandJSON(["describe", try Self.write(interface, in: folder), "--json"])
             let found = try #require(try features(report, "interface").first)
             let points = try #require(found["points"] as? [[Double]])
             #expect(points.count >= 2 && points.allSatisfy { abs(Self.side($0[0], $0[1], of: line.ends)) < spacing })
@@ -235,7 +229,7 @@ extension EndToEnd {
             // The dislocation: within half a spacing of its core, its Burgers vector the truth's.
             let dislocation = StrainSamples.sample(.dislocation, .high)
             let core = try #require(dislocation.truth.dislocations.first)
-            let dislocated = try Self.json([
+            let dislocated = try commandJSON([
                 "describe", try Self.write(dislocation, in: folder), "--json", "--pixel-size", Self.pixelSize
             ])
             let cores = try features(dislocated, "dislocation")
@@ -250,7 +244,7 @@ extension EndToEnd {
 
             // Two grains: each turned as made, within the square lattice's quarter turn, their boundary drawn.
             let twoGrains = StrainSamples.sample(.twoGrains, .high)
-            let grained = try Self.json(["describe", try Self.write(twoGrains, in: folder), "--json"])
+            let grained = try commandJSON(["describe", try Self.write(twoGrains, in: folder), "--json"])
             let said = try #require(grained["grains"] as? [[String: Any]])
             #expect(said.count == 2, "\(said)")
             for grain in twoGrains.truth.grains {
@@ -278,7 +272,7 @@ extension EndToEnd {
             let spacings = [
                 1 / hypot(reciprocal.xx, reciprocal.xy), 1 / hypot(reciprocal.yx, reciprocal.yy)
             ]
-            let strained = try Self.json([
+            let strained = try commandJSON([
                 "describe", try Self.write(uniform, in: folder), "--json", "--pixel-size", Self.pixelSize
             ])
             let reflections = try #require(strained["reflections"] as? [[String: Any]])
