@@ -40,6 +40,8 @@ final class PlaySession {
     /// What the greeting ends with: what the user must know before starting.
     private let notices: [String]
     private var quitAsked = false
+    /// F2 asked for the lesson in this session's place.
+    private var lessonAsked = false
     private var dropoutsLogged = 0
 
     /// What a session plays: an image file (`play`), or the lesson's images from where the user got to (`learn`).
@@ -57,6 +59,30 @@ final class PlaySession {
 
     convenience init(_ options: Learn) throws {
         try self.init(options.session, .lesson(LessonStore(), restart: options.restart))
+    }
+
+    /// `play`, and when F2 asks for the lesson, the lesson in its place once the session has ended (its window
+    /// closed, its tags saved), with the same options; its log, a session of its own, beside the session's
+    /// (`lessonLogPath`).
+    static func play(_ options: Play) throws {
+        guard runToTheEnd(try PlaySession(options)) else { return }
+        var lesson = options.session
+        lesson.eventsPath = options.session.eventsPath.map(lessonLogPath)
+        _ = runToTheEnd(try PlaySession(lesson, .lesson(LessonStore(), restart: false)))
+    }
+
+    /// Runs `session` until it ends; whether it asked for the lesson.
+    static func runToTheEnd(_ session: PlaySession) -> Bool {
+        session.run()
+        session.shutDown()
+        return session.lessonAsked
+    }
+
+    /// Where the lesson F2 starts logs: "session-lesson.jsonl" beside "session.jsonl".
+    static func lessonLogPath(_ path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[name...].lastIndex(of: "."), dot > name else { return path + "-lesson" }
+        return String(path[..<dot]) + "-lesson" + String(path[dot...])
     }
 
     /// Everything the session needs, in the order that lets a failure say what is missing: the
@@ -90,7 +116,9 @@ final class PlaySession {
 
         let stack = SoundStack(
             profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: SessionOptions.speechSeconds)
-        let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
+        // A lesson's spectrum mode plays the lesson's spectrum image.
+        let spectrumCube = opened.entry.spectra ?? (play == nil ? LessonImage.spectra : nil)
+        let spectrumVoice = spectrumCube.map { SpectrumVoice(cube: $0, profile: settings) }
         // The elements' lines, found before the sound starts: the window keys start from the strongest.
         let lines = spectrumVoice?.lineWindows()
         spectra = spectrumVoice.map { voice in
@@ -100,7 +128,7 @@ final class PlaySession {
             }
         }
         let (windowProgress, frameProgress) = (windowWait.progress, frameWait.progress)
-        windowMaps = opened.entry.spectra.map { cube in
+        windowMaps = spectrumCube.map { cube in
             LatestWork(label: "window maps") { window, preparation in
                 windowProgress.restart()
                 return WorkProgress.$current.withValue(windowProgress) {
@@ -338,6 +366,9 @@ final class PlaySession {
                 log?.write(.view(t: now, diffractogram: shown != nil))
                 frontend.show(controller.instrument.image, stretch: controller.instrument.stretch)
             case .quit: quitAsked = true
+            case .learn:
+                lessonAsked = true
+                quitAsked = true
             }
         }
     }
