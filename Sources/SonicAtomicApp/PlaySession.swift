@@ -61,14 +61,19 @@ final class PlaySession {
         try self.init(options.session, .lesson(LessonStore(), restart: options.restart))
     }
 
-    /// `play`, and when F2 asks for the lesson, the lesson in its place once the session has ended (its window
-    /// closed, its tags saved), with the same options; its log, a session of its own, beside the session's
-    /// (`lessonLogPath`).
+    /// `play`, and when F2 asks for the lesson, `learn` in its place once the session has ended (its window closed,
+    /// its tags saved), with the same options, its log beside the session's (`lessonLogPath`). The program runs
+    /// again for it: a process starts the desktop's accessibility and the voice once.
     static func play(_ options: Play) throws {
         guard runToTheEnd(try PlaySession(options)) else { return }
-        var lesson = options.session
-        lesson.eventsPath = options.session.eventsPath.map(lessonLogPath)
-        _ = runToTheEnd(try PlaySession(lesson, .lesson(LessonStore(), restart: false)))
+        var arguments = [CommandLine.arguments[0]] + options.session.learnArguments
+        if let index = arguments.firstIndex(of: "--events"), index + 1 < arguments.count {
+            arguments[index + 1] = lessonLogPath(arguments[index + 1])
+        }
+        let pointers = arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", pointers)
+        // Without the program's own file the lesson has no window to open in.
+        throw fail("cannot start the lesson: \(String(cString: strerror(errno)))", status: .noDisplay)
     }
 
     /// Runs `session` until it ends; whether it asked for the lesson.
