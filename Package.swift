@@ -114,6 +114,8 @@ let package = Package(
             dependencies: [
                 "SonicAtomicApp", "sonic-atomic-hdf5", "engine-benchmark", "pipewire-allocations", "fuzz", "SonicCore",
                 "SampleWriters", "TestSupport",
+                // Times what the lesson says, in the program's own voice.
+                "SonicSpeech",
                 // Reads back the maps `strain --out` writes.
                 "SonicImageFiles",
                 // Text rendered on the test's X server, to hold the program's screen to.

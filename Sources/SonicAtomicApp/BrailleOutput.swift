@@ -67,6 +67,8 @@ final class BrailleOutput {
                 guard size.rows > 1 else { break }
                 showsPicture.toggle()
                 pictureDrawn = -.infinity
+                // The text lines open on the overview's details and the tags.
+                if !showsPicture { line.add(controller.brailleSheet, at: time) }
             case .key(let key):
                 if let action = line.press(key, size: size, at: time) {
                     userAsked(at: time)

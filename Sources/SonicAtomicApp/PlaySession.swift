@@ -40,6 +40,8 @@ final class PlaySession {
     /// What the greeting ends with: what the user must know before starting.
     private let notices: [String]
     private var quitAsked = false
+    /// F2 asked for the lesson in this session's place.
+    private var lessonAsked = false
     private var dropoutsLogged = 0
 
     /// What a session plays: an image file (`play`), or the lesson's images from where the user got to (`learn`).
@@ -57,6 +59,35 @@ final class PlaySession {
 
     convenience init(_ options: Learn) throws {
         try self.init(options.session, .lesson(LessonStore(), restart: options.restart))
+    }
+
+    /// `play`, and when F2 asks for the lesson, `learn` in its place once the session has ended (its window closed,
+    /// its tags saved), with the same options, its log beside the session's (`lessonLogPath`). The program runs
+    /// again for it: a process starts the desktop's accessibility and the voice once.
+    static func play(_ options: Play) throws {
+        guard runToTheEnd(try PlaySession(options)) else { return }
+        var arguments = [CommandLine.arguments[0]] + options.session.learnArguments
+        if let index = arguments.firstIndex(of: "--events"), index + 1 < arguments.count {
+            arguments[index + 1] = lessonLogPath(arguments[index + 1])
+        }
+        let pointers = arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", pointers)
+        // Without the program's own file the lesson has no window to open in.
+        throw fail("cannot start the lesson: \(String(cString: strerror(errno)))", status: .noDisplay)
+    }
+
+    /// Runs `session` until it ends; whether it asked for the lesson.
+    static func runToTheEnd(_ session: PlaySession) -> Bool {
+        session.run()
+        session.shutDown()
+        return session.lessonAsked
+    }
+
+    /// Where the lesson F2 starts logs: "session-lesson.jsonl" beside "session.jsonl".
+    static func lessonLogPath(_ path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[name...].lastIndex(of: "."), dot > name else { return path + "-lesson" }
+        return String(path[..<dot]) + "-lesson" + String(path[dot...])
     }
 
     /// Everything the session needs, in the order that lets a failure say what is missing: the
@@ -90,7 +121,9 @@ final class PlaySession {
 
         let stack = SoundStack(
             profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: SessionOptions.speechSeconds)
-        let spectrumVoice = opened.entry.spectra.map { SpectrumVoice(cube: $0, profile: settings) }
+        // A lesson's spectrum mode plays the lesson's spectrum image.
+        let spectrumCube = opened.entry.spectra ?? (play == nil ? LessonImage.spectra : nil)
+        let spectrumVoice = spectrumCube.map { SpectrumVoice(cube: $0, profile: settings) }
         // The elements' lines, found before the sound starts: the window keys start from the strongest.
         let lines = spectrumVoice?.lineWindows()
         spectra = spectrumVoice.map { voice in
@@ -100,7 +133,7 @@ final class PlaySession {
             }
         }
         let (windowProgress, frameProgress) = (windowWait.progress, frameWait.progress)
-        windowMaps = opened.entry.spectra.map { cube in
+        windowMaps = spectrumCube.map { cube in
             LatestWork(label: "window maps") { window, preparation in
                 windowProgress.restart()
                 return WorkProgress.$current.withValue(windowProgress) {
@@ -338,6 +371,9 @@ final class PlaySession {
                 log?.write(.view(t: now, diffractogram: shown != nil))
                 frontend.show(controller.instrument.image, stretch: controller.instrument.stretch)
             case .quit: quitAsked = true
+            case .learn:
+                lessonAsked = true
+                quitAsked = true
             }
         }
     }

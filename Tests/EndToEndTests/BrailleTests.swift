@@ -1,4 +1,5 @@
 import Foundation
+import SonicCore
 import TestSupport
 import Testing
 
@@ -178,22 +179,39 @@ extension EndToEnd {
                         && isRaised(cells, Self.dot(ofPixel: 70, 95))
                 }
 
-                // The display-mode key switches to text: the tags listed are a table, one tag a row, aligned.
+                // The display-mode key switches to text, which opens on the overview's details, a line each, and
+                // the tags as a table, one tag a row, aligned: paged through with the pan key.
+                func rows(_ text: String) -> [String] {
+                    let cells = Array(text.padding(toLength: 300, withPad: " ", startingAt: 0))
+                    return (0..<10).map { String(cells[($0 * 30)..<($0 * 30 + 30)]) }
+                }
+                // The overview's summary, as D says it.
+                func answer(to key: String) throws -> String {
+                    let count = try session.spokenTexts().count
+                    try display.key(key)
+                    try waitFor("the answer to \(key)", timeout: 10) {
+                        ((try? session.spokenTexts().count) ?? 0) > count
+                    }
+                    return try session.spokenTexts().last ?? ""
+                }
+                let summary = try answer(to: "d")
                 var seenTexts = braille.texts().count
                 try braille.send("DISPMD")
-                try braille.waitForText("text in place of the picture", after: seenTexts) {
-                    $0.hasPrefix("SonicAtomic. shapes.png") || $0.hasPrefix("M1 ")
+                var page = try braille.waitForText("text in place of the picture", after: seenTexts) { _ in true }
+                var sheet = rows(page)
+                var pans = 0
+                while !sheet.contains(where: { $0.hasPrefix("Tag 2") }) && pans < 8 {
+                    seenTexts = braille.texts().count
+                    try braille.send("FWinRt")
+                    page = try braille.waitForText("the next page of the text", after: seenTexts) { _ in true }
+                    sheet += rows(page)
+                    pans += 1
                 }
-                seenTexts = braille.texts().count
-                try display.key("l")
-                let table = try braille.waitForText("the tags as a table", after: seenTexts) { $0.hasPrefix("2 tags ") }
-                let rows = (0..<3).map { row in
-                    String(
-                        Array(table.padding(toLength: 90, withPad: " ", startingAt: 0))[(row * 30)..<(row * 30 + 30)])
-                }
-                #expect(rows[0].trimmingCharacters(in: .whitespaces) == "2 tags", "\(rows)")
-                #expect(rows[1].hasPrefix("Tag 1 x  70 y 120 "), "\(rows)")
-                #expect(rows[2].hasPrefix("Tag 2 x 160 y 120 "), "\(rows)")
+                let lines = sheet.map { String($0.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+                #expect(lines.first.map { BrailleText.compact(summary).hasPrefix($0) } == true, "\(summary) \(lines)")
+                let tagsRow = try #require(lines.firstIndex(of: "2 tags"), "\(lines)")
+                #expect(lines[tagsRow + 1].hasPrefix("Tag 1 x  70 y 120 "), "\(lines)")
+                #expect(lines[tagsRow + 2].hasPrefix("Tag 2 x 160 y 120 "), "\(lines)")
 
                 // Back to the picture; a display resized is drawn again at its size.
                 let pictures = try session.records(ofType: "braille").filter { $0["picture"] is String }.count
@@ -209,6 +227,67 @@ extension EndToEnd {
                 #expect(try session.records(ofType: "braille").contains { $0["picture"] is String })
                 #expect(try session.quitWithKey() == 0)
                 // The resize cost nothing: brltty was not lost.
+                #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
+            }
+        }
+
+        /// A screen reader's own BrlAPI client, as Orca's is (the same Python BrlAPI, at the root of brltty's ttys, as
+        /// Orca enters), writing its text every half second, as a screen reader writes with each change on its
+        /// desktop, and a GTK window "Notes" to take the focus. brltty shows it only while no client of a window
+        /// below the root holds the display.
+        static let screenReaderClient = """
+            import brlapi, gi
+            gi.require_version("Gtk", "3.0")
+            from gi.repository import GLib, Gtk
+            reader = brlapi.Connection()
+            reader.enterTtyModeWithPath()
+            reader.writeText("Orca: Notes")
+            GLib.timeout_add(500, lambda: reader.writeText("Orca: Notes") or True)
+            w = Gtk.Window(title="Notes"); w.add(Gtk.Label(label="Notes")); w.show_all(); Gtk.main()
+            """
+
+        @Test(.enabled(if: Fixtures.hasBrltty, "needs brltty: \(Fixtures.brlttyMissing ?? "")"))
+        func anotherWindowInFrontHasTheDisplayForTheScreenReaderUntilTheFocusComesBack() throws {
+            try withServers("braille-focus") { display, sound, folder in
+                let braille = try BrailleTestDisplay(columns: 40, rows: 1, logFolder: folder)
+                defer { braille.stop() }
+                let reader = try Subprocess(
+                    Fixtures.systemPython, ["-c", Self.screenReaderClient],
+                    environment: display.environment.merging(braille.clientEnvironment) { $1 }, folder: folder,
+                    label: "screen-reader")
+                defer { reader.stop() }
+                try braille.waitForText("the screen reader's text", timeout: 20) { $0 == "Orca: Notes" }
+                let session = try RunningPlay(
+                    image: Fixtures.repository + "/images/shapes.png", display: display, sound: sound, folder: folder,
+                    environment: braille.clientEnvironment)
+                defer { session.stop() }
+                try session.waitUntilShown()
+                try display.focusWindow(named: "^SonicAtomic")
+                try braille.waitForText("the greeting") { $0.hasPrefix("SonicAtomic. shapes.png") }
+
+                // The other window in front: the display is the screen reader's, with its text.
+                var seen = braille.texts().count
+                try display.focusWindow(named: "^Notes$")
+                try braille.waitForText("the screen reader's text again", after: seen) { $0 == "Orca: Notes" }
+                // Nothing the program says meanwhile takes it back.
+                let shownAway = braille.texts().count
+                usleep(1_500_000)
+                let meanwhile = Array(braille.texts().dropFirst(shownAway))
+                let onlyTheReaders = meanwhile.allSatisfy { $0 == "Orca: Notes" }
+                #expect(onlyTheReaders, "\(meanwhile)")
+
+                // The program's window in front again: its text is back, and it answers there.
+                seen = braille.texts().count
+                try display.focusWindow(named: "^SonicAtomic")
+                try braille.waitForText("the program's text again", after: seen) { $0 != "Orca: Notes" }
+                seen = braille.texts().count
+                try display.key("space")
+                try braille.waitForText("an answer on the display", after: seen) {
+                    $0.hasPrefix("The pen is not on the tablet") || $0.hasPrefix("x ") || $0.hasPrefix("Outside")
+                }
+                #expect(reader.isRunning, "\(reader.stderr)")
+                #expect(try session.quitWithKey() == 0)
+                // brltty was never lost: the display was handed over, not dropped.
                 #expect(session.process.stderr.isEmpty, "\(session.process.stderr)")
             }
         }

@@ -178,6 +178,50 @@ import Testing
 
     private func characters(_ text: String) -> Int { text.count }
 
+    /// The text lines a multi-line display is switched to: each of the overview's details a line, routed to the
+    /// feature it names, then the tags as a table; one tag, or none, is a line of its own.
+    @Test func theTextLinesShowTheDetailsALineEachAndTheTagsAsATable() {
+        let details = [
+            BrailleMessage("Square lattice a 24.0px"),
+            BrailleMessage(
+                "Bright column 1 of 2 upper left",
+                targets: [BrailleTarget(characters: 0..<15, action: .guideToFeature(0))])
+        ]
+        let tags = "2 tags. Tag 1 x 100.0 y 120.0 33%. Tag 2 x 250.5 y 60.3 41%"
+        let tagTargets = [
+            BrailleTarget(characters: 8..<35, action: .guideToTag(1)),
+            BrailleTarget(characters: 35..<characters(tags), action: .guideToTag(2))
+        ]
+        let sheet = BrailleTable.sheet(details: details, tags: BrailleMessage(tags, targets: tagTargets))
+        #expect(
+            sheet.table == [
+                BrailleTableRow("Square lattice a 24.0px"),
+                BrailleTableRow("Bright column 1 of 2 upper left", action: .guideToFeature(0)),
+                BrailleTableRow("2 tags"), BrailleTableRow("Tag 1 x 100.0 y 120.0 33%", action: .guideToTag(1)),
+                BrailleTableRow("Tag 2 x 250.5 y  60.3 41%", action: .guideToTag(2))
+            ])
+        // On one line, the same words in a row, each target where its words are.
+        #expect(sheet.text == "Square lattice a 24.0px Bright column 1 of 2 upper left " + tags)
+        let tag2 = sheet.targets.first { $0.action == .guideToTag(2) }?.characters.lowerBound ?? 0
+        #expect(String(Array(sheet.text)[tag2..<(tag2 + 5)]) == "Tag 2")
+
+        var line = BrailleLine(messageSeconds: 10, showsStatus: true)
+        line.add(sheet, at: 0)
+        let size = BrailleSize(columns: 26, rows: 5)
+        #expect(
+            line.rows(size, status: "", at: 0) == [
+                "Square lattice a 24.0px", "Bright column 1 of 2 upper", "left", "2 tags",
+                "Tag 1 x 100.0 y 120.0 33%"
+            ])
+        #expect(line.press(.route(26 + 3), size: size, at: 0) == .guideToFeature(0))
+        _ = line.press(.panRight, size: size, at: 0)
+        #expect(line.rows(size, status: "", at: 0) == ["Tag 2 x 250.5 y  60.3 41%"])
+
+        let one = BrailleTable.sheet(
+            details: [], tags: BrailleMessage("1 tag. Tag 1 x 3 y 4 5%", targets: [tagTargets[0]]))
+        #expect(one.table == [BrailleTableRow("1 tag. Tag 1 x 3 y 4 5%", action: .guideToTag(1))])
+    }
+
     @Test func aMultiLineDisplayShowsAPageOfRows() {
         let long = (1...12).map { "word\($0)" }.joined(separator: " ")
         var line = Self.line([long])

@@ -107,11 +107,68 @@ import Testing
         #expect(try !Self.check("cell", LessonSituation(nib: nib, facts: Self.defects)).passed)
     }
 
+    /// The spectrum image's iron is where the truth has it, and the check says which element's region the nib is
+    /// in and which way iron's lies.
+    @Test func ironsRegionIsFoundInTheSpectrumImage() throws {
+        let facts = LessonImage.spectrum.facts
+        let iron = try #require(Lesson.middle(of: "Fe", facts))
+        // The disc of radius 14 about (30, 34), six pixels a pixel.
+        #expect(abs(iron.x - 182.5) < 1 && abs(iron.y - 206.5) < 1)
+        #expect(try Self.check("spectrum", LessonSituation(nib: iron, facts: facts)) == .passed("Yes: iron's region."))
+        let edge = ImagePoint(x: iron.x + 80, y: iron.y)
+        #expect(try Self.check("spectrum", LessonSituation(nib: edge, facts: facts)).passed)
+        let corner = ImagePoint(x: 20, y: 20)
+        #expect(
+            try Self.check("spectrum", LessonSituation(nib: corner, facts: facts))
+                == .missed("That is nickel's region; iron's is below and to the right of the nib."))
+        let right = ImagePoint(x: iron.x + 95, y: iron.y)
+        #expect(
+            try Self.check("spectrum", LessonSituation(nib: right, facts: facts))
+                == .missed("That is nickel's region; iron's is to the left of the nib."))
+        #expect(try Self.check("spectrum", LessonSituation(nib: nil, facts: facts)) == .missed(Lesson.offImage))
+        // The image plays as its total counts: iron's region, its lines the stronger, holds more.
+        let image = LessonImage.spectrum.render()
+        #expect(image.width == OverviewSamples.size && image.height == OverviewSamples.size)
+        func mean(around point: ImagePoint) -> Float {
+            let (x, y) = (Int(point.x), Int(point.y))
+            let values = (-15..<15).flatMap { dy in (-15..<15).map { dx in image[x + dx, y + dy] } }
+            return values.reduce(0, +) / Float(values.count)
+        }
+        #expect(mean(around: iron) > mean(around: ImagePoint(x: 20, y: 20)))
+    }
+
+    @Test func everyStepsExampleAnswerPassesAndTheWalkthroughSaysEachStep() throws {
+        for step in Lesson.steps {
+            #expect(step.check(step.example(step.image.facts)).passed, "\(step.id)")
+        }
+        let said = LessonPhrases.walkthrough
+        #expect(said.count == 2 * Lesson.steps.count + 2)
+        #expect(said[1].hasPrefix("Step 1 of 10. Pitch."))
+        #expect(said.last?.hasPrefix("The course is done. Score: 10 of 10 steps passed, in 10 tries.") == true)
+        #expect(
+            LessonPhrases.direction(of: ImagePoint(x: 0, y: 10), from: ImagePoint(x: 0, y: 0), from: "it") == "below it"
+        )
+        #expect(
+            LessonPhrases.direction(of: ImagePoint(x: -10, y: -8), from: ImagePoint(x: 0, y: 0), from: "it")
+                == "above and to the left of it")
+    }
+
+    @Test func f2StartsTheLessonInPlayAndSaysSoInALesson() {
+        let c = TestPlayer(LessonImage.defects.render()).controller()
+        let asked = c.handle(key: "F2", at: 0)
+        #expect(speech(asked) == [LessonPhrases.starting])
+        #expect(asked.contains(.learn))
+        let lesson = TestPlayer(LessonImage.defects.render()).controller()
+        _ = lesson.startLesson(at: .start)
+        let again = lesson.handle(key: "F2", at: 1)
+        #expect(speech(again) == [LessonPhrases.inALesson] && !again.contains(.learn))
+    }
+
     @Test func progressIsKeptAndADamagedFileRefused() throws {
         let progress = LessonProgress(step: 4, passed: 3, tries: 7)
         #expect(progress.text == "{\"step\":\"bright-guided\",\"passed\":3,\"tries\":7}\n")
         #expect(try LessonProgress(parsing: Array(progress.text.utf8)) == progress)
-        let done = LessonProgress(step: Lesson.steps.count, passed: 9, tries: 20)
+        let done = LessonProgress(step: Lesson.steps.count, passed: 10, tries: 20)
         #expect(try LessonProgress(parsing: Array(done.text.utf8)) == done)
         for damaged in [
             "", "{", "[1]", "{\"step\":\"flying\",\"passed\":0,\"tries\":0}",
@@ -146,8 +203,9 @@ import Testing
         let c = player.controller()
         let started = c.startLesson(at: .start)
         #expect(started.contains(.mode(.intensityPitch)))
-        #expect(speech(started).first?.hasPrefix("SonicAtomic lesson: 9 steps, about 20 minutes.") == true)
-        #expect(speech(started).first?.contains("Step 1 of 9. Pitch.") == true)
+        #expect(
+            speech(started).first?.hasPrefix("SonicAtomic lesson: 10 steps, about \(Lesson.minutes) minutes.") == true)
+        #expect(speech(started).first?.contains("Step 1 of 10. Pitch.") == true)
         #expect(events(started).map(\.what) == [.started])
 
         let column = Self.defects.columns[Self.defects.columns.count / 2]
@@ -160,12 +218,13 @@ import Testing
         let passed = c.handle(key: "Enter", at: 2.1)
         #expect(events(passed).map(\.what) == [.passed, .started])
         let said = try #require(speech(passed).first)
-        #expect(said.hasPrefix("Yes, that is a column. Score: 1 of 9 steps passed, in 2 tries. Step 2 of 9. Loudness."))
+        #expect(
+            said.hasPrefix("Yes, that is a column. Score: 1 of 10 steps passed, in 2 tries. Step 2 of 10. Loudness."))
         #expect(passed.contains(.mode(.pressureAmplitude)))
         #expect(c.lessonProgress == LessonProgress(step: 1, passed: 1, tries: 2))
 
         let again = c.handle(key: "Shift+Enter", at: 3)
-        #expect(speech(again).first?.hasPrefix("Step 2 of 9. Loudness.") == true)
+        #expect(speech(again).first?.hasPrefix("Step 2 of 10. Loudness.") == true)
         let skipped = c.handle(key: "Ctrl+Enter", at: 4)
         #expect(events(skipped).map(\.what) == [.skipped, .started])
         #expect(c.lessonProgress == LessonProgress(step: 2, passed: 1, tries: 2))
@@ -175,10 +234,11 @@ import Testing
         let player = TestPlayer(LessonImage.defects.render())
         let resumed = player.controller().startLesson(at: LessonProgress(step: 6, passed: 5, tries: 8))
         #expect(
-            speech(resumed).first?.contains("You got to step 7 last time. Score: 5 of 9 steps passed, in 8 tries.")
+            speech(resumed).first?.contains("You got to step 7 last time. Score: 5 of 10 steps passed, in 8 tries.")
                 == true)
-        #expect(speech(resumed).first?.contains("Step 7 of 9. A vacancy.") == true)
-        let done = player.controller().startLesson(at: LessonProgress(step: 9, passed: 9, tries: 9))
+        #expect(speech(resumed).first?.contains("Step 7 of 10. A vacancy.") == true)
+        let count = Lesson.steps.count
+        let done = player.controller().startLesson(at: LessonProgress(step: count, passed: count, tries: count))
         #expect(speech(done).first?.contains(LessonPhrases.startedAgain) == true)
         #expect(events(done).first?.progress == .start)
         // A step on another image plays it in the session's place.

@@ -62,8 +62,6 @@ struct Play: ParsableCommand {
     }
 
     func run() throws {
-        let session = try PlaySession(self)
-        session.run()
-        session.shutDown()
+        try PlaySession.play(self)
     }
 }

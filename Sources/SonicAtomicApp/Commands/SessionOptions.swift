@@ -50,6 +50,19 @@ struct SessionOptions: ParsableArguments {
         }
     }
 
+    /// The command line of `learn` with these options.
+    var learnArguments: [String] {
+        var arguments = [
+            "learn", "--profile", profileChoice.profile, "--latency", "\(latency)", "--audio",
+            audio.rawValue, "--braille", braille.rawValue
+        ]
+        if let eventsPath { arguments += ["--events", eventsPath] }
+        if let speech { arguments += ["--speech", speech.rawValue] }
+        if let voice { arguments += ["--voice", voice] }
+        if let rate { arguments += ["--rate", "\(rate)"] }
+        return arguments
+    }
+
     /// The profile, with the speech engine, voice and rate the options give.
     func profile() throws -> Profile {
         var settings = try profileChoice.load()

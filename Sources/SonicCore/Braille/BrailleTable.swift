@@ -35,6 +35,29 @@ public enum BrailleTable {
             + footer.filter { !$0.isEmpty }.map { BrailleTableRow($0) }
     }
 
+    /// The overview's details and the tags as a multi-line display's text lines show them, each part a message as
+    /// the display writes it with the places a routing key acts on: each detail a line (routed to what it names),
+    /// then the tags, one a line with their columns aligned (routed to the tag) — or their one line when they are
+    /// fewer than two.
+    public static func sheet(details: [BrailleMessage], tags: BrailleMessage) -> BrailleMessage {
+        var text = "", targets: [BrailleTarget] = []
+        for part in details + [tags] {
+            let offset = text.isEmpty ? 0 : text.count + 1
+            text += (text.isEmpty ? "" : " ") + part.text
+            targets += part.targets.map {
+                BrailleTarget(
+                    characters: ($0.characters.lowerBound + offset)..<($0.characters.upperBound + offset),
+                    action: $0.action)
+            }
+        }
+        let detailRows = details.map { BrailleTableRow($0.text, action: $0.targets.first?.action) }
+        let tagRows =
+            Self.tags(tags.text, targets: tags.targets) ?? [
+                BrailleTableRow(tags.text, action: tags.targets.first?.action)
+            ]
+        return BrailleMessage(text, targets: targets, table: detailRows + tagRows)
+    }
+
     /// Lines of words, each column padded to its widest: numbers to the right, words to the left. Lines of
     /// different numbers of words stay as they are.
     static func align(_ lines: [[String]]) -> [String] {

@@ -62,6 +62,7 @@ extension Bindings {
             case .nextFrame, .previousFrame, .firstFrame, .lastFrame: return frames ? 0 : 200
             case .windowDown, .windowUp, .windowNarrower, .windowWider: return spectra ? 0 : 200
             case .lessonAnswer, .lessonRepeat, .lessonSkip: return lesson ? 0 : 200
+            case .startLesson: return lesson ? 200 : 100
             case .nextLine, .previousLine: return spectra ? 50 : 200
             case .chooseMode: return 1 + everyday.firstIndex(of: .chooseMode(1))!
             default:

@@ -120,6 +120,7 @@ public enum Bindings {
         + keys(["Enter"], .lessonAnswer, "in a lesson, answer the step", in: .others)
         + keys(["Shift+Enter"], .lessonRepeat, "in a lesson, say the step again and start it afresh")
         + keys(["Ctrl+Enter"], .lessonSkip, "in a lesson, skip the step")
+        + keys(["F2"], .startLesson, "start the lesson, a spoken course in listening, in place of the image")
         + [
             pen(.lowerBarrelDoubleClick, .nextMode, "next mode"),
             pen(.lowerBarrelClick, .whereAmI, "where am I"),

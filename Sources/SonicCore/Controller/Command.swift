@@ -67,6 +67,8 @@ public enum Command: Sendable, Hashable {
     case lessonAnswer
     case lessonRepeat
     case lessonSkip
+    /// Outside a lesson: the session ends and the lesson starts in its place.
+    case startLesson
     case quit
     /// The window manager asked the window to close: the same as `quit`.
     case windowClosed

@@ -50,6 +50,8 @@ public enum ControllerOutput: Sendable, Equatable {
     case lesson(LessonEvent)
     /// The user asked to quit (the goodbye has been asked to be spoken first).
     case quit
+    /// The user asked for the lesson (said first): the session ends, its tags saved, and the lesson runs in its place.
+    case learn
 }
 
 /// What is saved of the tags: the tags with the cell's corners, those still being placed, and the

@@ -97,6 +97,21 @@ extension SessionController {
         return settle(outputs)
     }
 
+    /// What a multi-line display's text lines show when the display is switched from the picture to them: the
+    /// overview's summary and its other details, as D says them (or that the overview is still to come), and the
+    /// tags as L lists them, as a table (`BrailleTable.sheet`).
+    public var brailleSheet: BrailleMessage {
+        func message(_ spoken: String) -> BrailleMessage {
+            let text = BrailleText.compact(spoken)
+            return BrailleMessage(text, targets: brailleTargets(in: text))
+        }
+        let details =
+            state.overview.map { overview in
+                (overview.summary + overview.details.filter { !overview.summary.contains($0) }).map(message)
+            } ?? [message(Phrases.overviewNotReady)]
+        return BrailleTable.sheet(details: details, tags: message(tagging.list(state)))
+    }
+
     /// The braille display is reached again after brltty went away: said, and shown.
     public func brailleBack() -> [ControllerOutput] { settle([.speak(Phrases.brailleBack)]) }
 }

@@ -16,8 +16,11 @@ extension SessionController {
     public var lessonProgress: LessonProgress? { lesson?.progress }
 
     /// Enter, Shift+Enter and Ctrl+Enter: the step answered, started afresh or skipped. Enter outside a lesson says
-    /// what it does in tagging mode.
+    /// what it does in tagging mode. F2 outside a lesson ends the session for the lesson, said first.
     func runLesson(_ command: Command) -> [ControllerOutput] {
+        if command == .startLesson {
+            return lesson == nil ? [.speak(LessonPhrases.starting), .learn] : [.speak(LessonPhrases.inALesson)]
+        }
         guard var run = lesson else {
             return [
                 .speak(

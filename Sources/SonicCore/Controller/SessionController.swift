@@ -8,7 +8,7 @@ public final class SessionController {
     /// What the session is now; changed only as the controller settles what its parts return.
     public private(set) var state: SessionState
     private let opened: OpenedImage
-    private var tagging: Tagging
+    var tagging: Tagging
     var columnCursor = ColumnCursor()
     var navigation: Navigation
     private var statusPanel: StatusPanel
@@ -312,7 +312,7 @@ public final class SessionController {
                 if !text.isEmpty { lastAnnouncement = text }
                 if !state.soundPlays { unheard = text }
             case .pen, .tagAdded, .tagRemoved, .save, .snap, .fetchSpectrum, .spectrum, .makeWindowMap, .window,
-                .lesson, .quit:
+                .lesson, .quit, .learn:
                 break
             }
         }
@@ -384,7 +384,7 @@ public final class SessionController {
             return changeWindow(command)
         case .nextFrame, .previousFrame, .firstFrame, .lastFrame:
             return frameStepper.step(command, from: requestedFrame ?? state.frame)
-        case .lessonAnswer, .lessonRepeat, .lessonSkip: return runLesson(command)
+        case .lessonAnswer, .lessonRepeat, .lessonSkip, .startLesson: return runLesson(command)
         case .quit, .windowClosed: return [.speak(Phrases.goodbye), .quit]
         }
     }

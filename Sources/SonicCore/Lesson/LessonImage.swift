@@ -9,20 +9,43 @@ public enum LessonImage: String, Sendable, CaseIterable {
     case crystal
     /// A perovskite-like crystal in two polar domains: its middle band displaced up, the rest down.
     case domains
+    /// An EDS spectrum image at high counts: iron in a round region off the middle, nickel all around it, silicon
+    /// everywhere, weak. It plays as its total counts; its spectra are the lesson's spectra (`spectra`).
+    case spectrum
 
-    var sample: OverviewSample {
+    /// The spectra the spectrum mode plays throughout a lesson: those of `.spectrum`, made once.
+    public static var spectra: SpectrumCube { spectrumSample.cube }
+
+    private static let spectrumSample = SpectrumSample.ironNickelSilicon(
+        .high, enlargedBy: OverviewSamples.size / SpectrumSample.side)
+
+    /// The image with atom columns; nil for the spectrum image.
+    var sample: OverviewSample? {
         switch self {
         case .defects: OverviewSamples.defects(.low)
         case .crystal: OverviewSamples.crystalBesideAmorphous(.low)
         case .domains: OverviewSamples.polarDomains(.low)
+        case .spectrum: nil
         }
     }
 
-    public func render() -> GrayImage { sample.render() }
+    public func render() -> GrayImage {
+        if let sample { return sample.render() }
+        let side = OverviewSamples.size
+        // Spectra held in memory are always read: the blank image is never played.
+        return (try? Self.spectra.totalCounts().image)
+            ?? GrayImage(
+                width: side, height: side, sampleType: .float32, samples: [Float](repeating: 0, count: side * side))
+    }
 
-    /// Where its columns, bright columns, vacancies and domain walls are, as made.
+    /// Where its columns, bright columns, vacancies and domain walls are, as made; or where its elements are.
     public var facts: LessonFacts {
-        let sample = sample
+        guard let sample else {
+            let places = Self.spectrumSample.truth.map {
+                ElementRegion(symbol: $0.symbol, width: Self.spectrumSample.width, present: $0.present)
+            }
+            return LessonFacts(spacing: 0, columns: [], bright: [], vacancies: [], walls: [], places: places)
+        }
         let scene = sample.scene
         let sites = scene.sitePositions(margin: 0)
         func places(_ kind: OverviewFeature.Kind) -> [ImagePoint] {
@@ -46,6 +69,8 @@ public struct LessonFacts: Sendable {
     public var vacancies: [ImagePoint]
     /// Each domain wall's ends, from the image's left edge to its right, the uppermost first.
     public var walls: [[ImagePoint]]
+    /// A spectrum image's elements, where they are.
+    public var places: [ElementRegion] = []
 
     /// Of `points`, the nearest to `point`, and how far it is.
     static func nearest(of points: [ImagePoint], to point: ImagePoint) -> (point: ImagePoint, distance: Double)? {
@@ -58,5 +83,34 @@ public struct LessonFacts: Sendable {
     static func height(of wall: [ImagePoint], at x: Double) -> Double? {
         guard let start = wall.first, let end = wall.last, end.x != start.x else { return nil }
         return start.y + (x - start.x) / (end.x - start.x) * (end.y - start.y)
+    }
+}
+
+/// Where an element of a spectrum image is: its pixels, row by row.
+public struct ElementRegion: Sendable {
+    public var symbol: String
+    public var width: Int
+    public var present: [Bool]
+
+    /// As the lesson says it: "iron".
+    public var name: String { Element.named(symbol)?.name ?? symbol }
+    /// Whether it is in every pixel.
+    public var everywhere: Bool { !present.contains(false) }
+
+    /// Whether the pixel under `point` holds it.
+    public func holds(_ point: ImagePoint) -> Bool {
+        let x = Int(point.x.rounded()), y = Int(point.y.rounded())
+        guard x >= 0, y >= 0, x < width, y * width + x < present.count else { return false }
+        return present[y * width + x]
+    }
+
+    /// Its pixel nearest `point`, if it is anywhere.
+    public func nearest(to point: ImagePoint) -> ImagePoint? {
+        let pixels = present.indices.lazy.filter { present[$0] }.map {
+            ImagePoint(x: Double($0 % width), y: Double($0 / width))
+        }
+        return pixels.min {
+            Double.hypot($0.x - point.x, $0.y - point.y) < Double.hypot($1.x - point.x, $1.y - point.y)
+        }
     }
 }

@@ -19,6 +19,18 @@ public enum LessonPhrases {
         return parts.joined(separator: " and ")
     }
 
+    /// "above and to the left of the nib": which way `point` lies from `origin`, along the image's axes; a direction
+    /// is named when it is at least half the larger.
+    public static func direction(of point: ImagePoint, from origin: ImagePoint, from name: String) -> String {
+        let dx = point.x - origin.x, dy = point.y - origin.y
+        let larger = max(abs(dx), abs(dy))
+        var parts: [String] = []
+        if abs(dy) >= larger / 2 { parts.append(dy < 0 ? "above" : "below") }
+        if abs(dx) >= larger / 2 { parts.append(dx < 0 ? "to the left of" : "to the right of") }
+        if parts.count == 2 { parts[0] += " and" }
+        return (parts + [name]).joined(separator: " ")
+    }
+
     /// What a lesson starts with: how it goes and its keys; where the user got to, when not at the start.
     static func welcome(_ progress: LessonProgress) -> String {
         let start =
@@ -35,6 +47,19 @@ public enum LessonPhrases {
         "Score: \(progress.passed) of \(Lesson.steps.count) steps passed, in \(progress.tries == 1 ? "1 try" : "\(progress.tries) tries")."
     }
 
+    /// What the course says when every step is passed at the first try, in order: the welcome, each step, its answer
+    /// with the score, and the end — what `Lesson.minutes` is timed from.
+    public static var walkthrough: [String] {
+        var progress = LessonProgress.start
+        var said = [welcome(progress)]
+        for (index, lessonStep) in Lesson.steps.enumerated() {
+            said.append(step(index) + lessonStep.instruction)
+            progress = LessonProgress(step: index + 1, passed: index + 1, tries: index + 1)
+            said.append(lessonStep.check(lessonStep.example(lessonStep.image.facts)).words + " " + score(progress))
+        }
+        return said + [done(progress)]
+    }
+
     static let tryAgain = "Try again."
     /// After this many misses of one step, how to skip it is said.
     static let missesBeforeSkipHint = 3
@@ -47,7 +72,10 @@ public enum LessonPhrases {
     }
 
     static let startedAgain = "You finished the course last time; it starts again from the beginning."
-    static let notInALesson = "Only in a lesson: sonic-atomic learn starts one."
+    static let notInALesson = "Only in a lesson: F2 or sonic-atomic learn starts one."
+    /// Said as F2 ends a session for the lesson.
+    public static let starting = "The lesson starts; the tags are saved."
+    static let inALesson = "This is the lesson: Shift+Enter says the step again."
 }
 
 extension Phrases {

@@ -25,6 +25,28 @@ public struct MemorySpectra: SpectrumSource {
     }
 }
 
+/// The spectra of a smaller spectrum image, each pixel repeated `factor` × `factor` times.
+public struct EnlargedSpectra: SpectrumSource {
+    public let source: MemorySpectra
+    public let factor: Int
+
+    public var width: Int { source.width * factor }
+    public var height: Int { source.height * factor }
+    public var channels: Int { source.channels }
+
+    public func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
+        var out: [Float] = []
+        out.reserveCapacity(columns.count * rows.count * channels)
+        for y in rows {
+            for x in columns {
+                let start = ((y / factor) * source.width + x / factor) * channels
+                out += source.values[start..<(start + channels)]
+            }
+        }
+        return out
+    }
+}
+
 /// Generated EDS and EELS spectrum images of known elements in known regions, with Poisson counting noise: what
 /// element identification and the elements' places are tested against.
 public struct SpectrumSample: Sendable {
@@ -136,19 +158,45 @@ public struct SpectrumSample: Sendable {
 
     /// Iron in a disc off the middle (15 % of the area), nickel all around it, silicon everywhere, weak.
     public static func ironNickelSilicon(_ counts: Counts, seed: UInt64 = 1) -> SpectrumSample {
-        let iron = disc(30, 34, radius: 14)
-        let nickel = iron.map { !$0 }
-        let silicon = [Bool](repeating: true, count: side * side)
-        let lines =
-            family("Fe", counts: 30, present: iron) + family("Ni", counts: 20, present: nickel)
-            + family("Si", counts: 3, present: silicon)
+        let truth = ironNickelSiliconTruth()
         return SpectrumSample(
             cube: SpectrumCube(
-                source: eds(lines: lines, counts: counts, seed: seed), spectralAxis: edsAxis, spectroscopy: .eds),
-            truth: [
-                Truth(symbol: "Fe", present: iron), Truth(symbol: "Ni", present: nickel),
-                Truth(symbol: "Si", present: silicon)
-            ], strayPeaks: [])
+                source: eds(lines: ironNickelSiliconLines(truth), counts: counts, seed: seed), spectralAxis: edsAxis,
+                spectroscopy: .eds),
+            truth: truth, strayPeaks: [])
+    }
+
+    /// Where `ironNickelSilicon` holds iron, nickel and silicon.
+    private static func ironNickelSiliconTruth() -> [Truth] {
+        let iron = disc(30, 34, radius: 14)
+        return [
+            Truth(symbol: "Fe", present: iron), Truth(symbol: "Ni", present: iron.map { !$0 }),
+            Truth(symbol: "Si", present: [Bool](repeating: true, count: side * side))
+        ]
+    }
+
+    /// Iron's, nickel's and silicon's lines where `truth` places them (in that order), of 30, 20 and 3 counts in Kα.
+    private static func ironNickelSiliconLines(_ truth: [Truth]) -> [Line] {
+        zip(truth, [30.0, 20, 3]).flatMap { family($0.symbol, counts: $1, present: $0.present) }
+    }
+
+    /// `ironNickelSilicon`, each pixel made `factor` × `factor` pixels of the same spectrum: as large as the images it
+    /// plays beside, holding no more spectra.
+    public static func ironNickelSilicon(_ counts: Counts, enlargedBy factor: Int, seed: UInt64 = 1) -> SpectrumSample {
+        let truth = ironNickelSiliconTruth()
+        let spectra = EnlargedSpectra(
+            source: eds(lines: ironNickelSiliconLines(truth), counts: counts, seed: seed), factor: factor)
+        let width = spectra.width
+        return SpectrumSample(
+            cube: SpectrumCube(source: spectra, spectralAxis: edsAxis, spectroscopy: .eds),
+            truth: truth.map { truth in
+                Truth(
+                    symbol: truth.symbol,
+                    present: (0..<(width * width)).map {
+                        truth.present[($0 / width / factor) * side + $0 % width / factor]
+                    }
+                )
+            }, strayPeaks: [])
     }
 
     /// The continuum and the zero-energy peak alone; with `hump`, a broad hump of the background at 0.75 keV too.
