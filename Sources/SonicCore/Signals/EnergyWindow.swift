@@ -95,11 +95,23 @@ public struct EnergyWindow: Sendable, Equatable {
         }
     }
 
-    /// An X-ray line's width (FWHM) in eV at `energy` eV, for a detector of 130 eV at Mn Kα, as
-    /// HyperSpy takes it (after Fiori and Newbury): the square root of 2.5 (E − E(Mn Kα)) + 130².
-    public static func lineWidth(at energy: Double) -> Double {
-        let manganese = 5898.7, atManganese = 130.0
-        return max(2.5 * (energy - manganese) + atManganese * atManganese, 1).squareRoot()
+    /// A detector's resolution where its file gives none: 130 eV at Mn Kα, HyperSpy's default.
+    public static let defaultResolution = 130.0
+
+    /// `resolution` where it is a detector's (20 to 1000 eV), else the default.
+    public static func usableResolution(_ resolution: Double?) -> Double {
+        guard let resolution, resolution.isFinite, resolution >= 20, resolution <= 1000 else {
+            return defaultResolution
+        }
+        return resolution
+    }
+
+    /// An X-ray line's width (FWHM) in eV at `energy` eV, for a detector whose width at Mn Kα (5898.7 eV) is
+    /// `resolution` eV, as HyperSpy takes it (after Fiori and Newbury, the statistical spread of the charge a photon
+    /// makes in silicon): FWHM(E)² = FWHM(Mn Kα)² + 2.5 (E − 5898.7 eV), in eV.
+    public static func lineWidth(at energy: Double, resolution: Double = defaultResolution) -> Double {
+        let manganese = 5898.7
+        return max(2.5 * (energy - manganese) + resolution * resolution, 1).squareRoot()
     }
 
     private static func describe(_ range: ClosedRange<Double>, _ axis: SignalAxis) -> String {

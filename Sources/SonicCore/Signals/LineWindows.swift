@@ -29,7 +29,9 @@ public struct LineWindows: Sendable {
     /// `--element` takes it), each edge's from its onset over 5 % of it (at least 20 eV).
     public init(summed: [Double], cube: SpectrumCube) {
         let axis = cube.spectralAxis
-        let reading = ElementIdentification.read(summed, axis: axis, spectroscopy: cube.spectroscopy)
+        let reading = ElementIdentification.read(
+            summed, axis: axis, spectroscopy: cube.spectroscopy,
+            resolution: EnergyWindow.usableResolution(cube.resolution))
         let perUnit = EnergyUnit(axis.units)?.electronvolts ?? 1
         func window(_ energy: Double, edge: Bool) -> PlayedWindow {
             let (start, end) =
