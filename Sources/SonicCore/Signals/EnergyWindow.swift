@@ -55,12 +55,13 @@ public struct EnergyWindow: Sendable, Equatable {
     }
 
     /// The window for `element` on a spectrum of `spectroscopy`: its main X-ray line (EDS), from
-    /// Kα, Lα and Mα the first that lies within the axis, one line width (FWHM) either side; or its
+    /// Kα, Lα and Mα the first that lies within the axis, one line width (FWHM, for a detector of
+    /// `resolution` at Mn Kα, else the default) either side; or its
     /// main edge (EELS), from K, L2,3 and M4,5 the first within the axis, from its onset over
     /// 20 eV or 5 % of the onset, whichever is wider.
-    public static func element(_ element: Element, on axis: SignalAxis, spectroscopy: Spectroscopy)
-        throws(ImageFileError) -> EnergyWindow
-    {
+    public static func element(
+        _ element: Element, on axis: SignalAxis, spectroscopy: Spectroscopy, resolution: Double? = nil
+    ) throws(ImageFileError) -> EnergyWindow {
         let perUnit = try electronvolts(per: axis)
         let range = axis.range
         func inRange(_ window: EnergyWindow) -> Bool {
@@ -83,7 +84,7 @@ public struct EnergyWindow: Sendable, Equatable {
         case .eds, .unknown:
             for line in [XRayLine.kAlpha, .lAlpha, .mAlpha] {
                 guard let energy = element.energy(of: line) else { continue }
-                let halfWidth = lineWidth(at: energy * 1000)
+                let halfWidth = lineWidth(at: energy * 1000, resolution: usableResolution(resolution))
                 let window = EnergyWindow(
                     start: (energy * 1000 - halfWidth) / perUnit, end: (energy * 1000 + halfWidth) / perUnit,
                     feature: "\(element.symbol) \(line.rawValue)", spokenFeature: "\(element.name) \(line.spoken)")
