@@ -101,6 +101,7 @@ extension EndToEnd {
         /// The shared files name nothing their READMEs say they do not hold: the synthetic EDS image its Ti in the
         /// left half, Sr and O (its Kα on the continuum's steep rise at 0.5 keV) in the right and Cu everywhere, each
         /// placed; the Bruker file (10 kV) its main peak, C Kα, and no peak at zero energy nor past the beam's energy;
+        /// a spectrum of counts only near zero energy no peak at all;
         /// Velox's element maps are titled by their elements, its EDS spectra have no peak at zero energy, and it
         /// plays its survey image.
         @Test(.disabled(if: SharedFormats.skip, "the real microscope files are not beside the repository"))
@@ -126,6 +127,10 @@ extension EndToEnd {
                 try json(["describe", folder + "/over16bit.bcf", "--json", "--image", "2"])["elements"]
                     as? [[String: Any]])
             #expect(brukerElements.first?["symbol"] as? String == "C", "\(brukerElements)")
+            // RosettaSciIO's EDS spectrum holds counts only near zero energy: no peak.
+            let nearZero = try json(["inspect", folder + "/test-EDS_spectrum.dm3", "--json"])
+            let nearZeroPeaks = (nearZero["images"] as? [[String: Any]])?.first?["peaks"] as? [Any]
+            #expect(nearZeroPeaks?.isEmpty ?? true, "\(nearZero)")
             let velox = folder + "/example_velox_EELS_EDS.emd"
             let report = try json(["inspect", velox, "--json"])
             let images = report["images"] as? [[String: Any]] ?? []

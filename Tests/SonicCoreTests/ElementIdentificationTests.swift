@@ -92,6 +92,21 @@ import Testing
         #expect(reading.peaks.allSatisfy { $0.line?.hasPrefix("Fe") == true }, "\(reading.peaks)")
     }
 
+    /// A spectrum whose counts are all near zero energy (the strobe peak and a little of its tail, as RosettaSciIO's
+    /// `test-EDS_spectrum.dm3` holds) has no peak: the counts end there, and past them nothing is sought.
+    @Test func countsOnlyNearZeroMakeNoPeak() {
+        let axis = SignalAxis(name: "Energy", size: 4096, scale: 0.005, offset: -0.478, units: "keV", navigation: false)
+        var spectrum = [Double](repeating: 0, count: 4096)
+        for channel in 0..<4096 {
+            let energy = axis.position(channel) * 1000
+            spectrum[channel] = (3500 * Double.exp(-energy * energy / (2 * 15 * 15))).rounded()
+            if energy > 160 && energy < 250 { spectrum[channel] += 3 }
+            if energy > 170 && energy < 185 { spectrum[channel] += 7 }
+        }
+        let reading = ElementIdentification.read(spectrum, axis: axis, spectroscopy: .eds)
+        #expect(reading.peaks.isEmpty && reading.elements.isEmpty, "\(reading.peaks)")
+    }
+
     /// The detector's resolution sets the lines' widths: its own at Mn Kα, narrower below; a resolution no detector
     /// has falls back to 130 eV.
     @Test func lineWidthsFollowTheDetectorsResolution() {

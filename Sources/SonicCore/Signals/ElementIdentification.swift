@@ -129,9 +129,11 @@ public enum ElementIdentification {
         }
         // Where the counts end (the beam's energy, on a spectrum recorded beyond it): past the last thousandth of
         // them no line is sought, nor within two line widths of it, where the continuum falls off a cliff. The
-        // towering peaks are left out of the count, lest one of them hold nearly all and end the spectrum at itself.
+        // towering peaks are left out of the count, lest one of them hold nearly all and end the spectrum at itself
+        // (unless they hold all there is).
         let tall = SpectrumBackground.tallPeaks(counts, first: first, widths: widths)
-        let continuumCounts = zip(counts, tall).map { $1 ? 0 : $0 }
+        let outsideTall = zip(counts, tall).map { $1 ? 0 : $0 }
+        let continuumCounts = outsideTall[first...].reduce(0, +) > 0 ? outsideTall : counts
         let total = continuumCounts[first...].reduce(0, +)
         var last = n - 1, beyond = 0.0
         while last > first, beyond + continuumCounts[last] < 0.001 * total {
