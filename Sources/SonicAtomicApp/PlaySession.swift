@@ -426,7 +426,8 @@ final class PlaySession {
                 chosen = parsed
             } else {
                 chosen = try EnergyWindow.element(
-                    Element.named(options.element ?? "")!, on: axis, spectroscopy: cube.spectroscopy)
+                    Element.named(options.element ?? "")!, on: axis, spectroscopy: cube.spectroscopy,
+                    resolution: cube.resolution)
             }
             let window = PlayedWindow(chosen, background: options.background != nil)
             return (window, try window.map(of: cube))

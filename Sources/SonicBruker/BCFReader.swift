@@ -94,6 +94,15 @@ public enum BCFReader {
         return entries
     }
 
+    /// The detector's width (FWHM) at Mn Kα in eV, from Esprit's peak-width calibration in the spectrum header:
+    /// σ² = `SigmaAbs` + `SigmaLin` · E, σ and E in keV; nil where the header gives none that makes sense.
+    static func resolution(of header: XMLNode) -> Double? {
+        guard let absolute = header.number("SigmaAbs"), let linear = header.number("SigmaLin") else { return nil }
+        let variance = absolute + linear * 5.8987
+        guard variance.isFinite, variance > 0 else { return nil }
+        return 2.3548 * variance.squareRoot() * 1000
+    }
+
     /// Hypermap `number`: its channels and energy calibration from the header's `SpectrumDataN`,
     /// its spectra decompressed and indexed when first asked for.
     private static func hypermap(
@@ -121,7 +130,8 @@ public enum BCFReader {
             SignalAxis(name: "x", size: width, calibration: calibration.x, navigation: true),
             SignalAxis(name: "y", size: height, calibration: calibration.y, navigation: true), energy
         ]
-        let cube = SpectrumCube(source: source, spectralAxis: energy, spectroscopy: .eds)
+        let cube = SpectrumCube(
+            source: source, spectralAxis: energy, spectroscopy: .eds, resolution: resolution(of: header))
         return ImageEntry(
             title: number == 0 ? "EDX" : "EDX \(number)", spectra: cube, axes: axes, sampleType: .uint32,
             acquiredImage: acquired)

@@ -54,11 +54,16 @@ enum FileSurvey {
             let metadata = try? group.child("metadata")
             let general = (try? metadata?.child("General")) ?? nil
             let signal = (try? metadata?.child("Signal")) ?? nil
+            let instrument = (try? metadata?.child("Acquisition_instrument")) ?? nil
+            let resolution = ["TEM", "SEM"].lazy.compactMap { microscope -> Double? in
+                let eds = try? instrument?.child(microscope)?.child("Detector")?.child("EDS")
+                return eds?.attributeNumber("energy_resolution_MnKa")
+            }.first
             survey.hyperspy.append(
                 HyperSpyExperiment(
                     name: link.name, layout: layout, axes: axes,
                     title: general?.attributeText("title", maxBytes: maxTextBytes),
-                    signalType: signal?.attributeText("signal_type", maxBytes: 256)))
+                    signalType: signal?.attributeText("signal_type", maxBytes: 256), energyResolution: resolution))
         }
     }
 

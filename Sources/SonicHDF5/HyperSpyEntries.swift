@@ -71,7 +71,8 @@ enum HyperSpyEntries {
             }
             let cube = SpectrumCube(
                 source: source, spectralAxis: spectral,
-                spectroscopy: Spectroscopy(signal: experiment.signalType, units: spectral.units))
+                spectroscopy: Spectroscopy(signal: experiment.signalType, units: spectral.units),
+                resolution: experiment.energyResolution)
             return ImageEntry(title: title, spectra: cube, axes: scan + [spectral], sampleType: sampleType)
         default:
             return skipped(

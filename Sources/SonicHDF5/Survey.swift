@@ -93,6 +93,8 @@ package struct HyperSpyExperiment: Equatable {
     package var axes: [HyperSpyAxis?]
     package var title: String?
     package var signalType: String?
+    /// `Acquisition_instrument.{TEM,SEM}.Detector.EDS.energy_resolution_MnKa`: the EDS detector's FWHM at Mn Kα, eV.
+    package var energyResolution: Double?
 
     var path: [String] { ["Experiments", name, "data"] }
 }
@@ -167,6 +169,8 @@ extension Survey {
             }
             out.optionalString(experiment.title)
             out.optionalString(experiment.signalType)
+            out.bool(experiment.energyResolution != nil)
+            out.double(experiment.energyResolution ?? 0)
         }
         return out.bytes
     }
@@ -219,10 +223,12 @@ extension Survey {
                             type: try input.optionalString())
                         : nil)
             }
+            let title = try input.optionalString(), signalType = try input.optionalString()
+            let hasResolution = try input.bool(), resolution = try input.double()
             hyperspy.append(
                 HyperSpyExperiment(
-                    name: name, layout: layout, axes: axes, title: try input.optionalString(),
-                    signalType: try input.optionalString()))
+                    name: name, layout: layout, axes: axes, title: title, signalType: signalType,
+                    energyResolution: hasResolution ? resolution : nil))
         }
         guard input.atEnd else { throw ByteReader.garbled }
     }

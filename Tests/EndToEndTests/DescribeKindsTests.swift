@@ -89,6 +89,9 @@ extension EndToEnd {
             let hits = spots.spots.filter { s in found.contains { hypot($0.x - s.x, $0.y - s.y) <= 2 } }.count
             let falses = found.filter { f in !spots.spots.contains { hypot(f.x - $0.x, f.y - $0.y) <= 2 } }.count
             #expect(Double(hits) >= 0.9 * Double(spots.spots.count) && Double(falses) < 0.05 * Double(found.count))
+            // Each spot a feature to step through and be guided to, where the pattern has it.
+            let spotFeatures = try #require(report["features"] as? [[String: Any]])
+            #expect(spotFeatures.allSatisfy { $0["kind"] as? String == "spot" } && spotFeatures.count == found.count)
             let lattice = try #require(pattern["reciprocal_lattice"] as? [String: Any])
             #expect(lattice["type"] as? String == "square")
             let d = try #require(lattice["d1_pm"] as? Double)
@@ -108,6 +111,8 @@ extension EndToEnd {
             let radii = try #require(ringPattern["rings"] as? [[String: Any]]).map { $0["radius_px"] as! Double }
             #expect(radii.count == rings.rings.count, "\(radii)")
             for (radius, truth) in zip(radii, rings.rings) { #expect(abs(radius / truth.radius - 1) < 0.01) }
+            let ringFeatures = try #require(ringReport["features"] as? [[String: Any]])
+            #expect(ringFeatures.map { $0["kind"] as? String } == radii.map { _ in "ring" }, "\(ringFeatures)")
             #expect(ringLines.first?.hasPrefix("A diffraction pattern: 5 rings about the direct beam") == true)
         }
 

@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEnd {
     /// The elements a spectrum image holds, through the commands: `describe` names exactly the generated ones with
-    /// where each is, `inspect` names its peaks by them (never at zero energy, an unexplained peak unidentified),
+    /// where each is (carbon and oxygen too, on the continuum's low-energy rise), `inspect` names its peaks by them (never at zero energy, an unexplained peak unidentified),
     /// `map` says where a window's signal is and warns of one that holds none; and the shared real files name what
     /// their READMEs say they hold.
     @Suite struct ElementCommandTests {
@@ -71,6 +71,9 @@ extension EndToEnd {
                             + "no gold is found in the spectra."), "\(gold.output)")
                 #expect(!gold.output.contains("Its signal is"), "\(gold.output)")
             }
+            let light = SpectrumSample.lightElements(.low)
+            try write(light, signal: "X-ray", to: folder + "/light.dm4")
+            try expectElements(light, path: folder + "/light.dm4", label: "C, O, Si")
             let lone = SpectrumSample.weakLine(.low)
             try write(lone, signal: "X-ray", to: folder + "/weak.dm4")
             try expectElements(lone, path: folder + "/weak.dm4", label: "weak line")
@@ -86,10 +89,11 @@ extension EndToEnd {
         }
 
         /// The shared files name nothing their READMEs say they do not hold: the synthetic EDS image its Ti in the
-        /// left half, Sr in the right and Cu everywhere, each placed (its O Kα, on the continuum's steep rise at
-        /// 0.5 keV, does not stand out from the continuum's misfit there: left unnamed); the Bruker file (10 kV) no
-        /// peak at zero energy nor past the beam's energy; Velox's element maps are titled by their elements, its EDS
-        /// spectra have no peak at zero energy, and it plays its survey image.
+        /// left half, Sr and O (its Kα on the continuum's steep rise at 0.5 keV) in the right and Cu everywhere, each
+        /// placed; the Bruker file (10 kV) its main peak, C Kα, and no peak at zero energy nor past the beam's energy;
+        /// a spectrum of counts only near zero energy no peak at all;
+        /// Velox's element maps are titled by their elements, its EDS spectra have no peak at zero energy, and it
+        /// plays its survey image.
         @Test(.disabled(if: SharedFormats.skip, "the real microscope files are not beside the repository"))
         func sharedFilesNameTheElementsTheyHold() throws {
             let folder = SharedFormats.folder + "/spectra"
@@ -98,7 +102,8 @@ extension EndToEnd {
                 try commandJSON(["describe", synthetic, "--json"])["elements"] as? [[String: Any]])
             let found = Dictionary(uniqueKeysWithValues: elements.map { ($0["symbol"] as? String ?? "", $0) })
             #expect(Set(found.keys).isSubset(of: ["Ti", "Sr", "O", "Cu"]), "\(elements)")
-            for (symbol, x, fraction) in [("Ti", 11.5, 0.5), ("Sr", 35.5, 0.5), ("Cu", 23.5, 1.0)] {
+            #expect(Set(found.keys) == ["Ti", "Sr", "O", "Cu"], "\(elements)")
+            for (symbol, x, fraction) in [("Ti", 11.5, 0.5), ("Sr", 35.5, 0.5), ("O", 35.5, 0.5), ("Cu", 23.5, 1.0)] {
                 #expect(abs((found[symbol]?["fraction"] as? Double ?? -1) - fraction) <= 0.06, "\(symbol)")
                 #expect(abs((found[symbol]?["x"] as? Double ?? -9) - x) <= 3, "\(symbol)")
             }
@@ -107,6 +112,16 @@ extension EndToEnd {
             let peaks = try #require(spectra?["peaks"] as? [[String: Any]])
             #expect(peaks.allSatisfy { ($0["position"] as? Double ?? 0) > 0.1 }, "\(peaks)")
             #expect(peaks.allSatisfy { ($0["position"] as? Double ?? 99) < 10 }, "\(peaks)")
+            let carbon = peaks.first { $0["line"] as? String == "C Kα" }
+            #expect(abs((carbon?["position"] as? Double ?? 0) - 0.277) < 0.05, "\(peaks)")
+            let brukerElements = try #require(
+                try json(["describe", folder + "/over16bit.bcf", "--json", "--image", "2"])["elements"]
+                    as? [[String: Any]])
+            #expect(brukerElements.first?["symbol"] as? String == "C", "\(brukerElements)")
+            // RosettaSciIO's EDS spectrum holds counts only near zero energy: no peak.
+            let nearZero = try json(["inspect", folder + "/test-EDS_spectrum.dm3", "--json"])
+            let nearZeroPeaks = (nearZero["images"] as? [[String: Any]])?.first?["peaks"] as? [Any]
+            #expect(nearZeroPeaks?.isEmpty ?? true, "\(nearZero)")
             let velox = folder + "/example_velox_EELS_EDS.emd"
             let report = try commandJSON(["inspect", velox, "--json"])
             let images = report["images"] as? [[String: Any]] ?? []

@@ -84,6 +84,20 @@ import Testing
         }
     }
 
+    /// Esprit's peak-width calibration (σ² = SigmaAbs + SigmaLin · E, keV) gives the detector's width at Mn Kα,
+    /// 124.3 eV for the shared file's; without it, or with one that makes no sense, none.
+    @Test func theDetectorsResolutionComesFromThePeakWidthCalibration() throws {
+        func header(_ fields: String) throws -> XMLNode {
+            try XMLNode.parse(Array("<ClassInstance Type=\"TRTSpectrumHeader\">\(fields)</ClassInstance>".utf8))
+        }
+        let shared = try header("<SigmaAbs>2.880817408E-4</SigmaAbs><SigmaLin>4.23336195E-4</SigmaLin>")
+        let resolution = try #require(BCFReader.resolution(of: shared))
+        #expect(abs(resolution - 2.3548 * (2.880817408e-4 + 4.23336195e-4 * 5.8987).squareRoot() * 1000) < 1e-9)
+        #expect(abs(resolution - 124.3) < 0.1)
+        #expect(BCFReader.resolution(of: try header("<SigmaAbs>1E-4</SigmaAbs>")) == nil)
+        #expect(BCFReader.resolution(of: try header("<SigmaAbs>-1</SigmaAbs><SigmaLin>0</SigmaLin>")) == nil)
+    }
+
     @Test func theXMLHeaderReadsEscapesAndRefusesBrokenNesting() throws {
         let root = try XMLNode.parse(Array(#"<?xml?><a x="1 &amp; 2"><b>3,5</b><!-- c --><c/></a>"#.utf8))
         #expect(root.attributes["x"] == "1 & 2" && root.number("b") == 3.5 && root.child("c") != nil)

@@ -75,6 +75,50 @@ import Testing
         #expect(places.isEmpty, "\(reading.elements.map(\.feature))")
     }
 
+    /// Carbon's and oxygen's lines, where the detector's absorption makes the continuum rise and bend over, named and
+    /// placed; the background alone (above) names neither.
+    @Test(arguments: SpectrumSample.Counts.allCases)
+    func lightElementsOnTheAbsorbedContinuum(_ counts: SpectrumSample.Counts) throws {
+        try expectTruth(SpectrumSample.lightElements(counts), "C, O, Si \(counts)")
+    }
+
+    /// A line a thousand times as tall as the continuum under it is found, and nothing beside it.
+    @Test(arguments: SpectrumSample.Counts.allCases)
+    func aTowerOnATinyContinuum(_ counts: SpectrumSample.Counts) throws {
+        let sample = SpectrumSample.tallLine(counts)
+        try expectTruth(sample, "tall Fe \(counts)")
+        let reading = ElementIdentification.read(
+            try sample.cube.overview().summed, axis: sample.cube.spectralAxis, spectroscopy: .eds)
+        #expect(reading.peaks.allSatisfy { $0.line?.hasPrefix("Fe") == true }, "\(reading.peaks)")
+    }
+
+    /// A spectrum whose counts are all near zero energy (the strobe peak and a little of its tail, as RosettaSciIO's
+    /// `test-EDS_spectrum.dm3` holds) has no peak: the counts end there, and past them nothing is sought.
+    @Test func countsOnlyNearZeroMakeNoPeak() {
+        let axis = SignalAxis(name: "Energy", size: 4096, scale: 0.005, offset: -0.478, units: "keV", navigation: false)
+        var spectrum = [Double](repeating: 0, count: 4096)
+        for channel in 0..<4096 {
+            let energy = axis.position(channel) * 1000
+            spectrum[channel] = (3500 * Double.exp(-energy * energy / (2 * 15 * 15))).rounded()
+            if energy > 160 && energy < 250 { spectrum[channel] += 3 }
+            if energy > 170 && energy < 185 { spectrum[channel] += 7 }
+        }
+        let reading = ElementIdentification.read(spectrum, axis: axis, spectroscopy: .eds)
+        #expect(reading.peaks.isEmpty && reading.elements.isEmpty, "\(reading.peaks)")
+    }
+
+    /// The detector's resolution sets the lines' widths: its own at Mn Kα, narrower below; a resolution no detector
+    /// has falls back to 130 eV.
+    @Test func lineWidthsFollowTheDetectorsResolution() {
+        #expect(abs(EnergyWindow.lineWidth(at: 5898.7, resolution: 150) - 150) < 1e-9)
+        #expect(abs(EnergyWindow.lineWidth(at: 5898.7) - 130) < 1e-9)
+        let carbon = EnergyWindow.lineWidth(at: 277.4, resolution: 130)
+        #expect(abs(carbon - (130.0 * 130 + 2.5 * (277.4 - 5898.7)).squareRoot()) < 1e-9 && carbon < 60)
+        #expect(EnergyWindow.lineWidth(at: 277.4, resolution: 150) > carbon)
+        #expect(EnergyWindow.usableResolution(nil) == 130 && EnergyWindow.usableResolution(3) == 130)
+        #expect(EnergyWindow.usableResolution(.nan) == 130 && EnergyWindow.usableResolution(125) == 125)
+    }
+
     /// Counting noise over a flat background: no element, no peak.
     @Test func flatNoiseNamesNothing() {
         let axis = SignalAxis(name: "Energy", size: 1024, scale: 0.01, units: "keV", navigation: false)

@@ -59,8 +59,10 @@ import Testing
                 let overview = ImageOverview(
                     image: sample.render(), pixelSize: nil, reciprocalPerPixel: calibration)
                 #expect(overview.kind == .diffraction, "\(sample.name): \(overview.summary)")
-                #expect(overview.lattice == nil && overview.features.isEmpty)
                 let pattern = try #require(overview.diffraction)
+                // Each spot a feature, strongest first, where the pattern has it.
+                #expect(overview.lattice == nil && overview.features.allSatisfy { $0.kind == .spot })
+                #expect(overview.features.map(\.position) == pattern.spots.map(\.position))
                 let centre = try #require(pattern.centre)
                 let off = Double.hypot(centre.x - sample.centre.x, centre.y - sample.centre.y)
                 #expect(off <= 1, "\(sample.name): centre \(centre), \(off) px off")
@@ -104,6 +106,15 @@ import Testing
                 #expect(abs(found / truth.radius - 1) < 0.01, "ring at \(truth.radius) found at \(found)")
             }
             #expect(pattern.lattice == nil && pattern.spots.isEmpty)
+            // Each ring a feature, innermost first, its course on the ring and its place where it crosses the image.
+            #expect(
+                overview.features.map(\.kind) == [OverviewFeature.Kind](repeating: .ring, count: pattern.rings.count))
+            for (feature, radius) in zip(overview.features, pattern.rings) {
+                let onRing = ([feature.position] + feature.points).allSatisfy {
+                    abs(Double.hypot($0.x - centre.x, $0.y - centre.y) - radius) < 1e-6
+                }
+                #expect(onRing && feature.points.count > 8, "\(feature.label)")
+            }
             let summary = overview.summary.joined(separator: " ")
             #expect(
                 summary.hasPrefix(

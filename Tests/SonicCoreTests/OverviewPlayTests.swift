@@ -115,6 +115,31 @@ import Testing
         #expect(speech(c.handle(key: "Shift+N", at: 4)) == [largest.label + ". " + Phrases.here])
     }
 
+    @Test func diffractionSpotsAreSteppedThroughStrongestFirstAndThePenGuidedToEach() throws {
+        let sample = try #require(DiffractionSamples.all(.low).first { !$0.spots.isEmpty })
+        let image = sample.render()
+        let finder = ColumnFinder(image: image)
+        let lattice = LatticeColumns(finding: finder, pixelSize: nil)
+        let pattern = ImageOverview(finder: finder, columns: lattice, reciprocalPerPixel: sample.reciprocalPerPixel)
+        let c = TestPlayer(image).controller()
+        _ = c.start()
+        _ = c.setColumns([], lattice: lattice)
+        _ = c.setOverview(pattern)
+        let spots = pattern.features
+        #expect(spots.count >= 8 && spots.allSatisfy { $0.kind == .spot })
+        let strongest = try #require(spots.first)
+        #expect(strongest.label.hasPrefix("Spot 1 of \(spots.count), "))
+        #expect(
+            c.handle(key: "N", at: 1) == [
+                .cursor(strongest.position),
+                .guidance(Guidance(target: strongest.position, radius: Double(DiffractionPattern.spotReach))),
+                .speak(strongest.label + ".")
+            ])
+        #expect(speech(c.handle(pen(2, at: strongest.position))) == [Phrases.here])
+        #expect(speech(c.handle(key: "N", at: 3)) == [spots[1].label + "."])
+        #expect(speech(c.handle(key: "Shift+N", at: 4)) == [strongest.label + ". " + Phrases.here])
+    }
+
     @Test func theFeaturesAreSteppedThroughTheCursorGoingThereAndThePenGuided() {
         let (c, _) = session()
         let features = overview.features

@@ -37,7 +37,7 @@ struct OverviewAssessment {
                 && pointsAlong(found.points, step: 2).allSatisfy { distance(from: $0, toCourse: truth.points) <= 10 }
         case .vacancy:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 4
-        case .brightColumn, .dimColumn, .interstitial, .dislocation, .particle:
+        case .brightColumn, .dimColumn, .interstitial, .dislocation, .particle, .spot, .ring:
             return Double.hypot(found.position.x - truth.position.x, found.position.y - truth.position.y) <= 2
         }
     }

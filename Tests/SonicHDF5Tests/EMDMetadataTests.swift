@@ -117,6 +117,15 @@ import Testing
                 axesFromZero: false, axes: [BerkeleyAxis(first: -1, step: 0.25, units: "nm"), nil])
         ]
         survey.operations = ["{}", "µ"]
+        survey.hyperspy = [
+            HyperSpyExperiment(
+                name: "eds", layout: DatasetLayout(dims: [4, 3, 2], sampleType: .uint16),
+                axes: [HyperSpyAxis(name: "x", size: 2, scale: 1, offset: 0, units: "nm", navigate: true), nil],
+                title: "EDS", signalType: "EDS_TEM", energyResolution: 128.5),
+            HyperSpyExperiment(
+                name: "image", layout: DatasetLayout(dims: [4, 3], sampleType: .float32), axes: [], title: nil,
+                signalType: nil)
+        ]
         #expect(try Survey(decoding: survey.encoded()) == survey)
         let bytes = survey.encoded()
         for cut in [0, 1, bytes.count / 2, bytes.count - 1] {

@@ -90,4 +90,13 @@ import Testing
             }
         }
     }
+
+    /// HyperSpy's EDS file gives its detector's resolution (`energy_resolution_MnKa`), which sets the lines' widths.
+    @Test(.disabled(if: SharedFormats.skip, "the real microscope files are not beside the repository"))
+    func theHyperSpyDetectorsResolutionIsRead() throws {
+        let contents = try Self.contents(SharedFormats.folder + "/spectra/synthetic_eds_si.hspy")
+        let cube = try #require(contents.entries.compactMap(\.spectra).first)
+        let resolution = try #require(cube.resolution)
+        #expect(resolution >= 100 && resolution <= 200, "\(resolution)")
+    }
 }

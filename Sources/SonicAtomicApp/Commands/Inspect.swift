@@ -97,7 +97,8 @@ private struct Described {
     static func peaks(_ entry: ImageEntry) throws(ImageFileError) -> [SpectrumPeak] {
         guard let cube = entry.spectra else { return [] }
         return SpectrumPeaks.strongest(
-            try cube.overview().summed, axis: cube.spectralAxis, spectroscopy: cube.spectroscopy)
+            try cube.overview().summed, axis: cube.spectralAxis, spectroscopy: cube.spectroscopy,
+            resolution: cube.resolution)
     }
 
     func report(profile: Profile, bands: Int) throws(ImageFileError) -> String {

@@ -68,7 +68,8 @@ struct Map: ParsableCommand {
                 chosen = parsed
             } else {
                 chosen = try EnergyWindow.element(
-                    Element.named(element ?? "")!, on: axis, spectroscopy: cube.spectroscopy)
+                    Element.named(element ?? "")!, on: axis, spectroscopy: cube.spectroscopy,
+                    resolution: cube.resolution)
             }
             let channels = try chosen.channels(on: axis)
             var backgroundChannels: Range<Int>?

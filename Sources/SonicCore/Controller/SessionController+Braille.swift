@@ -43,9 +43,10 @@ extension SessionController {
     }
 
     /// Where the overview's features are that the tactile picture marks: the columns and sites that stand out, the
-    /// dislocations and the particles. The lines that divide the crystal are no points to mark.
+    /// dislocations, the particles and a diffraction pattern's spots. The lines that divide the crystal and the rings
+    /// are no points to mark.
     public var brailleMarks: [ImagePoint] {
-        let lines: Set<OverviewFeature.Kind> = [.grainBoundary, .interface, .domainWall]
+        let lines: Set<OverviewFeature.Kind> = [.grainBoundary, .interface, .domainWall, .ring]
         return (state.overview?.features ?? []).filter { !lines.contains($0.kind) }.map(\.position)
     }
 

@@ -1,3 +1,5 @@
+import RealModule
+
 /// The whole image at a glance, for someone who cannot glance: what the image is, then — for a lattice — what lattice
 /// it shows, where the crystal is, what stands out and where; for particles, how many, how large and where; for a
 /// diffraction pattern, its beam and its spots' lattice or its rings; else its bright and dark regions, or that it is
@@ -78,7 +80,8 @@ public struct ImageOverview: Sendable {
             summary = Self.fitted(Phrases.diffractionSummary(pattern), words: Self.summaryWords)
             details = Phrases.diffractionDetails(pattern)
             particles = []; regions = nil; reflections = []
-            lattice = nil; crystal = nil; extent = nil; surroundings = nil; features = []
+            lattice = nil; crystal = nil; extent = nil; surroundings = nil
+            features = Self.features(of: pattern, width: width, height: height)
             largeScale = LargeScaleIntensity()
             physics = nil
             return
@@ -198,6 +201,40 @@ public struct ImageOverview: Sendable {
             Phrases.crystalDetail(
                 fraction: crystal.fraction, extent: extent, outline: crystal.outline, width: width, height: height))
         self.details = details + intensity
+    }
+
+    /// A diffraction pattern's spots, strongest first, then its rings, innermost first, each a feature to step
+    /// through and be guided to: a spot met within `DiffractionPattern.spotReach` pixels of it; a ring guided to
+    /// where it crosses the image's first axis (right of the beam, else above, left, below) that lies in the image,
+    /// and met, as a line, where the nib crosses it.
+    static func features(of pattern: DiffractionPattern, width: Int, height: Int) -> [OverviewFeature] {
+        let reach = Double(DiffractionPattern.spotReach)
+        let spots = pattern.spots.enumerated().map { k, spot in
+            let place = Places.region(of: spot.position, width: width, height: height)
+            return OverviewFeature(
+                kind: .spot, position: spot.position, place: place,
+                label: Phrases.featureLabel(.spot, number: k + 1, of: pattern.spots.count, place: place),
+                relativeIntensity: nil, points: [], significance: spot.intensity, radius: reach)
+        }
+        guard let centre = pattern.centre else { return spots }
+        let rings = pattern.rings.enumerated().map { k, radius in
+            let crossings = [(1.0, 0.0), (0, -1), (-1, 0), (0, 1)].map {
+                ImagePoint(x: centre.x + radius * $0.0, y: centre.y + radius * $0.1)
+            }
+            let target =
+                crossings.first { $0.x >= 0 && $0.y >= 0 && $0.x <= Double(width - 1) && $0.y <= Double(height - 1) }
+                ?? crossings[0]
+            let course = (0...72).map { step in
+                let angle = Double(step) / 72 * 2 * Double.pi
+                return ImagePoint(x: centre.x + radius * Double.cos(angle), y: centre.y + radius * Double.sin(angle))
+            }
+            let place = Places.region(of: target, width: width, height: height)
+            return OverviewFeature(
+                kind: .ring, position: target, place: place,
+                label: Phrases.featureLabel(.ring, number: k + 1, of: pattern.rings.count, place: place),
+                relativeIntensity: nil, points: course, significance: radius, radius: reach)
+        }
+        return spots + rings
     }
 
     /// The particles told: the summary, the details (all particles, then each), and each particle a feature, largest

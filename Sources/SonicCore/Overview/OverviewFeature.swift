@@ -1,9 +1,9 @@
 /// Something notable in an image, with its place: a column brighter or dimmer than its sublattice, an empty site, a
-/// column off the sites, a wall between two domains; a particle on a support.
+/// column off the sites, a wall between two domains; a particle on a support; a diffraction pattern's spot or ring.
 public struct OverviewFeature: Sendable, Equatable {
     /// What it is; the raw value is its name in `describe --json`. In order of importance: the lines that divide the
     /// crystal (grain boundaries, interfaces), the dislocations, the walls between domains, then the columns that
-    /// stand out; particles, in an image of particles.
+    /// stand out; particles, in an image of particles; spots, then rings, in a diffraction pattern.
     public enum Kind: String, Sendable, CaseIterable, Comparable {
         case grainBoundary = "grain-boundary"
         case interface
@@ -14,6 +14,8 @@ public struct OverviewFeature: Sendable, Equatable {
         case vacancy
         case interstitial
         case particle
+        case spot
+        case ring
 
         public static func < (lhs: Kind, rhs: Kind) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -38,8 +40,8 @@ public struct OverviewFeature: Sendable, Equatable {
     public var step: Deformation?
     /// How far it stands out from the noise, in standard deviations of the noise: the order within a kind.
     public var significance: Double
-    /// For a particle: its radius in pixels, how near the pen must come to be there; nil for the rest (a column
-    /// spacing).
+    /// For a particle, a spot or a ring: how near, in pixels, the pen must come to its place to be there; nil for the
+    /// rest (a column spacing).
     public var radius: Double?
 
     public init(

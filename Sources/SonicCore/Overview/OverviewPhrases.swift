@@ -49,6 +49,8 @@ extension Phrases {
         case .vacancy: plural ? "vacancies" : "vacancy"
         case .interstitial: plural ? "interstitials" : "interstitial"
         case .particle: plural ? "particles" : "particle"
+        case .spot: plural ? "spots" : "spot"
+        case .ring: plural ? "rings" : "ring"
         }
     }
 
@@ -66,8 +68,8 @@ extension Phrases {
         case .brightColumn, .dimColumn:
             let relative = feature.relativeIntensity.map { ", \(String(format: "%.2f", $0)) times as bright" } ?? ""
             return named + relative
-        case .grainBoundary, .domainWall, .interface: return "on " + named
-        case .dislocation, .vacancy, .interstitial: return named
+        case .grainBoundary, .domainWall, .interface, .ring: return "on " + named
+        case .dislocation, .vacancy, .interstitial, .spot: return named
         case .particle: return "in " + named
         }
     }
@@ -218,7 +220,8 @@ extension Phrases {
             case .vacancy:
                 "at \(position(feature.position)), an empty site\(sublattice.map { " of sublattice \($0)" } ?? "")"
             case .interstitial: "at \(position(feature.position)), off the lattice's sites"
-            case .particle: "at \(position(feature.position))"
+            case .particle, .spot: "at \(position(feature.position))"
+            case .ring: "through \(position(feature.position))"
             }
         return "\(feature.label), \(what)."
     }

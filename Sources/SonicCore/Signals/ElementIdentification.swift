@@ -55,15 +55,22 @@ public struct SpectrumReading: Sendable, Equatable {
 /// so that another edge inside the fitted window makes none; the fit's own uncertainty; 2 % of the background) and
 /// stay above it beyond; of edges whose windows overlap, the most significant is kept.
 public enum ElementIdentification {
-    /// What `counts` (a spectrum on `axis`) holds.
-    public static func read(_ counts: [Double], axis: SignalAxis, spectroscopy: Spectroscopy) -> SpectrumReading {
+    /// What `counts` (a spectrum on `axis`) holds; EDS lines as wide as a detector of `resolution` (FWHM at Mn Kα,
+    /// eV) makes them.
+    public static func read(
+        _ counts: [Double], axis: SignalAxis, spectroscopy: Spectroscopy,
+        resolution: Double = EnergyWindow.defaultResolution
+    ) -> SpectrumReading {
         guard let perUnit = EnergyUnit(axis.units)?.electronvolts, axis.scale > 0, counts.count >= 16,
             counts.allSatisfy(\.isFinite)
         else { return .empty }
         let energies = (0..<counts.count).map { axis.position($0) * perUnit }
         guard energies.allSatisfy(\.isFinite) else { return .empty }
         switch spectroscopy {
-        case .eds: return eds(counts, energies: energies, channelWidth: axis.scale * perUnit, axis: axis)
+        case .eds:
+            return eds(
+                counts, energies: energies, channelWidth: axis.scale * perUnit, axis: axis,
+                resolution: EnergyWindow.usableResolution(resolution))
         case .eels: return eels(counts, energies: energies, channelWidth: axis.scale * perUnit, axis: axis)
         case .cathodoluminescence, .unknown: return .empty
         }
@@ -80,8 +87,10 @@ public enum ElementIdentification {
 
     /// The first channel above the zero-energy peak: 150 eV or three line widths at zero energy, and on a spectrum
     /// recorded from zero or below, on while the counts still fall (the peak's tail), up to 400 eV.
-    static func firstAboveZeroPeak(_ counts: [Double], energies: [Double]) -> Int {
-        let edge = max(150, 3 * EnergyWindow.lineWidth(at: 0))
+    static func firstAboveZeroPeak(
+        _ counts: [Double], energies: [Double], resolution: Double = EnergyWindow.defaultResolution
+    ) -> Int {
+        let edge = max(150, 3 * EnergyWindow.lineWidth(at: 0, resolution: resolution))
         var first = energies.firstIndex { $0 >= edge } ?? counts.count
         guard let lowest = energies.first, lowest <= 0 else { return first }
         let smooth = SpectrumPeaks.smoothed(counts)
@@ -107,23 +116,30 @@ public enum ElementIdentification {
         var betaFound: Bool
     }
 
-    private static func eds(_ counts: [Double], energies: [Double], channelWidth: Double, axis: SignalAxis)
-        -> SpectrumReading
-    {
+    private static func eds(
+        _ counts: [Double], energies: [Double], channelWidth: Double, axis: SignalAxis, resolution: Double
+    ) -> SpectrumReading {
         let n = counts.count
         let perUnit = channelWidth / axis.scale
-        let first = firstAboveZeroPeak(counts, energies: energies)
+        let first = firstAboveZeroPeak(counts, energies: energies, resolution: resolution)
         guard first < n - 16 else { return .empty }
+        // Line widths in channels, from half a channel to the whole spectrum.
+        let widths = energies.map {
+            min(Double(n), max(0.5, EnergyWindow.lineWidth(at: max($0, 0), resolution: resolution) / channelWidth))
+        }
         // Where the counts end (the beam's energy, on a spectrum recorded beyond it): past the last thousandth of
-        // them no line is sought, nor within two line widths of it, where the continuum falls off a cliff.
-        let total = counts[first...].reduce(0, +)
+        // them no line is sought, nor within two line widths of it, where the continuum falls off a cliff. The
+        // towering peaks are left out of the count, lest one of them hold nearly all and end the spectrum at itself
+        // (unless they hold all there is).
+        let tall = SpectrumBackground.tallPeaks(counts, first: first, widths: widths)
+        let outsideTall = zip(counts, tall).map { $1 ? 0 : $0 }
+        let continuumCounts = outsideTall[first...].reduce(0, +) > 0 ? outsideTall : counts
+        let total = continuumCounts[first...].reduce(0, +)
         var last = n - 1, beyond = 0.0
-        while last > first, beyond + counts[last] < 0.001 * total {
-            beyond += counts[last]
+        while last > first, beyond + continuumCounts[last] < 0.001 * total {
+            beyond += continuumCounts[last]
             last -= 1
         }
-        // Line widths in channels, from half a channel to the whole spectrum.
-        let widths = energies.map { min(Double(n), max(0.5, EnergyWindow.lineWidth(at: max($0, 0)) / channelWidth)) }
         let (background, misfit, masked) = SpectrumBackground.continuum(counts, first: first, widths: widths)
         let net = zip(counts, background).map { $0 - $1 }
         var hats = [(net: Double, sigma: Double)](repeating: (0, 1), count: n)
@@ -161,7 +177,7 @@ public enum ElementIdentification {
                     net: hats[channel].net, sigma: hats[channel].sigma))
         }
         let low = energies[first], high = energies[last]
-        func width(at energy: Double) -> Double { EnergyWindow.lineWidth(at: energy) }
+        func width(at energy: Double) -> Double { EnergyWindow.lineWidth(at: energy, resolution: resolution) }
         func tolerance(_ energy: Double) -> Double { max(0.4 * width(at: energy), 1.5 * channelWidth) }
         func peak(near energy: Double) -> Int? {
             let index = peaks.indices.min {
@@ -178,12 +194,69 @@ public enum ElementIdentification {
             }
         }
         // Each element tested at its principal line: the highest family whose main line lies well within the axis.
+        // Below `LowEnergyLines.limit` a line is also fitted jointly with the continuum under it, away from the
+        // peaks found about it (their tails would pass for the line); of such lines the one with the most net counts
+        // is kept first, and a line within its reach is taken for its flank.
+        let peakReaches = peaks.map { found in
+            (
+                energy: found.energy,
+                reach:
+                    (found.energy - LowEnergyLines.reach * width(at: found.energy))...(found.energy
+                    + LowEnergyLines.reach * width(at: found.energy))
+            )
+        }
+        func othersReaches(_ energy: Double) -> [ClosedRange<Double>] {
+            peakReaches.filter { Swift.abs($0.energy - energy) > tolerance(energy) }.map(\.reach)
+        }
+        var lowLines: [(element: Element, line: XRayLine, energy: Double, fit: LowEnergyLines.Fit)] = []
+        for element in Element.table {
+            guard
+                let principal = [XRayLine.kAlpha, .lAlpha, .mAlpha].lazy.compactMap({ line in
+                    element.energy(of: line).map { (line: line, energy: $0 * 1000) }
+                }).first(where: {
+                    $0.energy >= low + width(at: $0.energy) && $0.energy <= high - 2 * width(at: $0.energy)
+                }), principal.energy < LowEnergyLines.limit,
+                !othersReaches(principal.energy).contains(where: { $0.contains(principal.energy) }),
+                let fit = LowEnergyLines.fit(
+                    counts, energies: energies, first: first, energy: principal.energy,
+                    width: width(at: principal.energy), channelWidth: channelWidth,
+                    excluded: othersReaches(principal.energy)),
+                fit.significance >= SpectrumBackground.significance
+            else { continue }
+            lowLines.append((element, principal.line, principal.energy, fit))
+        }
+        var keptLow: [(element: Element, energy: Double, fit: LowEnergyLines.Fit)] = []
+        for lowLine in lowLines.sorted(by: { $0.fit.net > $1.fit.net }) {
+            let reaches = keptLow.map {
+                ($0.energy - LowEnergyLines.reach * $0.fit.width)...($0.energy + LowEnergyLines.reach * $0.fit.width)
+            }
+            guard !reaches.contains(where: { $0.contains(lowLine.energy) }),
+                let fit = LowEnergyLines.fit(
+                    counts, energies: energies, first: first, energy: lowLine.energy,
+                    width: width(at: lowLine.energy), channelWidth: channelWidth,
+                    excluded: reaches + othersReaches(lowLine.energy)),
+                fit.significance >= SpectrumBackground.significance
+            else { continue }
+            keptLow.append((lowLine.element, lowLine.energy, fit))
+            // A line the top-hat search missed becomes a peak of its own, at the line's energy.
+            if peak(near: lowLine.energy) == nil {
+                peaks.append(
+                    Peak(channel: channel(of: lowLine.energy), energy: lowLine.energy, net: fit.net, sigma: fit.sigma))
+            }
+        }
         var candidates: [Candidate] = []
         for element in Element.table {
             let principal = [XRayLine.kAlpha, .lAlpha, .mAlpha].lazy.compactMap { line in
                 element.energy(of: line).map { (line: line, energy: $0 * 1000) }
             }.first { $0.energy >= low + width(at: $0.energy) && $0.energy <= high - 2 * width(at: $0.energy) }
-            guard let principal, let found = peak(near: principal.energy) else { continue }
+            guard let principal else { continue }
+            // A low line is named when the joint fit finds it, or when its top-hat peak does and the joint fit did
+            // not take it for a stronger line's flank.
+            let fitted = keptLow.contains { $0.element == element }
+            guard let found = peak(near: principal.energy),
+                fitted || principal.energy >= LowEnergyLines.limit
+                    || lowLines.allSatisfy({ $0.element != element })
+            else { continue }
             let (line, energy) = (principal.line, principal.energy)
             var betaFound = false
             if line == .kAlpha, let beta = element.energy(of: .kBeta).map({ $0 * 1000 }), beta < high,

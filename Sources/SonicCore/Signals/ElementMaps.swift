@@ -30,7 +30,9 @@ public enum ElementMaps {
     ) {
         let summed = try cube.overview().summed
         let axis = cube.spectralAxis
-        let reading = ElementIdentification.read(summed, axis: axis, spectroscopy: cube.spectroscopy)
+        let reading = ElementIdentification.read(
+            summed, axis: axis, spectroscopy: cube.spectroscopy,
+            resolution: EnergyWindow.usableResolution(cube.resolution))
         guard !reading.elements.isEmpty, let perUnit = EnergyUnit(axis.units)?.electronvolts else {
             return (reading, [])
         }
@@ -83,7 +85,9 @@ public enum ElementMaps {
             significance: nil, fraction: 1, x: Double(cube.width - 1) / 2,
             y: Double(cube.height - 1) / 2, words: everywhere)
         guard !window.isEmpty else { return nowhere }
-        let reading = ElementIdentification.read(summed, axis: axis, spectroscopy: cube.spectroscopy)
+        let reading = ElementIdentification.read(
+            summed, axis: axis, spectroscopy: cube.spectroscopy,
+            resolution: EnergyWindow.usableResolution(cube.resolution))
         let (significance, references, under) = Self.significance(
             of: window, summed: summed, reading: reading, axis: axis, spectroscopy: cube.spectroscopy)
         guard significance != nil else { return nowhere }

@@ -55,12 +55,13 @@ public struct EnergyWindow: Sendable, Equatable {
     }
 
     /// The window for `element` on a spectrum of `spectroscopy`: its main X-ray line (EDS), from
-    /// Kα, Lα and Mα the first that lies within the axis, one line width (FWHM) either side; or its
+    /// Kα, Lα and Mα the first that lies within the axis, one line width (FWHM, for a detector of
+    /// `resolution` at Mn Kα, else the default) either side; or its
     /// main edge (EELS), from K, L2,3 and M4,5 the first within the axis, from its onset over
     /// 20 eV or 5 % of the onset, whichever is wider.
-    public static func element(_ element: Element, on axis: SignalAxis, spectroscopy: Spectroscopy)
-        throws(ImageFileError) -> EnergyWindow
-    {
+    public static func element(
+        _ element: Element, on axis: SignalAxis, spectroscopy: Spectroscopy, resolution: Double? = nil
+    ) throws(ImageFileError) -> EnergyWindow {
         let perUnit = try electronvolts(per: axis)
         let range = axis.range
         func inRange(_ window: EnergyWindow) -> Bool {
@@ -83,7 +84,7 @@ public struct EnergyWindow: Sendable, Equatable {
         case .eds, .unknown:
             for line in [XRayLine.kAlpha, .lAlpha, .mAlpha] {
                 guard let energy = element.energy(of: line) else { continue }
-                let halfWidth = lineWidth(at: energy * 1000)
+                let halfWidth = lineWidth(at: energy * 1000, resolution: usableResolution(resolution))
                 let window = EnergyWindow(
                     start: (energy * 1000 - halfWidth) / perUnit, end: (energy * 1000 + halfWidth) / perUnit,
                     feature: "\(element.symbol) \(line.rawValue)", spokenFeature: "\(element.name) \(line.spoken)")
@@ -95,11 +96,23 @@ public struct EnergyWindow: Sendable, Equatable {
         }
     }
 
-    /// An X-ray line's width (FWHM) in eV at `energy` eV, for a detector of 130 eV at Mn Kα, as
-    /// HyperSpy takes it (after Fiori and Newbury): the square root of 2.5 (E − E(Mn Kα)) + 130².
-    public static func lineWidth(at energy: Double) -> Double {
-        let manganese = 5898.7, atManganese = 130.0
-        return max(2.5 * (energy - manganese) + atManganese * atManganese, 1).squareRoot()
+    /// A detector's resolution where its file gives none: 130 eV at Mn Kα, HyperSpy's default.
+    public static let defaultResolution = 130.0
+
+    /// `resolution` where it is a detector's (20 to 1000 eV), else the default.
+    public static func usableResolution(_ resolution: Double?) -> Double {
+        guard let resolution, resolution.isFinite, resolution >= 20, resolution <= 1000 else {
+            return defaultResolution
+        }
+        return resolution
+    }
+
+    /// An X-ray line's width (FWHM) in eV at `energy` eV, for a detector whose width at Mn Kα (5898.7 eV) is
+    /// `resolution` eV, as HyperSpy takes it (after Fiori and Newbury, the statistical spread of the charge a photon
+    /// makes in silicon): FWHM(E)² = FWHM(Mn Kα)² + 2.5 (E − 5898.7 eV), in eV.
+    public static func lineWidth(at energy: Double, resolution: Double = defaultResolution) -> Double {
+        let manganese = 5898.7
+        return max(2.5 * (energy - manganese) + resolution * resolution, 1).squareRoot()
     }
 
     private static func describe(_ range: ClosedRange<Double>, _ axis: SignalAxis) -> String {

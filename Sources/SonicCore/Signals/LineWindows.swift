@@ -29,13 +29,18 @@ public struct LineWindows: Sendable {
     /// `--element` takes it), each edge's from its onset over 5 % of it (at least 20 eV).
     public init(summed: [Double], cube: SpectrumCube) {
         let axis = cube.spectralAxis
-        let reading = ElementIdentification.read(summed, axis: axis, spectroscopy: cube.spectroscopy)
+        let reading = ElementIdentification.read(
+            summed, axis: axis, spectroscopy: cube.spectroscopy,
+            resolution: EnergyWindow.usableResolution(cube.resolution))
         let perUnit = EnergyUnit(axis.units)?.electronvolts ?? 1
+        func lineWidth(_ energy: Double) -> Double {
+            EnergyWindow.lineWidth(at: energy, resolution: EnergyWindow.usableResolution(cube.resolution))
+        }
         func window(_ energy: Double, edge: Bool) -> PlayedWindow {
             let (start, end) =
                 edge
                 ? (energy, energy + max(20, 0.05 * energy))
-                : (energy - EnergyWindow.lineWidth(at: energy), energy + EnergyWindow.lineWidth(at: energy))
+                : (energy - lineWidth(energy), energy + lineWidth(energy))
             return PlayedWindow(start: start / perUnit, end: end / perUnit)
         }
         var found: [(window: PlayedWindow, spoken: String, energy: Double)] = []

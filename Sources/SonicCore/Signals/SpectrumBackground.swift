@@ -16,13 +16,18 @@ enum SpectrumBackground {
 
     /// An EDS spectrum's continuum: at each channel a quadratic fitted over about three line widths either side,
     /// to the channels that are not in a peak, with how well it fits there (its misfit, as `localQuadratic` gives it). Channels below
-    /// `first` are left as they are. Peaks are found against the fit and left out of the next one, four times; a
-    /// hump as broad as several line widths stays in the continuum, as the quadratic follows it.
+    /// `first` are left as they are. The peaks that tower over their surroundings (`tallPeaks`) are left out from the
+    /// start, so that the first fit does not follow them; then peaks are found against the fit and left out of the
+    /// next one, four times; a hump as broad as several line widths stays in the continuum, as the quadratic follows
+    /// it.
     static func continuum(_ counts: [Double], first: Int, widths: [Double]) -> (
         background: [Double], misfit: [Double], masked: [Bool]
     ) {
         let n = counts.count
-        var masked = [Bool](repeating: false, count: n)
+        var masked = tallPeaks(counts, first: first, widths: widths)
+        if masked[first...].filter({ !$0 }).count < max(8, (n - first) / 5) {
+            masked = [Bool](repeating: false, count: n)
+        }
         for channel in 0..<min(first, n) { masked[channel] = true }
         var fit = localQuadratic(counts, masked: masked, first: first, widths: widths)
         for pass in 0..<4 {
@@ -44,6 +49,25 @@ enum SpectrumBackground {
             masked = next
         }
         return (fit.background, fit.misfit, masked)
+    }
+
+    /// The channels within three line widths of a peak that towers over its surroundings, whatever the continuum:
+    /// its top-hat net counts on the counts themselves (`topHat` against no background) pass `significance` standard
+    /// deviations and hold more than half the counts under it. A quadratic fitted over such a peak follows it and
+    /// misses by far more than counting noise, which would hide the peak; three line widths leave out its tails.
+    static func tallPeaks(_ counts: [Double], first: Int, widths: [Double]) -> [Bool] {
+        let n = counts.count
+        var masked = [Bool](repeating: false, count: n)
+        let none = [Double](repeating: 0, count: n)
+        for channel in max(0, first)..<n {
+            let hat = topHat(counts, background: none, counts: counts, at: channel, width: widths[channel])
+            let half = max(1, Int((0.6 * widths[channel]).rounded()))
+            let under = counts[max(0, channel - half)...min(n - 1, channel + half)].reduce(0, +)
+            guard hat.net > significance * hat.sigma, hat.net > 0.5 * under else { continue }
+            let spread = max(1, Int((3 * widths[channel]).rounded()))
+            for neighbour in max(first, channel - spread)...min(n - 1, channel + spread) { masked[neighbour] = true }
+        }
+        return masked
     }
 
     /// The background at each channel from `first` on: a quadratic fitted to the unmasked channels within three

@@ -56,15 +56,20 @@ public final class SpectrumCube: Sendable {
     /// The axis the channels lie on.
     public let spectralAxis: SignalAxis
     public let spectroscopy: Spectroscopy
+    /// An EDS detector's resolution as the file gives it: the width (FWHM) of Mn Kα, in eV; nil where it gives none.
+    public let resolution: Double?
     /// The total counts and summed spectrum, found on first use.
     private let overviewFound = Mutex<SpectrumOverview?>(nil)
     /// The total counts alone, found on first use when the summed spectrum was not asked for.
     private let totalFound = Mutex<WindowMap?>(nil)
 
-    public init(source: any SpectrumSource, spectralAxis: SignalAxis, spectroscopy: Spectroscopy) {
+    public init(
+        source: any SpectrumSource, spectralAxis: SignalAxis, spectroscopy: Spectroscopy, resolution: Double? = nil
+    ) {
         self.source = source
         self.spectralAxis = spectralAxis
         self.spectroscopy = spectroscopy
+        self.resolution = resolution
     }
 
     public var width: Int { source.width }

@@ -18,16 +18,18 @@ public struct SpectrumPeak: Sendable, Equatable {
 public enum SpectrumPeaks {
     /// The `count` strongest peaks of `spectrum`. On an energy axis of EDS or EELS, the significant peaks (or edges)
     /// above the modelled background, each named by the line or edge of an identified element that explains it, an
-    /// unidentified one by nothing (`ElementIdentification`); the zero-energy and zero-loss peaks are left out. On
+    /// unidentified one by nothing (`ElementIdentification`, EDS lines as wide as a detector of `resolution` makes
+    /// them, FWHM at Mn Kα in eV, else the default); the zero-energy and zero-loss peaks are left out. On
     /// any other axis the most prominent peaks of the lightly smoothed spectrum, unnamed, those less than a tenth as
     /// prominent as the first left out.
     public static func strongest(
-        _ spectrum: [Double], axis: SignalAxis, spectroscopy: Spectroscopy, count: Int = 5
+        _ spectrum: [Double], axis: SignalAxis, spectroscopy: Spectroscopy, resolution: Double? = nil, count: Int = 5
     ) -> [SpectrumPeak] {
         if EnergyUnit(axis.units) != nil, spectroscopy == .eds || spectroscopy == .eels || spectroscopy == .unknown {
             let reading = ElementIdentification.read(
                 spectrum, axis: axis,
-                spectroscopy: spectroscopy == .unknown ? Spectroscopy(signal: nil, units: axis.units) : spectroscopy)
+                spectroscopy: spectroscopy == .unknown ? Spectroscopy(signal: nil, units: axis.units) : spectroscopy,
+                resolution: EnergyWindow.usableResolution(resolution))
             return Array(reading.peaks.prefix(count))
         }
         return prominent(spectrum, axis: axis, count: count)

@@ -145,6 +145,7 @@ public final class SpectrumVoice: Sendable {
     /// The strongest peaks of the request's spectrum, most prominent first, each named where it can be.
     public func peaks(_ request: SpectrumRequest, count: Int = 3) throws(ImageFileError) -> [SpectrumPeak] {
         SpectrumPeaks.strongest(
-            try spectrum(request).values, axis: cube.spectralAxis, spectroscopy: cube.spectroscopy, count: count)
+            try spectrum(request).values, axis: cube.spectralAxis, spectroscopy: cube.spectroscopy,
+            resolution: cube.resolution, count: count)
     }
 }

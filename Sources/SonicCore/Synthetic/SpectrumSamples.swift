@@ -105,9 +105,11 @@ public struct SpectrumSample: Sendable {
     static let edsAxis = SignalAxis(
         name: "Energy", size: 1024, scale: 0.02, offset: -0.2, units: "keV", navigation: false)
 
-    /// An EDS spectrum image over a Kramers-like continuum (falling as (E0 − E)/E, absorbed below 0.5 keV) with a
-    /// zero-energy peak, a hump of `hump` counts a pixel at 0.75 keV half a keV wide, and `lines`.
-    static func eds(lines: [Line], hump: Double = 0, counts: Counts, seed: UInt64) -> MemorySpectra {
+    /// An EDS spectrum image over a Kramers-like continuum (falling as (E0 − E)/E, absorbed below 0.5 keV, times
+    /// `continuum`) with a zero-energy peak, a hump of `hump` counts a pixel at 0.75 keV half a keV wide, and `lines`.
+    static func eds(lines: [Line], hump: Double = 0, continuum level: Double = 1, counts: Counts, seed: UInt64)
+        -> MemorySpectra
+    {
         let axis = edsAxis
         let channels = axis.size
         var random = SeededRandom(seed: seed)
@@ -116,7 +118,7 @@ public struct SpectrumSample: Sendable {
             guard energy > 0 else { return 0 }
             let absorbed = Double.exp(-Double.pow(500 / energy, 3))
             let humped = hump * Double.exp(-Double.pow((energy - 750) / 212, 2) / 2) * 20 / (212 * 2.5066)
-            return 0.012 * (200_000 - energy) / energy * absorbed + humped
+            return level * 0.012 * (200_000 - energy) / energy * absorbed + humped
         }
         // The strobe peak at zero energy, 100 counts a pixel, 30 eV wide.
         let strobe = energies.map { 100 * Double.exp(-$0 * $0 / (2 * 30 * 30)) * 20 / (30 * 2.5066) }
@@ -222,6 +224,35 @@ public struct SpectrumSample: Sendable {
                 source: eds(lines: lines, counts: counts, seed: seed), spectralAxis: edsAxis, spectroscopy: .eds),
             truth: [Truth(symbol: "Si", present: everywhere), Truth(symbol: "Ti", present: left)],
             strayPeaks: [stray])
+    }
+
+    /// Light elements, whose lines lie where the detector's absorption makes the continuum rise and bend over: carbon
+    /// everywhere (a support film; its Kα at 0.28 keV, where the continuum has hardly begun), a silica particle in a
+    /// disc (18 % of the area: oxygen's Kα at 0.52 keV on the continuum's steep rise, and silicon's Kα).
+    public static func lightElements(_ counts: Counts, seed: UInt64 = 6) -> SpectrumSample {
+        let everywhere = [Bool](repeating: true, count: side * side)
+        let particle = disc(40, 26, radius: 15.5)
+        let lines =
+            family("C", counts: 3, present: everywhere) + family("O", counts: 6, present: particle)
+            + family("Si", counts: 6, present: particle)
+        return SpectrumSample(
+            cube: SpectrumCube(
+                source: eds(lines: lines, counts: counts, seed: seed), spectralAxis: edsAxis, spectroscopy: .eds),
+            truth: [
+                Truth(symbol: "C", present: everywhere), Truth(symbol: "O", present: particle),
+                Truth(symbol: "Si", present: particle)
+            ], strayPeaks: [])
+    }
+
+    /// Iron everywhere, its lines a thousand times as tall as the continuum under them (a hundredth of the usual).
+    public static func tallLine(_ counts: Counts, seed: UInt64 = 7) -> SpectrumSample {
+        let everywhere = [Bool](repeating: true, count: side * side)
+        return SpectrumSample(
+            cube: SpectrumCube(
+                source: eds(
+                    lines: family("Fe", counts: 500, present: everywhere), continuum: 0.01, counts: counts, seed: seed),
+                spectralAxis: edsAxis, spectroscopy: .eds),
+            truth: [Truth(symbol: "Fe", present: everywhere)], strayPeaks: [])
     }
 
     /// An EELS edge: its onset (eV), its jump in counts a channel a pixel over the background at the onset, where.
