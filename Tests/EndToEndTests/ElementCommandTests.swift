@@ -115,11 +115,11 @@ extension EndToEnd {
             let carbon = peaks.first { $0["line"] as? String == "C Kα" }
             #expect(abs((carbon?["position"] as? Double ?? 0) - 0.277) < 0.05, "\(peaks)")
             let brukerElements = try #require(
-                try json(["describe", folder + "/over16bit.bcf", "--json", "--image", "2"])["elements"]
+                try commandJSON(["describe", folder + "/over16bit.bcf", "--json", "--image", "2"])["elements"]
                     as? [[String: Any]])
             #expect(brukerElements.first?["symbol"] as? String == "C", "\(brukerElements)")
             // RosettaSciIO's EDS spectrum holds counts only near zero energy: no peak.
-            let nearZero = try json(["inspect", folder + "/test-EDS_spectrum.dm3", "--json"])
+            let nearZero = try commandJSON(["inspect", folder + "/test-EDS_spectrum.dm3", "--json"])
             let nearZeroPeaks = (nearZero["images"] as? [[String: Any]])?.first?["peaks"] as? [Any]
             #expect(nearZeroPeaks?.isEmpty ?? true, "\(nearZero)")
             let velox = folder + "/example_velox_EELS_EDS.emd"
