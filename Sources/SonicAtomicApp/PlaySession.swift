@@ -413,7 +413,9 @@ final class PlaySession {
                 "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                 status: ExitStatus.badInput)
         }
-        return (path, try openImage(path, number: options.imageChoice.number, frames: options.frames))
+        return (
+            path, try openImage(path, number: options.imageChoice.number, frames: options.frames, summedSpectrum: true)
+        )
     }
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.
