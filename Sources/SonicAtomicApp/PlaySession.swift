@@ -259,6 +259,9 @@ final class PlaySession {
                 perform(controller.setColumns(points, lattice: found.lattice))
                 perform(controller.setOverview(found.overview))
             }
+            if controller.columns != nil, let overview = columnSearch.takeCompletedOverview() {
+                perform(controller.setOverview(overview))
+            }
             if let change = sound.poll() { soundChanged(change) }
             if let braille { perform(braille.update(controller: controller, log: log, at: monotonicSeconds())) }
             frontend.draw(controller.overlay)
