@@ -88,7 +88,9 @@ public enum ElementMaps {
             of: window, summed: summed, reading: reading, axis: axis, spectroscopy: cube.spectroscopy)
         guard significance != nil else { return nowhere }
         let counted = references.reduce(0.0) { sum, range in sum + range.reduce(0.0) { $0 + summed[$1] } }
-        let sweep = try cube.source.sweep(windows: [window] + references, summing: false)
+        // The window's map may be kept from the overview's pass: only the references are then read.
+        var sweep = try cube.source.sweep(windows: references, summing: false)
+        sweep.maps.insert(try cube.map(window).values, at: 0)
         let found = whereabouts(
             sweep, window: 0, references: 1..<(1 + references.count),
             ratio: counted > 0 ? under / counted : 0, width: cube.width, height: cube.height)
