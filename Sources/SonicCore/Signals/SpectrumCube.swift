@@ -99,7 +99,10 @@ public final class SpectrumCube: Sendable {
     @discardableResult
     public func overview(with windows: [Range<Int>]) throws(ImageFileError) -> SpectrumOverview {
         if let found = overviewFound.withLock({ $0 }) { return found }
-        let windows = windows.filter { !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= channels }
+        // The total counts are found anyway.
+        let windows = windows.filter {
+            !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= channels && $0 != 0..<channels
+        }
         let sweep = try source.sweep(windows: [0..<channels] + windows, summing: true)
         let found = SpectrumOverview(
             totalCounts: WindowMap(
