@@ -125,6 +125,19 @@ public final class SpectrumCube: Sendable {
         return found
     }
 
+    /// The sums of `windows` at every pixel (within the channels): those found already (the total counts, the
+    /// windows kept from the overview's pass) as found, the others in one pass.
+    func maps(_ windows: [Range<Int>]) throws(ImageFileError) -> [[Double]] {
+        let totals = overviewFound.withLock { $0?.totalCounts.values } ?? totalFound.withLock { $0?.values }
+        let kept = mapsFound.withLock { kept in windows.map { $0 == 0..<channels ? totals : kept[$0] } }
+        let missing = windows.indices.filter { kept[$0] == nil }
+        guard !missing.isEmpty else { return kept.map { $0! } }
+        let read = try source.sweep(windows: missing.map { windows[$0] }, summing: false).maps
+        var maps = kept.map { $0 ?? [] }
+        for (index, map) in zip(missing, read) { maps[index] = map }
+        return maps
+    }
+
     /// The sum of channels `window` at every pixel; with a background window, minus that window's
     /// mean per channel times the window's channels (a flat background under the peak or edge).
     public func map(_ window: Range<Int>, background: Range<Int>? = nil) throws(ImageFileError) -> WindowMap {
@@ -136,9 +149,7 @@ public final class SpectrumCube: Sendable {
             }
         }
         if window == 0..<channels, background == nil { return try totalCounts() }
-        let windows = [window] + (background.map { [$0] } ?? [])
-        let kept = mapsFound.withLock { kept in windows.compactMap { kept[$0] } }
-        let maps = kept.count == windows.count ? kept : try source.sweep(windows: windows, summing: false).maps
+        let maps = try self.maps([window] + (background.map { [$0] } ?? []))
         var values = maps[0]
         if let background {
             let share = Double(window.count) / Double(background.count)
