@@ -14,20 +14,25 @@ final class ColumnSearch: Sendable {
 
     private static let queue = DispatchQueue(label: "columns")
     private let found = Mutex<Found?>(nil)
+    /// The overview with the stack's sentence added, once worked out, until taken.
+    private let completed = Mutex<ImageOverview?>(nil)
     private let abandoned = Atomic<Bool>(false)
     /// How far the search has got, for "where am I" while it runs.
     let progress = WorkProgress()
 
-    /// `stack`: the changes across a stack's frames, which the overview's summary then ends with.
+    /// `stack`: the changes across a stack's frames, which the overview's summary then ends with. They take every
+    /// frame to work out, so the columns are handed over first and the overview with the sentence after.
     init(_ finder: ColumnFinder, pixelSize: PixelSize?, reciprocalPerPixel: Double?, stack: StackSentence? = nil) {
         Self.queue.async { [self] in
             guard !abandoned.load(ordering: .acquiring) else { return }
-            WorkProgress.$current.withValue(progress) {
+            let overview = WorkProgress.$current.withValue(progress) {
                 let columns = LatticeColumns(finding: finder, pixelSize: pixelSize)
-                var overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
-                if let sentence = stack?.sentence { overview = overview.adding(summary: sentence) }
+                let overview = ImageOverview(finder: finder, columns: columns, reciprocalPerPixel: reciprocalPerPixel)
                 found.withLock { $0 = Found(lattice: columns, overview: overview) }
+                return overview
             }
+            guard let stack, !abandoned.load(ordering: .acquiring), let sentence = stack.sentence else { return }
+            completed.withLock { $0 = overview.adding(summary: sentence) }
         }
     }
 
@@ -36,10 +41,13 @@ final class ColumnSearch: Sendable {
 
     /// What was found, once it is.
     var result: Found? { found.withLock { $0 } }
+
+    /// The overview that ends with the stack's sentence, once, when it has been worked out.
+    func takeCompletedOverview() -> ImageOverview? { completed.withLock { $0.take() } }
 }
 
 /// What changes across a stack's frames, said after the summary of each frame's overview: worked out once, on the
-/// search's thread, when the first overview is ready.
+/// search's thread, when the first frame's columns have been handed over.
 final class StackSentence: Sendable {
     private let stack: FrameStack
     private let pixelSize: PixelSize?

@@ -292,6 +292,9 @@ final class PlaySession {
                 perform(controller.setColumns(points, lattice: found.lattice))
                 perform(controller.setOverview(found.overview))
             }
+            if controller.columns != nil, let overview = columnSearch.takeCompletedOverview() {
+                perform(controller.setOverview(overview))
+            }
             if let change = sound.poll(at: monotonicSeconds()) { soundChanged(change) }
             if let braille { perform(braille.update(controller: controller, log: log, at: monotonicSeconds())) }
             frontend.draw(controller.overlay)
@@ -451,7 +454,9 @@ final class PlaySession {
                 "no image given and the bundled images are not installed (set SONIC_ATOMIC_DATA)",
                 status: ExitStatus.badInput)
         }
-        return (path, try openImage(path, number: options.imageChoice.number, frames: options.frames))
+        return (
+            path, try openImage(path, number: options.imageChoice.number, frames: options.frames, summedSpectrum: true)
+        )
     }
 
     /// The image's tags store, what to say about where it is, and the tags saved in it.

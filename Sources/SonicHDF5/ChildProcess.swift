@@ -144,9 +144,15 @@ enum ChildProcess {
     }
 
     static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        writeAll(bytes) { write(fd, $0, $1) }
+    }
+
+    /// Hands every byte to `write`, which takes those from a place on (as many as it says, or -1
+    /// with `errno` set), until all are taken or it fails otherwise than by an interruption.
+    static func writeAll(_ bytes: [UInt8], with write: (UnsafeRawPointer, Int) -> Int) -> Bool {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            let n = bytes.withUnsafeBytes { write($0.baseAddress! + written, $0.count - written) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             written += n

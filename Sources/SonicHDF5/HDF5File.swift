@@ -132,7 +132,9 @@ final class LastingHelper {
     func ask(_ request: [UInt8], shared: Int32, seconds: Double) -> Outcome {
         var length = Int64(request.count).littleEndian
         let sent = withUnsafeBytes(of: &length) { sonic_send_with_descriptor(socket, $0.baseAddress, 8, shared) }
-        guard sent == 8, sendAll(request) else { return .died(stop()) }
+        guard sent == 8, ChildProcess.writeAll(request, with: { sonic_send(socket, $0, $1) }) else {
+            return .died(stop())
+        }
         let deadline = ChildProcess.now() + seconds
         var header = [UInt8](repeating: 0, count: 8)
         switch receive(into: &header, until: deadline) {
@@ -154,17 +156,6 @@ final class LastingHelper {
     private func stop() -> Int32 {
         kill(process, SIGKILL)
         return ChildProcess.reap(process, kill: false) ?? 0
-    }
-
-    private func sendAll(_ bytes: [UInt8]) -> Bool {
-        var at = 0
-        while at < bytes.count {
-            let n = bytes.withUnsafeBytes { sonic_send(socket, $0.baseAddress! + at, $0.count - at) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            at += n
-        }
-        return true
     }
 
     private enum Receipt { case received, ended, timedOut }

@@ -97,11 +97,14 @@ final class HDF5Spectra: SpectrumSource, Sendable {
         return try sweepInTiles(windows: windows, summing: summing)
     }
 
-    /// The block of pixels `columns` × `rows`, every channel.
-    func slab(columns: Range<Int>, rows: Range<Int>) -> Hyperslab {
+    /// The block of pixels `columns` × `rows`, channels `channels` (every one unless told).
+    func slab(columns: Range<Int>, rows: Range<Int>, channels: Range<Int>? = nil) -> Hyperslab {
         var start = dims.map { _ in 0 }, count = dims
         if let xDimension { (start[xDimension], count[xDimension]) = (columns.lowerBound, columns.count) }
         if let yDimension { (start[yDimension], count[yDimension]) = (rows.lowerBound, rows.count) }
+        if let channels {
+            (start[channelDimension], count[channelDimension]) = (channels.lowerBound, channels.count)
+        }
         return Hyperslab(path: path, dims: dims, sampleType: sampleType, start: start, count: count)
     }
 

@@ -7,28 +7,51 @@ extension HDF5Spectra {
     /// parts.
     static let mostValuesPerTile = 32 << 20
 
-    /// The tiles a sweep reads: rows and columns of whole chunks, every channel, about `target`
-    /// values each, so that each chunk is read and decompressed once.
-    func tiles(target: Int = valuesPerBlock) -> [(columns: Range<Int>, rows: Range<Int>)] {
+    /// A block of the dataset read at once: pixels `columns` × `rows`, channels `channels`.
+    struct Tile: Equatable {
+        var columns: Range<Int>
+        var rows: Range<Int>
+        var channels: Range<Int>
+    }
+
+    /// The tiles a sweep reads, about `target` values each, made of whole chunks so that each chunk is
+    /// read and decompressed once: rows and columns of chunks, every channel; or, where a chunk
+    /// holds the channels of more pixels than a tile does (whole channel planes), one chunk's pixels
+    /// and a few chunks' channels.
+    func tiles(target: Int = valuesPerBlock) -> [Tile] {
         let chunkWidth = max(1, min(width, xDimension.flatMap { chunks?[$0] } ?? 1))
         let chunkHeight = max(1, min(height, yDimension.flatMap { chunks?[$0] } ?? 1))
-        func cut(chunkWidth: Int, chunkHeight: Int) -> (columns: Int, rows: Int) {
+        let chunkChannels = max(1, min(channels, chunks?[channelDimension] ?? channels))
+        func cut(chunkWidth: Int, chunkHeight: Int) -> (columns: Int, rows: Int, channels: Int) {
             let rowValues = width * channels
             if chunkHeight * rowValues <= target {
-                return (width, max(chunkHeight, target / rowValues / chunkHeight * chunkHeight))
+                return (width, max(chunkHeight, target / rowValues / chunkHeight * chunkHeight), channels)
             }
             return (
-                min(width, max(chunkWidth, target / (chunkHeight * channels) / chunkWidth * chunkWidth)), chunkHeight
+                min(width, max(chunkWidth, target / (chunkHeight * channels) / chunkWidth * chunkWidth)), chunkHeight,
+                channels
             )
         }
-        var (columnsPerTile, rowsPerTile) = cut(chunkWidth: chunkWidth, chunkHeight: chunkHeight)
-        if columnsPerTile * rowsPerTile * channels > Self.mostValuesPerTile {
-            (columnsPerTile, rowsPerTile) = cut(chunkWidth: 1, chunkHeight: 1)
+        let chunkPixels = chunkWidth * chunkHeight
+        var size: (columns: Int, rows: Int, channels: Int)
+        if chunkPixels * channels > target && chunkChannels < channels {
+            let depth = min(channels, max(chunkChannels, target / chunkPixels / chunkChannels * chunkChannels))
+            size = (chunkWidth, chunkHeight, depth)
+        } else {
+            size = cut(chunkWidth: chunkWidth, chunkHeight: chunkHeight)
         }
-        var tiles: [(columns: Range<Int>, rows: Range<Int>)] = []
-        for top in stride(from: 0, to: height, by: rowsPerTile) {
-            for left in stride(from: 0, to: width, by: columnsPerTile) {
-                tiles.append((left..<min(width, left + columnsPerTile), top..<min(height, top + rowsPerTile)))
+        if size.columns * size.rows * size.channels > Self.mostValuesPerTile {
+            size = cut(chunkWidth: 1, chunkHeight: 1)
+        }
+        var tiles: [Tile] = []
+        for first in stride(from: 0, to: channels, by: size.channels) {
+            for top in stride(from: 0, to: height, by: size.rows) {
+                for left in stride(from: 0, to: width, by: size.columns) {
+                    tiles.append(
+                        Tile(
+                            columns: left..<min(width, left + size.columns), rows: top..<min(height, top + size.rows),
+                            channels: first..<min(channels, first + size.channels)))
+                }
             }
         }
         return tiles
@@ -36,30 +59,36 @@ extension HDF5Spectra {
 
     /// Goes through every spectrum a tile at a time, each of the file's helpers reading (and
     /// decompressing) one tile into memory shared with this process while the values of another are
-    /// added up here: every pixel is in one tile, so the maps' sums never meet.
+    /// added up here, into maps of each helper's own, added together at the end. Tiles of channels
+    /// no window holds are not read when the summed spectrum is not asked for.
     func sweepInTiles(windows: [Range<Int>], summing: Bool, valuesPerTile: Int = valuesPerBlock)
         throws(ImageFileError) -> SpectrumSweep
     {
-        let tiles = self.tiles(target: valuesPerTile)
         let windows = WindowTally(windows: windows, channels: channels).windows
-        let (width, channels) = (self.width, self.channels)
-        let largest = tiles.map { $0.columns.count * $0.rows.count * channels }.max() ?? 0
+        let tiles = self.tiles(target: valuesPerTile).filter { tile in
+            summing || windows.contains { $0.overlaps(tile.channels) }
+        }
+        let (width, height, channels) = (self.width, self.height, self.channels)
+        let largest = tiles.map { $0.columns.count * $0.rows.count * $0.channels.count }.max() ?? 0
         // 16-bit counts come as they are stored: libhdf5 converts types a strip at a time, slowly.
         let element: Hyperslab.Element = sampleType == .uint16 ? .uint16 : .float32
         let progress = WorkProgress.current
         progress?.begin("reading the spectra", steps: tiles.count)
-        let maps = windows.map { _ in UnsafeSendable(count: width * height) }
-        defer { for map in maps { map.value.deallocate() } }
         let next = Atomic(0)
         let failure = Mutex<ImageFileError?>(nil)
-        let partialSums = Mutex<[Double]>([Double](repeating: 0, count: summing ? channels : 0))
+        let total = Mutex(
+            SpectrumSweep(
+                maps: windows.map { _ in [Double](repeating: 0, count: width * height) },
+                summed: summing ? [Double](repeating: 0, count: channels) : nil))
         try onThreads(HDF5File.helperCount) { worker in
+            let maps = windows.map { _ in UnsafeSendable(count: width * height) }
             let summed = UnsafeMutableBufferPointer<Double>.allocate(capacity: summing ? channels : 0)
             summed.initialize(repeating: 0)
             let gathered = UnsafeMutableBufferPointer<Float>.allocate(capacity: channels)
             let wholeCounts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: summing ? channels : 0)
             wholeCounts.initialize(repeating: 0)
             defer {
+                for map in maps { map.value.deallocate() }
                 summed.deallocate()
                 gathered.deallocate()
                 wholeCounts.deallocate()
@@ -70,8 +99,8 @@ extension HDF5Spectra {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     guard index < tiles.count else { break }
                     if progress?.isStopped == true { throw WorkProgress.stopped }
-                    let (columns, rows) = tiles[index]
-                    var slab = self.slab(columns: columns, rows: rows)
+                    let tile = tiles[index]
+                    var slab = self.slab(columns: tile.columns, rows: tile.rows, channels: tile.channels)
                     slab.element = element
                     try self.file.read(slab, into: memory, helper: worker)
                     let values = memory.bytes.baseAddress!
@@ -79,31 +108,39 @@ extension HDF5Spectra {
                         values.assumingMemoryBound(to: Float.self), values.assumingMemoryBound(to: UInt16.self)
                     )
                     let steps = self.steps(of: slab)
-                    for (row, y) in rows.enumerated() {
-                        for (column, x) in columns.enumerated() {
-                            let first = column * steps.x + row * steps.y
+                    // The windows' channels within the tile, counted from its first.
+                    let first = tile.channels.lowerBound
+                    let inTile = windows.map { window in
+                        let shared = window.clamped(to: tile.channels)
+                        return (shared.lowerBound - first)..<(shared.upperBound - first)
+                    }
+                    let depth = tile.channels.count
+                    let tileCounts = summing ? UnsafeMutableBufferPointer(rebasing: wholeCounts[tile.channels]) : nil
+                    for (row, y) in tile.rows.enumerated() {
+                        for (column, x) in tile.columns.enumerated() {
+                            let start = column * steps.x + row * steps.y
                             let pixel = y * width + x
                             if element == .uint16 {
                                 Self.add(
-                                    counts: counts + first, step: steps.channel, windows: windows, pixel: pixel,
-                                    maps: maps, wholeCounts: summing ? wholeCounts : nil)
+                                    counts: counts + start, step: steps.channel, windows: inTile, pixel: pixel,
+                                    maps: maps, wholeCounts: tileCounts)
                                 continue
                             }
                             let spectrum: UnsafeBufferPointer<Float>
                             if steps.channel == 1 {
-                                spectrum = UnsafeBufferPointer(start: floats + first, count: channels)
+                                spectrum = UnsafeBufferPointer(start: floats + start, count: depth)
                             } else {
-                                for channel in 0..<channels {
-                                    gathered[channel] = floats[first + channel * steps.channel]
-                                }
-                                spectrum = UnsafeBufferPointer(gathered)
+                                for channel in 0..<depth { gathered[channel] = floats[start + channel * steps.channel] }
+                                spectrum = UnsafeBufferPointer(rebasing: gathered[0..<depth])
                             }
-                            for (index, window) in windows.enumerated() {
+                            for (index, window) in inTile.enumerated() {
                                 var sum = 0.0
                                 for channel in window { sum += Double(spectrum[channel]) }
-                                maps[index].value[pixel] = sum
+                                maps[index].value[pixel] += sum
                             }
-                            if summing { for channel in 0..<channels { summed[channel] += Double(spectrum[channel]) } }
+                            if summing {
+                                for channel in 0..<depth { summed[first + channel] += Double(spectrum[channel]) }
+                            }
                         }
                     }
                     progress?.advance()
@@ -111,15 +148,18 @@ extension HDF5Spectra {
             } catch {
                 failure.withLock { $0 = $0 ?? error }
             }
-            if summing {
-                partialSums.withLock { total in
-                    for channel in 0..<channels { total[channel] += summed[channel] + Double(wholeCounts[channel]) }
+            total.withLock { total in
+                for (index, map) in maps.enumerated() {
+                    for pixel in 0..<(width * height) { total.maps[index][pixel] += map.value[pixel] }
+                }
+                guard summing else { return }
+                for channel in 0..<channels {
+                    total.summed![channel] += summed[channel] + Double(wholeCounts[channel])
                 }
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return SpectrumSweep(
-            maps: maps.map { Array($0.value) }, summed: summing ? partialSums.withLock { $0 } : nil)
+        return total.withLock { $0 }
     }
 }
 
@@ -134,7 +174,7 @@ extension HDF5Spectra {
         for (index, window) in windows.enumerated() {
             var sum: UInt64 = 0
             for channel in window { sum &+= UInt64(counts[channel * step]) }
-            maps[index].value[pixel] = Double(sum)
+            maps[index].value[pixel] += Double(sum)
         }
         guard let wholeCounts else { return }
         for channel in wholeCounts.indices { wholeCounts[channel] &+= UInt64(counts[channel * step]) }

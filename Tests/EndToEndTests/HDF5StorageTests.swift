@@ -4,7 +4,8 @@ import Testing
 
 extension EndToEnd {
     /// A HyperSpy spectrum image written here through libhdf5 in the layouts files come in —
-    /// contiguous, chunked, gzip with shuffle, chunks across the spectrum, several chunks along a row —
+    /// contiguous, chunked, gzip with shuffle, chunks across the spectrum, several chunks along a row,
+    /// chunks of every pixel and a few channels —
     /// maps and inspects as the contiguous one does: the lasting helpers' tiles give the same sums.
     @Suite struct HDF5StorageTests {
         /// `chunks` (y, x, channels) nil: contiguous.
@@ -77,7 +78,8 @@ extension EndToEnd {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let layouts: [(String, [Int]?, Bool)] = [
                 ("contiguous", nil, false), ("chunked", [4, 7, 2048], false), ("gzip-shuffle", [4, 7, 2048], true),
-                ("across-channels", [3, 5, 300], true), ("along-rows", [1, 8, 2048], true)
+                ("across-channels", [3, 5, 300], true), ("along-rows", [1, 8, 2048], true),
+                ("channel-planes", [64, 72, 4], true)
             ]
             var answers: [String: [String]] = [:]
             for (name, chunks, gzip) in layouts {

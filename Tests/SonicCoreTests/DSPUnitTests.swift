@@ -312,6 +312,51 @@ extension DSPUnitTests {
         #expect(left.allSatisfy { $0 == 0.5 })
     }
 
+    // MARK: Waiting pulse
+
+    @Test func waitingPulseSwellsOnceASecondWhileAWaitLastsAndStopsAfter() {
+        let rate = Int(Self.rate)
+        let pulse = WaitingPulse(sampleRate: Self.rate, level: 0.04)
+        var left = [Float](repeating: 0, count: 4 * rate), right = left
+        func run(_ range: Range<Int>) { Self.run(pulse, &left, &right, from: range.lowerBound, count: range.count) }
+        // Nobody waits: silence, at no cost.
+        run(0..<(rate / 2))
+        #expect(SignalAnalysis.peak(left[0..<(rate / 2)]) == 0 && !pulse.isSounding)
+        pulse.isOn = true
+        let start = rate / 2, swell = Int(WaitingPulse.swellTime * Self.rate)
+        // Switched off in the middle of the third swell.
+        let end = start + 2 * rate + swell / 2 + 64
+        run(start..<end)
+        pulse.isOn = false
+        run(end..<(4 * rate))
+        #expect(left == right)
+        for second in 0..<2 {
+            let first = start + second * rate
+            // A swell at its level, then quiet until the next second.
+            #expect(abs(SignalAnalysis.peak(left[first..<(first + swell)]) - 0.04) < 0.002)
+            #expect(SignalAnalysis.peak(left[(first + swell)..<(first + rate)]) == 0)
+            // It swells in: no click at its start.
+            #expect(SignalAnalysis.peak(left[first..<(first + rate / 100)]) < 0.002)
+        }
+        // Low, at its pitch: a G4.
+        let heard = left[start..<(start + swell)]
+        #expect(
+            Spectrum.amplitude(heard, at: 392, sampleRate: Self.rate)
+                > 20 * Spectrum.amplitude(heard, at: 784, sampleRate: Self.rate))
+        // Stopped, it fades out within its fade time, never in a step, and then is silent.
+        let steps = zip(left[start...].dropFirst(), left[start...]).map { abs($0 - $1) }
+        #expect(steps.max()! < Float(2 * Double.pi * 392 / Self.rate * 0.04 * 1.2))
+        let faded = end + Int(WaitingPulse.fadeTime * Self.rate) + 128
+        #expect(SignalAnalysis.peak(left[end..<(end + 64)]) > 0.01)
+        #expect(SignalAnalysis.peak(left[faded...]) == 0 && !pulse.isSounding)
+        // It adds to what is there; at level 0 it is never heard.
+        let none = WaitingPulse(sampleRate: Self.rate, level: 0)
+        none.isOn = true
+        var ones = [Float](repeating: 0.5, count: rate), others = ones
+        Self.run(none, &ones, &others)
+        #expect(ones.allSatisfy { $0 == 0.5 } && !none.isSounding)
+    }
+
     @Test func fastSineMatchesSineEverywhereItIsUsed() {
         var random = SeededRandom(seed: 42)
         var worst = 0.0

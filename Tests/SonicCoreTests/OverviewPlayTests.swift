@@ -288,16 +288,20 @@ import Testing
         #expect(speech(found.handle(key: "Space", at: 4)).first?.contains("Still") == false)
     }
 
-    /// While a window's map or a frame is awaited, "where am I" says what is read and how far it has got.
+    /// While a window's map or a frame is awaited, "where am I" says what is read and how far it has got, and the
+    /// waiting pulse sounds until the wait ends.
     @Test func whereAmITellsHowFarAWaitHasGot() throws {
         let (c, _) = session()
         _ = c.handle(pen(1, at: ImagePoint(x: 100, y: 100)))
+        #expect(!c.sound.waiting)
         c.waitUnderWay = ("reading the spectra", 0.4)
+        #expect(c.sound.waiting)
         let said = try #require(speech(c.handle(key: "Space", at: 2)).first)
         #expect(said.hasSuffix(". Reading the spectra, 40 percent."), "\(said)")
         c.waitUnderWay = ("reading the frame", nil)
         #expect(speech(c.handle(key: "Space", at: 3)).first?.hasSuffix(". Reading the frame.") == true)
         c.waitUnderWay = nil
+        #expect(!c.sound.waiting)
         #expect(speech(c.handle(key: "Space", at: 4)).first?.contains("Reading") == false)
     }
 

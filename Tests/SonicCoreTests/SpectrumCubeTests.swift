@@ -1,5 +1,6 @@
 import Foundation
 import SonicCore
+import Synchronization
 import Testing
 
 /// Spectra held in memory, a function of the pixel and channel, read only through `spectra(columns:rows:)`: the
@@ -13,6 +14,27 @@ struct ArraySpectra: SpectrumSource {
 
     func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
         rows.flatMap { y in columns.flatMap { x in (0..<channels).map { value(x, y, $0) } } }
+    }
+}
+
+/// Spectra in memory that count the passes made over them.
+final class CountedSpectra: SpectrumSource {
+    let spectra: ArraySpectra
+    let passes = Atomic(0)
+
+    init(_ spectra: ArraySpectra) { self.spectra = spectra }
+
+    var width: Int { spectra.width }
+    var height: Int { spectra.height }
+    var channels: Int { spectra.channels }
+
+    func spectra(columns: Range<Int>, rows: Range<Int>) throws(ImageFileError) -> [Float] {
+        try spectra.spectra(columns: columns, rows: rows)
+    }
+
+    func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
+        passes.add(1, ordering: .relaxed)
+        return try sweepBlockByBlock(windows: windows, summing: summing)
     }
 }
 
@@ -91,6 +113,24 @@ struct ArraySpectra: SpectrumSource {
         #expect(throws: ImageFileError.self) { try cube.map(10..<13) }
         #expect(throws: ImageFileError.self) { try cube.map(3..<3) }
         #expect(map.image.samples == map.values.map { Float($0) } && map.image.sampleType == .float32)
+    }
+
+    /// The overview found with the windows asked for next: one pass gives the total counts, the summed
+    /// spectrum and the windows' maps, the same as each found alone.
+    @Test func windowsFoundWithTheOverviewTakeNoPassOfTheirOwn() throws {
+        let source = ArraySpectra(width: 5, height: 4, channels: 12, value: Self.value)
+        let counted = CountedSpectra(source)
+        let axis = SignalAxis(name: "E", size: 12, navigation: false)
+        let cube = SpectrumCube(source: counted, spectralAxis: axis, spectroscopy: .unknown)
+        let alone = SpectrumCube(source: source, spectralAxis: axis, spectroscopy: .unknown)
+        try cube.overview(with: [4..<7, 0..<2, 10..<14])
+        #expect(try cube.map(4..<7, background: 0..<2) == alone.map(4..<7, background: 0..<2))
+        #expect(try cube.map(0..<12) == alone.map(0..<12))
+        #expect(try cube.overview().summed == alone.overview().summed)
+        #expect(counted.passes.load(ordering: .relaxed) == 1)
+        // A window not asked for takes a pass.
+        #expect(try cube.map(2..<3) == alone.map(2..<3))
+        #expect(counted.passes.load(ordering: .relaxed) == 2)
     }
 
     /// The same cube stored channel fastest, channel slowest, and x slowest, in either byte order,

@@ -44,6 +44,24 @@ import Testing
         #expect(left == right)
     }
 
+    @Test func theWaitingPulseSoundsWhileAWaitIsToldAndFadesAfter() {
+        let controls = SynthControls()
+        var chain = SoundChain.plainTone
+        chain.waitingLevel = 0.05
+        let engine = SynthEngine(chain: chain, sampleRate: rate, controls: controls)
+        #expect(SignalAnalysis.peak(mono(engine, seconds: 0.5)[...]) == 0)
+        controls.setWaiting(true)
+        let waited = mono(engine, seconds: 2)
+        // A swell a second, at its level and pitch, the pen's tone silent.
+        for second in 0..<2 {
+            let swell = waited[(second * Int(rate))..<(second * Int(rate) + Int(0.45 * rate))]
+            #expect(abs(SignalAnalysis.peak(swell) - 0.05) < 0.003)
+            #expect(Spectrum.amplitude(swell, at: 392, sampleRate: rate) > 0.01)
+        }
+        controls.setWaiting(false)
+        #expect(SignalAnalysis.peak(mono(engine, seconds: 0.5)[2400...]) == 0)
+    }
+
     @Test func silentUntilToldAndFadesOutWithinTenMilliseconds() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: rate, controls: controls)

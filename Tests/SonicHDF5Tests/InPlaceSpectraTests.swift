@@ -16,14 +16,17 @@ import Testing
         case chunksAcrossChannels
         /// Several chunks across each row of pixels, one pixel high.
         case chunksAlongRows
+        /// Chunks of every pixel and two channels: whole channel planes.
+        case channelPlanes
 
         /// The chunks' extent, HDF5's order (y, x, channels), or nil for contiguous storage.
-        func chunks(channels: Int) -> [Int]? {
+        func chunks(height: Int, width: Int, channels: Int) -> [Int]? {
             switch self {
             case .contiguous, .bigEndian: nil
             case .chunkedGzip, .chunked, .gzipShuffle: [2, 3, channels]
             case .chunksAcrossChannels: [2, 3, max(1, channels / 4)]
             case .chunksAlongRows: [1, 2, channels]
+            case .channelPlanes: [height, width, 2]
             }
         }
 
@@ -31,7 +34,7 @@ import Testing
             switch self {
             case .contiguous, .bigEndian, .chunked: (false, false)
             case .gzipShuffle: (true, true)
-            case .chunkedGzip, .chunksAcrossChannels, .chunksAlongRows: (false, true)
+            case .chunkedGzip, .chunksAcrossChannels, .chunksAlongRows, .channelPlanes: (false, true)
             }
         }
     }
@@ -48,7 +51,7 @@ import Testing
         let dims = [height, width, channels].map { hsize_t($0) }
         let space = try #require(HDF5Object(H5Screate_simple(3, dims, nil), close: H5Sclose))
         let creation = try #require(HDF5Object(H5Pcreate(sonic_h5_dataset_creation()), close: H5Pclose))
-        if let chunks = storage.chunks(channels: channels) {
+        if let chunks = storage.chunks(height: height, width: width, channels: channels) {
             #expect(H5Pset_chunk(creation.id, 3, chunks.map { hsize_t($0) }) >= 0)
         }
         if storage.filters.shuffle { #expect(H5Pset_shuffle(creation.id) >= 0) }
@@ -113,7 +116,7 @@ import Testing
         try Self.write(path, storage: storage, height: height, width: width, channels: channels)
         let survey = try EMDReader.survey(path: path)
         let layout = try #require(survey.hyperspy.first?.layout)
-        let chunks = storage.chunks(channels: channels)
+        let chunks = storage.chunks(height: height, width: width, channels: channels)
         #expect((layout.storage != nil) == (chunks == nil), "\(layout)")
         #expect(layout.storage?.littleEndian == (chunks != nil ? nil : storage == .contiguous))
         #expect(layout.chunks == chunks)
@@ -137,6 +140,8 @@ import Testing
             // Tiles of a few chunks, as a large file is gone through.
             let tiled = try spectra.sweepInTiles(windows: [10..<20, 0..<channels], summing: true, valuesPerTile: 400)
             #expect(tiled.maps[0] == map)
+            // A window alone: only the tiles that hold its channels.
+            #expect(try spectra.sweepInTiles(windows: [10..<20], summing: false, valuesPerTile: 400).maps == [map])
             let summed = (0..<channels).map { channel in
                 (0..<(width * height)).reduce(0.0) { $0 + Double(Self.value($1 / width, $1 % width, channel)) }
             }

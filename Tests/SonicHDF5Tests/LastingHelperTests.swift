@@ -91,23 +91,44 @@ import Testing
         #expect(spectra.file.helperProcesses.allSatisfy { !killed.contains($0) })
     }
 
-    /// HyperSpy's chunks for a 1024 × 1024 × 1024 spectrum image (whole spectra, 22 × 22 pixels) and
-    /// others; chunks of whole channel planes are larger than any tile, and cut.
+    /// Chunks as HyperSpy makes them for a 256 × 256 × 512 spectrum image (whole spectra, 22 × 22
+    /// pixels) and others: tiles of whole chunks that cover every value once; chunks of whole channel
+    /// planes are read a few planes at a time.
     @Test func tilesAreMadeOfWholeChunks() {
         let file = HDF5File(path: "/nonexistent", limits: EMDReader.readingLimits)
-        for chunks in [[22, 22, 1024], [1, 1024, 1024], [64, 64, 256], [1024, 1024, 1]] {
+        let (side, channels) = (256, 512)
+        for chunks in [[22, 22, 512], [1, 256, 512], [64, 64, 128], [256, 256, 1], [256, 256, 4], [128, 128, 2]] {
             let spectra = HDF5Spectra(
-                file: file, path: ["data"], dims: [1024, 1024, 1024], sampleType: .uint16, chunks: chunks, x: 1,
+                file: file, path: ["data"], dims: [side, side, channels], sampleType: .uint16, chunks: chunks, x: 1,
                 y: 0, channel: 2)
-            var covered = [Int](repeating: 0, count: 1024 * 1024)
-            for (columns, rows) in spectra.tiles() {
-                #expect(columns.count * rows.count * 1024 <= HDF5Spectra.mostValuesPerTile)
+            var covered = [UInt8](repeating: 0, count: side * side * channels)
+            for tile in spectra.tiles() {
+                let values = tile.columns.count * tile.rows.count * tile.channels.count
+                #expect(values <= HDF5Spectra.mostValuesPerTile, "\(chunks)")
                 #expect(
-                    chunks[0] * chunks[1] * 1024 > HDF5Spectra.mostValuesPerTile
-                        || (columns.lowerBound % chunks[1] == 0 && rows.lowerBound % chunks[0] == 0), "\(chunks)")
-                for y in rows { for x in columns { covered[y * 1024 + x] += 1 } }
+                    tile.columns.lowerBound % chunks[1] == 0 && tile.rows.lowerBound % chunks[0] == 0
+                        && tile.channels.lowerBound % chunks[2] == 0
+                        && [tile.columns.upperBound % chunks[1], side - tile.columns.upperBound].contains(0)
+                        && [tile.rows.upperBound % chunks[0], side - tile.rows.upperBound].contains(0)
+                        && [tile.channels.upperBound % chunks[2], channels - tile.channels.upperBound].contains(0),
+                    "\(chunks): \(tile)")
+                for y in tile.rows {
+                    for x in tile.columns {
+                        for channel in tile.channels { covered[(y * side + x) * channels + channel] &+= 1 }
+                    }
+                }
             }
             #expect(covered.allSatisfy { $0 == 1 }, "\(chunks)")
         }
+    }
+
+    /// Chunks of every pixel and two channels are read eight planes at a time (8 Mi values a tile).
+    @Test func wholeChannelPlanesAreReadAFewAtATime() {
+        let file = HDF5File(path: "/nonexistent", limits: EMDReader.readingLimits)
+        let spectra = HDF5Spectra(
+            file: file, path: ["data"], dims: [1024, 1024, 1024], sampleType: .uint16, chunks: [1024, 1024, 2], x: 1,
+            y: 0, channel: 2)
+        let tiles = spectra.tiles()
+        #expect(tiles.count == 1024 / 8 && tiles.allSatisfy { $0.channels.count == 8 })
     }
 }

@@ -40,7 +40,7 @@ struct Describe: ParsableCommand {
     var json = false
 
     func run() throws {
-        let opened = try openImage(image, number: imageChoice.number)
+        let opened = try openImage(image, number: imageChoice.number, summedSpectrum: true)
         let scale = pixelSize.size ?? opened.entry.calibration.pixelSize
         // A reciprocal calibration gives a diffraction pattern's d spacings, unless a pixel size is given instead.
         let reciprocal = scale == nil ? opened.entry.calibration.reciprocalPerPixel : nil

@@ -47,6 +47,7 @@ struct Inspect: ParsableCommand {
             if contents.entries[index].kind == .spectrum {
                 described = try Described(spectrumOf: contents, at: index, number: chosen, path: image)
             } else {
+                try findSpectrumOverview(chosen, in: contents)
                 described = try Described(opened: ImageFiles.open(image, contents: contents, number: chosen))
             }
             report = json ? try described.json() : try described.report(profile: settings, bands: bands)

@@ -80,6 +80,10 @@ struct Map: ParsableCommand {
                 }
                 backgroundChannels = try window.channels(on: axis)
             }
+            // The summed spectrum (for where the window's signal is) and the maps come from one pass.
+            try cube.overview(
+                with: [channels] + (backgroundChannels.map { [$0] } ?? [])
+                    + ElementMaps.knownReferences(of: channels, in: cube))
             let map = try cube.map(channels, background: backgroundChannels)
             let signal = try ElementMaps.signal(in: cube, window: channels)
             if let out { try TIFFWriter.writeFloat(map.image, calibration: entry.calibration, to: out) }

@@ -44,7 +44,7 @@ struct Render: ParsableCommand {
         let chosen = try loadProfile(profile ?? start.profile)
         // The image of the file the session played, the stack whose frames it stepped through, and its spectra for
         // the spectra it played.
-        let opened = try openImage(image, number: start.imageNumber, frames: start.frames)
+        let opened = try openImage(image, number: start.imageNumber, frames: start.frames, summedSpectrum: true)
         let frameCount = opened.frames?.stack.count ?? 0
         guard checked.highestFrame <= frameCount else {
             throw fail(

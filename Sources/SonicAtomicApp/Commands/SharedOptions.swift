@@ -52,12 +52,23 @@ func loadProfile(_ nameOrPath: String) throws -> Profile {
 
 /// The `number`th signal of the file at `path` (by default its largest image), as the image that
 /// plays — of a stack, its `frame`th frame or its frames combined, when asked for; or the command ends
-/// with one line and the bad-input status.
+/// with one line and the bad-input status. `summedSpectrum`: a spectrum image's summed spectrum is
+/// wanted too (for its elements' lines), and found in the same pass as the total counts it plays as.
 func openImage(
-    _ path: String, number: Int?, frame: Int? = nil, frames: FrameCombination? = nil
+    _ path: String, number: Int?, frame: Int? = nil, frames: FrameCombination? = nil, summedSpectrum: Bool = false
 ) throws -> ImageFiles.Opened {
     do {
-        let signal = try ImageFiles.open(path, number: number)
+        let contents = try ImageFiles.contents(of: path)
+        if summedSpectrum { try findSpectrumOverview(number, in: contents) }
+        let signal = try ImageFiles.open(path, contents: contents, number: number)
         return try frame.map { try signal.frame($0) } ?? frames.map { try signal.combined($0) } ?? signal
     } catch { throw fail("cannot read image \(path): \(error)", status: .badInput) }
+}
+
+/// Goes through the spectra of signal `number`, when it is a spectrum image, for its total counts and
+/// summed spectrum at once: asked for one after the other, they would take two passes.
+func findSpectrumOverview(_ number: Int?, in contents: ImageFileContents) throws(ImageFileError) {
+    let (index, _) = try ImageFiles.signal(number, in: contents)
+    let entry = contents.entries[index]
+    if entry.kind != .spectrum, let cube = entry.spectra { _ = try cube.overview() }
 }

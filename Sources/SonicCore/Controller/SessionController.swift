@@ -34,8 +34,11 @@ public final class SessionController {
     var lesson: LessonRun?
     /// The long work the session waits on (the atom columns being found) and its share done; "where am I" tells it.
     public var workUnderWay: (what: String, fraction: Double)?
-    /// Other work the user has waited on for seconds (a window's map, a frame); "where am I" tells it.
-    public var waitUnderWay: (what: String, fraction: Double?)?
+    /// Other work the user has waited on for seconds (a window's map, a frame); "where am I" tells it, and the
+    /// waiting pulse sounds while it lasts.
+    public var waitUnderWay: (what: String, fraction: Double?)? {
+        didSet { sound.waiting = waitUnderWay != nil }
+    }
 
     public init(
         sound: SessionSound, opened: OpenedImage, tags: TagBook = TagBook(), pixelSize: PixelSize? = nil,

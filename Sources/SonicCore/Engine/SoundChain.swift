@@ -61,6 +61,8 @@ public struct SoundChain: Sendable, Equatable {
     public var glideTime: Double
     /// Seconds a sweep of the image, or of a row or column of it, takes.
     public var sweepLength = ImageSweep.lengthDef.defaultValue
+    /// Peak level of the soft pulse heard during a long wait (0: none).
+    public var waitingLevel = WaitingPulse.levelDef.defaultValue
 
     public init(
         oscillators: [Oscillator] = [Oscillator()], effects: [Effect] = [],

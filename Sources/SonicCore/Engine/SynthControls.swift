@@ -56,6 +56,8 @@ public final class SynthControls: Sendable {
     /// How many sweeps were asked to start or stop, and the latest of them (`code(of:)`).
     private let sweeps = Atomic<Int>(0)
     private let latestSweep = Atomic<Int>(0)
+    /// Whether the user waits on long work (the waiting pulse sounds).
+    private let waiting = Atomic<Bool>(false)
 
     /// Written only at slots the reader has finished with; read only at slots the writer has published.
     nonisolated(unsafe) private let ring: UnsafeMutablePointer<SynthChange>
@@ -152,6 +154,12 @@ public final class SynthControls: Sendable {
         ticks.add(1, ordering: .relaxed)
         queue(SynthChange(time: time, kind: .tick, targets: .silent))
     }
+
+    /// Starts or stops the waiting pulse: at once, as it swells in and fades out of its own.
+    public func setWaiting(_ on: Bool) { waiting.store(on, ordering: .relaxed) }
+
+    /// Whether the waiting pulse is asked for.
+    public var isWaiting: Bool { waiting.load(ordering: .relaxed) }
 
     /// How many ticks have been asked for so far.
     public var tickCount: Int { ticks.load(ordering: .acquiring) }

@@ -2,7 +2,7 @@
 ///
 /// ```
 /// oscillators → loudness → [note envelope] → [panner] → effects, in order → tick → image sweep → spectrum bank
-///   → guide → duck → limiter
+///   → guide → waiting pulse → duck → limiter
 /// ```
 ///
 /// A line sweep plays through the oscillators as the pen does, from a table; meanwhile the pen's targets wait.
@@ -45,6 +45,8 @@ public final class SynthEngine {
     private var penTargets = SynthTargets.silent
     /// How many sweeps the controls had been asked for at the last block.
     private var sweepsMade: Int
+    /// The soft pulse of a long wait.
+    private let waitingPulse: WaitingPulse
     /// Lowers everything before the limiter while the voice speaks.
     private let duck: Fader
 
@@ -123,6 +125,7 @@ public final class SynthEngine {
         guide = GuideBeeps(sampleRate: sampleRate, rampSamples: ramp)
         spectrumBank = SpectrumBank(sampleRate: sampleRate, rampSamples: ramp)
         sweepsMade = controls.sweepCount
+        waitingPulse = WaitingPulse(sampleRate: sampleRate, level: chain.waitingLevel)
         // Speech comes in over 10 ms: quick, but no click.
         duck = Fader(rampSamples: Int(0.01 * sampleRate))
         let limiter = SoftLimiter(threshold: chain.limiterThreshold)
@@ -133,7 +136,7 @@ public final class SynthEngine {
         if let panner { units.append(panner) }
         units += effects
         // After the effects, so no filter or echo blurs them; ducked with the rest under the voice.
-        units += [tick, imageSweep, spectrumBank, guide, duck, limiter] as [any SoundUnit]
+        units += [tick, imageSweep, spectrumBank, guide, waitingPulse, duck, limiter] as [any SoundUnit]
         self.units = units
 
         left = .allocate(capacity: 2 * Self.blockSize)
@@ -176,6 +179,7 @@ public final class SynthEngine {
     /// waiting at once, as offline rendering does, which queues each change at its frame.
     public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         takeOfferedTables()
+        waitingPulse.isOn = controls.isWaiting
         var done = 0
         while done < frames {
             makeChanges(dueBy: done, from: time)

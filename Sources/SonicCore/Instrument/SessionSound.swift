@@ -45,6 +45,12 @@ public final class SessionSound {
         self.controls = controls
     }
 
+    /// Whether the user waits on long work: the waiting pulse sounds while they do.
+    public var waiting: Bool {
+        get { controls.isWaiting }
+        set { controls.setWaiting(newValue) }
+    }
+
     /// Makes `change` at `time` in `state` and sounds it; returns the pen's record when a pen was
     /// sounded.
     @discardableResult

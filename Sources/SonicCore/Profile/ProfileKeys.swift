@@ -55,8 +55,8 @@ struct ProfileKey: Sendable {
 /// Every key a profile may set, in the order docs/profiles.md lists them.
 enum ProfileKeys {
     static let all: [ProfileKey] =
-        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + sweep + speech + display
-        + braille
+        [description] + level + pitch + tone + oscillator + effects + pen + tagging + lattice + sweep + wait + speech
+        + display + braille
 
     /// The effects `effects.order` may name; each has a section of its own.
     static let effectNames = ["delay", "reverb", "ladder"]
@@ -287,6 +287,12 @@ enum ProfileKeys {
         parameter(
             "sweep.length", ImageSweep.lengthDef,
             "how long a sweep takes: of the whole image (`S`), or of a row or column under the pen (`X`, `Shift+X`)")
+    ]
+
+    private static let wait: [ProfileKey] = [
+        parameter(
+            "wait.sound_level", WaitingPulse.levelDef,
+            "the peak of the soft pulse heard while a window's map or a frame takes seconds to come (0: none)")
     ]
 
     private static let speech: [ProfileKey] = [

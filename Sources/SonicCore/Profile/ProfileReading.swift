@@ -47,6 +47,7 @@ extension Profile {
         chain = try Self.readChain(&reader)
         chain.tickLevel = try reader.number("tagging.cell_tick_level")
         chain.sweepLength = try reader.number("sweep.length")
+        chain.waitingLevel = try reader.number("wait.sound_level")
         if case .notes(_, let length) = articulation { chain.noteLength = length }
         // tilt-filter drives a ladder's cutoff and resonance.
         chain.filtered = modes.contains(.tiltFilter)

@@ -92,7 +92,8 @@ public enum ElementMaps {
             of: window, summed: summed, reading: reading, axis: axis, spectroscopy: cube.spectroscopy)
         guard significance != nil else { return nowhere }
         let counted = references.reduce(0.0) { sum, range in sum + range.reduce(0.0) { $0 + summed[$1] } }
-        let sweep = try cube.source.sweep(windows: [window] + references, summing: false)
+        // Maps kept from the overview's pass are not read again.
+        let sweep = SpectrumSweep(maps: try cube.maps([window] + references), summed: nil)
         let found = whereabouts(
             sweep, window: 0, references: 1..<(1 + references.count),
             ratio: counted > 0 ? under / counted : 0, width: cube.width, height: cube.height)
@@ -113,12 +114,7 @@ public enum ElementMaps {
         let counts = window.reduce(0.0) { $0 + summed[$1] }
         if spectroscopy == .eels {
             let energies = (0..<summed.count).map { axis.position($0) * perUnit }
-            let before = max(20, 0.1 * start), gap = max(3, 0.01 * start)
-            guard start - gap > ElementIdentification.lowestEdgeWindow else { return (nil, [], 0) }
-            let pre = channels(
-                max(start - before, ElementIdentification.lowestEdgeWindow)...(start - gap), axis: axis,
-                perUnit: perUnit)
-            guard pre.count >= 4, pre.upperBound <= window.lowerBound,
+            guard let pre = preEdge(of: window, axis: axis),
                 let fit = SpectrumBackground.powerLaw(summed, energies: energies, window: pre, over: window)
             else { return (nil, [], 0) }
             let systematic = SpectrumBackground.powerLawShare * fit.sum
@@ -176,6 +172,23 @@ public enum ElementMaps {
     static let everywhere = "everywhere"
 
     /// The channels of a window in eV.
+    /// The channels an EELS window's background is fitted in, before its edge; nil where there is no room.
+    static func preEdge(of window: Range<Int>, axis: SignalAxis) -> Range<Int>? {
+        guard let perUnit = EnergyUnit(axis.units)?.electronvolts, axis.scale > 0, !window.isEmpty else { return nil }
+        let start = axis.position(window.lowerBound) * perUnit
+        let before = max(20, 0.1 * start), gap = max(3, 0.01 * start)
+        guard start - gap > ElementIdentification.lowestEdgeWindow else { return nil }
+        let pre = channels(
+            max(start - before, ElementIdentification.lowestEdgeWindow)...(start - gap), axis: axis, perUnit: perUnit)
+        return pre.count >= 4 && pre.upperBound <= window.lowerBound ? pre : nil
+    }
+
+    /// The windows `signal(in:window:)` may read besides `window` that can be known before the summed spectrum
+    /// is: an EELS window's pre-edge; for finding with the summed spectrum in one pass.
+    public static func knownReferences(of window: Range<Int>, in cube: SpectrumCube) -> [Range<Int>] {
+        cube.spectroscopy == .eels ? preEdge(of: window, axis: cube.spectralAxis).map { [$0] } ?? [] : []
+    }
+
     static func channels(_ window: ClosedRange<Double>, axis: SignalAxis, perUnit: Double) -> Range<Int> {
         let start = ElementIdentification.index((window.lowerBound / perUnit - axis.offset) / axis.scale)
         let end = ElementIdentification.index((window.upperBound / perUnit - axis.offset) / axis.scale) + 1

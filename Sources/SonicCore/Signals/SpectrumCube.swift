@@ -62,6 +62,8 @@ public final class SpectrumCube: Sendable {
     private let overviewFound = Mutex<SpectrumOverview?>(nil)
     /// The total counts alone, found on first use when the summed spectrum was not asked for.
     private let totalFound = Mutex<WindowMap?>(nil)
+    /// Windows' sums at every pixel found in the pass that found the overview, kept for `map`.
+    private let mapsFound = Mutex<[Range<Int>: [Double]]>([:])
 
     public init(
         source: any SpectrumSource, spectralAxis: SignalAxis, spectroscopy: Spectroscopy, resolution: Double? = nil
@@ -95,14 +97,24 @@ public final class SpectrumCube: Sendable {
     }
 
     /// The total counts at every pixel and the spectrum summed over every pixel (one pass, then kept).
-    public func overview() throws(ImageFileError) -> SpectrumOverview {
+    public func overview() throws(ImageFileError) -> SpectrumOverview { try overview(with: []) }
+
+    /// The overview and, when it is still to be found, the sums of `windows` at every pixel in the same
+    /// pass, kept for `map` to give: what is asked for next is read with it, not in a pass of its own.
+    @discardableResult
+    public func overview(with windows: [Range<Int>]) throws(ImageFileError) -> SpectrumOverview {
         if let found = overviewFound.withLock({ $0 }) { return found }
-        let sweep = try source.sweep(windows: [0..<channels], summing: true)
+        // The total counts are found anyway.
+        let windows = windows.filter {
+            !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= channels && $0 != 0..<channels
+        }
+        let sweep = try source.sweep(windows: [0..<channels] + windows, summing: true)
         let found = SpectrumOverview(
             totalCounts: WindowMap(
                 width: width, height: height, channels: 0..<channels, background: nil, values: sweep.maps[0]),
             summed: sweep.summed ?? [])
         overviewFound.withLock { $0 = found }
+        mapsFound.withLock { kept in for (window, map) in zip(windows, sweep.maps.dropFirst()) { kept[window] = map } }
         return found
     }
 
@@ -118,6 +130,19 @@ public final class SpectrumCube: Sendable {
         return found
     }
 
+    /// The sums of `windows` at every pixel (within the channels): those found already (the total counts, the
+    /// windows kept from the overview's pass) as found, the others in one pass.
+    func maps(_ windows: [Range<Int>]) throws(ImageFileError) -> [[Double]] {
+        let totals = overviewFound.withLock { $0?.totalCounts.values } ?? totalFound.withLock { $0?.values }
+        let kept = mapsFound.withLock { kept in windows.map { $0 == 0..<channels ? totals : kept[$0] } }
+        let missing = windows.indices.filter { kept[$0] == nil }
+        guard !missing.isEmpty else { return kept.map { $0! } }
+        let read = try source.sweep(windows: missing.map { windows[$0] }, summing: false).maps
+        var maps = kept.map { $0 ?? [] }
+        for (index, map) in zip(missing, read) { maps[index] = map }
+        return maps
+    }
+
     /// The sum of channels `window` at every pixel; with a background window, minus that window's
     /// mean per channel times the window's channels (a flat background under the peak or edge).
     public func map(_ window: Range<Int>, background: Range<Int>? = nil) throws(ImageFileError) -> WindowMap {
@@ -129,11 +154,11 @@ public final class SpectrumCube: Sendable {
             }
         }
         if window == 0..<channels, background == nil { return try totalCounts() }
-        let sweep = try source.sweep(windows: [window] + (background.map { [$0] } ?? []), summing: false)
-        var values = sweep.maps[0]
+        let maps = try self.maps([window] + (background.map { [$0] } ?? []))
+        var values = maps[0]
         if let background {
             let share = Double(window.count) / Double(background.count)
-            for pixel in values.indices { values[pixel] -= share * sweep.maps[1][pixel] }
+            for pixel in values.indices { values[pixel] -= share * maps[1][pixel] }
         }
         return WindowMap(width: width, height: height, channels: window, background: background, values: values)
     }
