@@ -33,7 +33,6 @@ public final class LiveSound: @unchecked Sendable {
     /// The output's buffer, and the output's dropouts it has been told of.
     private var buffer: BufferLength
     private var dropoutsSeen = 0
-    private let latency: Double
     /// What the reopening thread hands over: written there before `handedOver` is set, read here after.
     private var reopened: (any AudioOutput)?
     private let handedOver = Atomic<Bool>(false)
@@ -45,7 +44,6 @@ public final class LiveSound: @unchecked Sendable {
         _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String,
         notice: @escaping @Sendable (String) -> Void, now: Double
     ) throws(AudioError) {
-        self.latency = latency
         buffer = BufferLength(asked: latency, now: now)
         (output, server) = try AudioOutputs.open(
             choice, renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName,
@@ -87,7 +85,7 @@ public final class LiveSound: @unchecked Sendable {
         handedOver.store(false, ordering: .relaxed)
         self.output = output
         // A new stream, at the latency asked for.
-        buffer = BufferLength(asked: latency, now: now)
+        buffer = BufferLength(asked: buffer.asked, now: now)
         dropoutsSeen = 0
         return .back(server)
     }
