@@ -10,18 +10,27 @@ extension EndToEnd {
     /// score and the next step, much longer than the miss), and where the user got to is kept; a damaged progress
     /// file is said and the lesson starts afresh. Two short sessions.
     @Suite struct LessonTests {
+        /// `learn` on the test's servers, going on from `progress` kept in the data folder under `folder`: the
+        /// session, and the progress file it keeps.
+        static func lesson(from progress: String, display: TestDisplay, sound: SoundServer, folder: String) throws
+            -> (session: RunningPlay, kept: String)
+        {
+            let data = folder + "/data"
+            let kept = data + "/sonic-atomic/lesson.json"
+            try FileManager.default.createDirectory(atPath: data + "/sonic-atomic", withIntermediateDirectories: true)
+            try progress.write(toFile: kept, atomically: true, encoding: .utf8)
+            let session = try RunningPlay(
+                image: nil, display: display, sound: sound, folder: folder, environment: ["XDG_DATA_HOME": data],
+                command: "learn")
+            return (session, kept)
+        }
+
         @Test func aStepIsMissedThenPassedByThePenAndTheScoreSaid() throws {
             try withServers("lesson") { display, sound, folder in
-                let data = folder + "/data"
-                let kept = data + "/sonic-atomic/lesson.json"
-                try FileManager.default.createDirectory(
-                    atPath: data + "/sonic-atomic", withIntermediateDirectories: true)
                 // The step without the guide: one column of the crystal is brighter than the rest.
-                try "{\"step\":\"bright-alone\",\"passed\":5,\"tries\":7}\n".write(
-                    toFile: kept, atomically: true, encoding: .utf8)
-                let session = try RunningPlay(
-                    image: nil, display: display, sound: sound, folder: folder,
-                    environment: ["XDG_DATA_HOME": data], command: "learn")
+                let (session, kept) = try Self.lesson(
+                    from: "{\"step\":\"bright-alone\",\"passed\":5,\"tries\":7}\n", display: display, sound: sound,
+                    folder: folder)
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
                 func screen(_ point: ImagePoint) -> String {
@@ -73,7 +82,7 @@ extension EndToEnd {
                 try "{\"step\":\"vacancy\",\"passed\":61".write(toFile: kept, atomically: true, encoding: .utf8)
                 let again = try RunningPlay(
                     image: nil, display: display, sound: sound, folder: folder + "/damaged",
-                    environment: ["XDG_DATA_HOME": data], command: "learn")
+                    environment: ["XDG_DATA_HOME": folder + "/data"], command: "learn")
                 defer { again.stop() }
                 try again.waitUntilShown()
                 let said = try #require(try again.spokenTexts().first)
@@ -89,15 +98,9 @@ extension EndToEnd {
         /// checked by where the nib is — in nickel's region missed and said which way iron's lies, in iron's passed.
         @Test func theSpectrumStepIsCheckedByWhereThePenFindsIron() throws {
             try withServers("lesson-spectrum") { display, sound, folder in
-                let data = folder + "/data"
-                let kept = data + "/sonic-atomic/lesson.json"
-                try FileManager.default.createDirectory(
-                    atPath: data + "/sonic-atomic", withIntermediateDirectories: true)
-                try "{\"step\":\"spectrum\",\"passed\":9,\"tries\":9}\n".write(
-                    toFile: kept, atomically: true, encoding: .utf8)
-                let session = try RunningPlay(
-                    image: nil, display: display, sound: sound, folder: folder,
-                    environment: ["XDG_DATA_HOME": data], command: "learn")
+                let (session, kept) = try Self.lesson(
+                    from: "{\"step\":\"spectrum\",\"passed\":9,\"tries\":9}\n", display: display, sound: sound,
+                    folder: folder)
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
                 func screen(_ point: ImagePoint) -> (Double, Double) {
