@@ -181,7 +181,7 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
                     }
                 }
             }
-            if !deflated { doneReading(index) }
+            doneReading(index)
         }
         return values
     }
@@ -273,7 +273,7 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
                             }
                         }
                     }
-                    if !deflated { doneReading(index) }
+                    doneReading(index)
                     progress?.advance()
                 }
             } catch {
