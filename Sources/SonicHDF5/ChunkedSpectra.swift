@@ -53,7 +53,9 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
             let (product, overflow) = bytes.multipliedReportingOverflow(by: chunk)
             guard !overflow, product <= Self.mostChunkBytes else { throw ImageFileError("a chunk is too large") }
             bytes = product
-            count *= (extent + chunk - 1) / chunk
+            let (chunkCount, countOverflow) = count.multipliedReportingOverflow(by: (extent + chunk - 1) / chunk)
+            guard !countOverflow else { throw ImageFileError("the chunks do not fit the dataset") }
+            count = chunkCount
         }
         let size = file.count
         guard table.offsets.count == count, table.sizes.count == count,

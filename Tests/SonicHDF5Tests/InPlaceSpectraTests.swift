@@ -210,6 +210,17 @@ import Testing
         }
     }
 
+    /// A grid of more chunks than a number holds is refused, not counted past its end.
+    @Test func aGridOfTooManyChunksIsRefused() {
+        let table = ChunkTable(filters: [], littleEndian: true, offsets: [0], sizes: [2], skippedFilters: [0])
+        let huge = Int(Int32.max)
+        #expect(throws: ImageFileError.self) {
+            _ = try ChunkedSpectra<UInt16>(
+                file: FileBytes(copying: [0, 0]), table: table, dims: [huge, huge, huge], chunks: [1, 1, 1], x: 1,
+                y: 0, channel: 2)
+        }
+    }
+
     /// libhdf5 1.10 finds each chunk by going through the chunks from the first: the listing stops at
     /// `ChunkTable.mostListed` chunks, which take well under a few seconds even on a busy machine;
     /// a dataset of more is left to the helpers, and read right.
