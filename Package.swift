@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SonicSpeech", dependencies: ["SonicCore", "CEspeakNG"]),
         .target(name: "SonicSpeechDispatcher", dependencies: ["SonicCore", "CSpeechd"]),
         .target(name: "SonicTIFF", dependencies: ["SonicCore", "CTIFF"]),
-        .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5"]),
+        .target(name: "SonicHDF5", dependencies: ["SonicCore", "CHDF5", "CZlib"]),
         .target(name: "SonicBruker", dependencies: ["SonicCore", "CZlib"]),
         .target(name: "SonicAccessibility", dependencies: ["CATK"]),
         .target(name: "SonicBraille", dependencies: ["SonicCore", "CBrlAPI"]),

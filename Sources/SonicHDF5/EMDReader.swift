@@ -62,6 +62,11 @@ public enum EMDReader {
             file: HDF5File(path: path, limits: readingLimits))
     }
 
+    /// Whether the program reads these spectra from the mapped file itself, not through the helpers.
+    package static func readsInPlace(_ source: any SpectrumSource) -> Bool {
+        (source as? HDF5Spectra)?.readsInPlace ?? false
+    }
+
     /// Clear reasons for the commonest failures, before any process is started.
     private static func checkReadable(_ path: String) throws(ImageFileError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -44,7 +44,7 @@ enum FileSurvey {
             guard survey.hyperspy.count < maxDatasets, let group = try experiments.child(link.name), group.isGroup,
                 let data = try group.child("data"), data.isDataset
             else { continue }
-            let layout = try data.layout()
+            let layout = try data.layout(chunksToList: ChunkTable.mostListed - survey.chunksListed)
             let names = Set(try group.hardLinks(limit: maxLinksPerGroup).map(\.name))
             // Every axis-i from 0 while there is one: a file may hold more or fewer than its data's dimensions.
             var axes: [HyperSpyAxis?] = []
@@ -112,7 +112,9 @@ enum FileSurvey {
                         }
                     survey.velox.append(
                         VeloxDataset(
-                            kind: kind.name, id: item.name, layout: try dataset.layout(), metadata: metadata,
+                            kind: kind.name, id: item.name,
+                            layout: try dataset.layout(chunksToList: ChunkTable.mostListed - survey.chunksListed),
+                            metadata: metadata,
                             settings: settings))
                 }
             }
@@ -206,7 +208,7 @@ enum FileSurvey {
                     guard survey.berkeley.count < maxDatasets, let dataset = try group.child(link.name),
                         dataset.isDataset
                     else { continue }
-                    let layout = try dataset.layout()
+                    let layout = try dataset.layout(chunksToList: ChunkTable.mostListed - survey.chunksListed)
                     let axesFromZero = names.contains("dim0")
                     let axes = (0..<layout.dims.count).map { index in
                         axis(group, named: "dim\(axesFromZero ? index : index + 1)")

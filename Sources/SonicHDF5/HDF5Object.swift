@@ -174,8 +174,9 @@ final class HDF5Object {
         return status >= 0 ? values : nil
     }
 
-    /// The dataset's extent and element type.
-    func layout() throws(ImageFileError) -> DatasetLayout {
+    /// The dataset's extent and element type; and, when it is chunked and has at most `chunksToList`
+    /// chunks, where each lies in the file.
+    func layout(chunksToList: Int = 0) throws(ImageFileError) -> DatasetLayout {
         guard let space = HDF5Object(H5Dget_space(id), close: H5Sclose),
             let type = HDF5Object(H5Dget_type(id), close: H5Tclose)
         else { throw HDF5Failure.current("cannot read a dataset's description") }
@@ -202,7 +203,65 @@ final class HDF5Object {
         var layout = DatasetLayout(dims: dims, sampleType: sampleType, unsupported: unsupported)
         if let sampleType { layout.storage = inPlaceStorage(type: type.id, sampleType: sampleType, dims: dims) }
         layout.chunks = chunks(rank: dims.count)
+        if let sampleType, let chunks = layout.chunks {
+            layout.chunkTable = chunkTable(
+                type: type.id, sampleType: sampleType, dims: dims, chunks: chunks, limit: chunksToList)
+        }
         return layout
+    }
+
+    /// Each chunk's place in the file, size and filter mask, looked up by its coordinates (by index
+    /// costs the same: each lookup goes through the chunks from the first); nil when a chunk is
+    /// not stored (never written), the elements are of a size or byte order the program does not
+    /// read, or there are more than `limit`.
+    private func chunkTable(type: hid_t, sampleType: SampleType, dims: [Int], chunks: [Int], limit: Int)
+        -> ChunkTable?
+    {
+        let order = H5Tget_order(type), size = sampleType.bits / 8
+        guard H5Tget_size(type) == size, order == H5T_ORDER_LE || order == H5T_ORDER_BE || size == 1,
+            dims.allSatisfy({ $0 > 0 }), let creation = HDF5Object(H5Dget_create_plist(id), close: H5Pclose)
+        else { return nil }
+        let grid = zip(dims, chunks).map { ($0 + $1 - 1) / $1 }
+        var count = 1
+        for extent in grid {
+            count *= extent
+            guard count <= limit else { return nil }
+        }
+        let filterCount = H5Pget_nfilters(creation.id)
+        guard (0...32).contains(filterCount) else { return nil }
+        var filters: [Int] = []
+        for index in 0..<UInt32(filterCount) {
+            var flags: UInt32 = 0, valueCount = 0, config: UInt32 = 0
+            let filter = H5Pget_filter2(creation.id, index, &flags, &valueCount, nil, 0, nil, &config)
+            guard filter >= 0 else { return nil }
+            filters.append(Int(filter))
+        }
+        var table = ChunkTable(
+            filters: filters, littleEndian: size == 1 || order == H5T_ORDER_LE, offsets: [], sizes: [],
+            skippedFilters: [])
+        table.offsets.reserveCapacity(count)
+        table.sizes.reserveCapacity(count)
+        table.skippedFilters.reserveCapacity(count)
+        var position = [hsize_t](repeating: 0, count: dims.count)
+        for _ in 0..<count {
+            var mask: UInt32 = 0, address: haddr_t = 0, stored: hsize_t = 0
+            guard H5Dget_chunk_info_by_coord(id, position, &mask, &address, &stored) >= 0, address != haddr_t.max,
+                stored > 0, address < haddr_t(Int.max), stored < hsize_t(Int.max)
+            else {
+                H5Eclear2(sonic_h5_error_stack())
+                return nil
+            }
+            table.offsets.append(Int(address))
+            table.sizes.append(Int(stored))
+            table.skippedFilters.append(Int(mask))
+            // The next chunk's coordinates, the last dimension fastest.
+            for dimension in position.indices.reversed() {
+                position[dimension] += hsize_t(chunks[dimension])
+                if position[dimension] < hsize_t(dims[dimension]) { break }
+                position[dimension] = 0
+            }
+        }
+        return table
     }
 
     /// The extent of the dataset's chunks, or nil when it is not stored in chunks.

@@ -3,7 +3,9 @@ import SonicCore
 import Synchronization
 
 /// The spectra of an HDF5 dataset. Where the file holds them as they are (contiguous, unfiltered),
-/// the program maps them in place and reads them as it reads a DM file's; otherwise the file's
+/// the program maps them in place and reads them as it reads a DM file's; where it holds them in
+/// chunks the helper has listed, unfiltered or deflated (and shuffled), the program maps the file
+/// and reads the chunks itself (see `ChunkedSpectra`); otherwise the file's
 /// helper processes read a block at a time: the pixels asked for, every channel. A dataset of at
 /// most `SpectrumSource.valuesPerBlock` values is then read once, whole, and kept, so that spectra
 /// near the pen come from memory; a larger one is gone through in tiles of whole chunks, both
@@ -26,7 +28,7 @@ final class HDF5Spectra: SpectrumSource, Sendable {
 
     init(
         file: HDF5File, path: [String], dims: [Int], sampleType: SampleType, storage: DatasetStorage? = nil,
-        chunks: [Int]? = nil, x: Int?, y: Int?, channel: Int
+        chunks: [Int]? = nil, chunkTable: ChunkTable? = nil, x: Int?, y: Int?, channel: Int
     ) {
         self.file = file
         self.path = path
@@ -36,9 +38,34 @@ final class HDF5Spectra: SpectrumSource, Sendable {
         xDimension = x
         yDimension = y
         channelDimension = channel
-        inPlace = storage.flatMap {
-            Self.mapped(file: file.path, storage: $0, dims: dims, sampleType: sampleType, x: x, y: y, channel: channel)
-        }
+        inPlace =
+            storage.flatMap {
+                Self.mapped(
+                    file: file.path, storage: $0, dims: dims, sampleType: sampleType, x: x, y: y, channel: channel)
+            }
+            ?? chunkTable.flatMap { table in
+                chunks.flatMap {
+                    Self.mapped(
+                        file: file.path, table: table, chunks: $0, dims: dims, sampleType: sampleType, x: x, y: y,
+                        channel: channel)
+                }
+            }
+    }
+
+    /// The dataset's chunks read from the mapped file; nil where a dimension other than the scan's
+    /// and the channels' has more than one element, or the chunks cannot be read here (filters the
+    /// program does not undo, chunks that do not fit the file): the helpers read them then.
+    private static func mapped(
+        file: String, table: ChunkTable, chunks: [Int], dims: [Int], sampleType: SampleType, x: Int?, y: Int?,
+        channel: Int
+    ) -> (any SpectrumSource)? {
+        let used = Set([x, y, channel].compactMap { $0 })
+        guard dims.indices.allSatisfy({ used.contains($0) || dims[$0] == 1 }),
+            let bytes = try? MappedFile.bytes(of: file)
+        else { return nil }
+        let maker = ChunkedSpectraMaker(
+            file: bytes, table: table, dims: dims, chunks: chunks, x: x, y: y, channel: channel)
+        return try? sampleType.visit(maker).get()
     }
 
     /// The dataset mapped in place, read with HDF5's order (the last dimension varies fastest); nil
@@ -60,6 +87,9 @@ final class HDF5Spectra: SpectrumSource, Sendable {
             file: MappedFile.bytes(of: file), offset: storage.offset, layout: layout, littleEndian: storage.littleEndian
         ).make(sampleType)
     }
+
+    /// The spectra are read from the mapped file, not through the helpers.
+    var readsInPlace: Bool { inPlace != nil }
 
     var width: Int { xDimension.map { dims[$0] } ?? 1 }
     var height: Int { yDimension.map { dims[$0] } ?? 1 }

@@ -61,7 +61,7 @@ enum HyperSpyEntries {
             let spectral = axis(signal[0], "Energy")
             let source = HDF5Spectra(
                 file: file, path: experiment.path, dims: dims, sampleType: sampleType,
-                storage: layout.storage, chunks: layout.chunks, x: navigation.last,
+                storage: layout.storage, chunks: layout.chunks, chunkTable: layout.chunkTable, x: navigation.last,
                 y: navigation.count == 2 ? navigation[0] : nil,
                 channel: signal[0])
             do throws(ImageFileError) {

@@ -31,16 +31,20 @@ package struct DatasetLayout: Equatable {
     /// The extent of each chunk, when the dataset is stored in chunks (HDF5's order): reading whole
     /// chunks decompresses each once.
     package var chunks: [Int]?
+    /// Where each chunk lies in the file, when every one is stored there (and the survey's budget
+    /// of chunks listed allowed it), so that the program can read them itself.
+    package var chunkTable: ChunkTable?
 
     package init(
         dims: [Int], sampleType: SampleType? = nil, unsupported: String? = nil, storage: DatasetStorage? = nil,
-        chunks: [Int]? = nil
+        chunks: [Int]? = nil, chunkTable: ChunkTable? = nil
     ) {
         self.dims = dims
         self.sampleType = sampleType
         self.unsupported = unsupported
         self.storage = storage
         self.chunks = chunks
+        self.chunkTable = chunkTable
     }
 
     /// The longest dimension the helper reports: longer ones it refuses as out of range.
@@ -51,6 +55,37 @@ package struct DatasetLayout: Equatable {
 package struct DatasetStorage: Equatable, Sendable {
     package var offset: Int
     package var littleEndian: Bool
+}
+
+/// A chunked dataset's chunks as they lie in the file: one entry per chunk, in the order of the grid
+/// of chunks (HDF5's order, the last dimension fastest).
+package struct ChunkTable: Equatable, Sendable {
+    /// HDF5's numbers of the filters each chunk went through when written, in order.
+    package var filters: [Int]
+    package var littleEndian: Bool
+    /// Where each chunk starts in the file, in bytes.
+    package var offsets: [Int]
+    /// How many bytes each chunk takes in the file (compressed, when it is).
+    package var sizes: [Int]
+    /// Each chunk's filter mask: bit i set when filter i was skipped for it.
+    package var skippedFilters: [Int]
+
+    package init(filters: [Int], littleEndian: Bool, offsets: [Int], sizes: [Int], skippedFilters: [Int]) {
+        self.filters = filters
+        self.littleEndian = littleEndian
+        self.offsets = offsets
+        self.sizes = sizes
+        self.skippedFilters = skippedFilters
+    }
+
+    /// HDF5's numbers of the filters the program undoes itself.
+    package static let deflate = 1, shuffle = 2
+
+    /// At most this many chunks are listed in one survey, whatever the file holds: libhdf5 1.10
+    /// finds each chunk by going through the dataset's chunks from the first, so listing costs
+    /// time quadratic in their number (8192 take about 0.4 s). Datasets past it are read by the
+    /// helpers.
+    package static let mostListed = 8192
 }
 
 /// `/Data/<kind>/<id>/Data`, with the frame-0 metadata JSON beside it.
@@ -232,6 +267,12 @@ extension Survey {
         }
         guard input.atEnd else { throw ByteReader.garbled }
     }
+
+    /// How many chunks the survey lists.
+    var chunksListed: Int {
+        let layouts = velox.map(\.layout) + berkeley.map(\.layout) + hyperspy.map(\.layout)
+        return layouts.reduce(0) { $0 + ($1.chunkTable?.offsets.count ?? 0) }
+    }
 }
 
 extension DatasetLayout {
@@ -242,6 +283,13 @@ extension DatasetLayout {
         out.int(storage?.offset ?? -1)
         out.bool(storage?.littleEndian ?? true)
         out.ints(chunks ?? [])
+        out.bool(chunkTable != nil)
+        guard let chunkTable else { return }
+        out.ints(chunkTable.filters)
+        out.bool(chunkTable.littleEndian)
+        out.ints(chunkTable.offsets)
+        out.ints(chunkTable.sizes)
+        out.ints(chunkTable.skippedFilters)
     }
 
     init(from input: inout ByteReader) throws(ImageFileError) {
@@ -260,5 +308,13 @@ extension DatasetLayout {
         self.chunks =
             chunks.count == dims.count && !chunks.isEmpty && chunks.allSatisfy({ (1...Self.maxDimension).contains($0) })
             ? chunks : nil
+        guard try input.bool() else { return }
+        let filters = try input.ints(), chunksLittleEndian = try input.bool()
+        let offsets = try input.ints(), sizes = try input.ints(), skipped = try input.ints()
+        // Each entry is checked against the file and the chunk's extent where it is read.
+        guard sizes.count == offsets.count, skipped.count == offsets.count else { throw ByteReader.garbled }
+        chunkTable = ChunkTable(
+            filters: filters, littleEndian: chunksLittleEndian, offsets: offsets, sizes: sizes,
+            skippedFilters: skipped)
     }
 }

@@ -16,7 +16,8 @@ enum VeloxSpectra {
         let energy = energyAxis(metadata, name: "Energy", channels: dims[0])
         let source = HDF5Spectra(
             file: maker.file, path: dataset.path, dims: dims, sampleType: sampleType,
-            storage: dataset.layout.storage, chunks: dataset.layout.chunks, x: dims.count == 2 && dims[1] > 1 ? 1 : nil,
+            storage: dataset.layout.storage, chunks: dataset.layout.chunks,
+            chunkTable: dataset.layout.chunkTable, x: dims.count == 2 && dims[1] > 1 ? 1 : nil,
             y: nil, channel: 0)
         let scan = source.width > 1 ? [SignalAxis(name: "spectrum", size: source.width, navigation: true)] : []
         return entry(
@@ -40,7 +41,8 @@ enum VeloxSpectra {
         let calibration = VeloxEntries.calibration(scanMetadata)
         let source = HDF5Spectra(
             file: maker.file, path: dataset.path, dims: dims, sampleType: sampleType,
-            storage: dataset.layout.storage, chunks: dataset.layout.chunks, x: 0, y: dims.count == 3 ? 2 : nil,
+            storage: dataset.layout.storage, chunks: dataset.layout.chunks,
+            chunkTable: dataset.layout.chunkTable, x: 0, y: dims.count == 3 ? 2 : nil,
             channel: 1)
         var scan = [SignalAxis(name: "x", size: dims[0], calibration: calibration.x, navigation: true)]
         if dims.count == 3 {

@@ -7,8 +7,8 @@ import SonicImageFiles
 /// (asked once), damaged half the time as a message and half the time as the facts a hostile file
 /// would make it report. It must be refused, or make entries whose every signal has pixels, axes
 /// that match its sizes, and spectra of a size the readers accept (an image or a stack too large is
-/// listed, and refused when read). Nothing is read: the entries point into the seed file, which their
-/// damaged sizes do not describe.
+/// listed, and refused when read). Only spectra the program reads from the mapped file itself are
+/// read (one pixel's): their places in the file, damaged, must be refused or read inside it.
 struct SurveyTrial: FuzzTrial {
     func seedInput(_ path: String) throws -> [UInt8] { try EMDReader.survey(path: path).encoded() }
 
@@ -21,7 +21,12 @@ struct SurveyTrial: FuzzTrial {
     func run(_ path: String, seed: String) throws {
         let survey = try Survey(decoding: try ImageFiles.readBytes(path))
         let entries = try EMDReader.contents(of: survey, path: seed).entries
-        for entry in entries { try Self.check(entry, among: entries) }
+        for entry in entries {
+            try Self.check(entry, among: entries)
+            if let source = entry.spectra?.source, EMDReader.readsInPlace(source) {
+                _ = try? source.spectra(columns: 0..<1, rows: 0..<1)
+            }
+        }
     }
 
     static func check(_ entry: ImageEntry, among entries: [ImageEntry]) throws {

@@ -93,7 +93,7 @@ extension Mutator {
     }
 
     private mutating func damage(_ layout: inout DatasetLayout) {
-        switch below(7) {
+        switch below(8) {
         case 0, 1:
             if layout.dims.isEmpty {
                 layout.dims = [size(near: 1)]
@@ -114,9 +114,44 @@ extension Mutator {
         case 5:
             // Chunks of any extent: they decide only how blocks are cut.
             layout.chunks = below(4) == 0 ? nil : layout.dims.map { size(near: max(1, $0 / (1 + below(8)))) }
+        case 6:
+            damageChunkTable(of: &layout)
         default:
             layout.unsupported = layout.unsupported == nil ? "complex data" : nil
         }
+    }
+
+    /// Chunks listed anywhere, of any size, filtered any way: the program reads them from the file
+    /// itself, so each must be checked against the file and the chunk's extent first.
+    private mutating func damageChunkTable(of layout: inout DatasetLayout) {
+        let filterChoices = [[], [ChunkTable.deflate], [ChunkTable.shuffle, ChunkTable.deflate], [32000], [3]]
+        guard var table = layout.chunkTable, !table.offsets.isEmpty, below(4) > 0 else {
+            // A table for a dataset that has none: as many entries as its chunks, or a few.
+            var count = 1
+            for (extent, chunk) in zip(layout.dims, layout.chunks ?? []) where chunk > 0 {
+                count = min(4096, count * max(1, (extent + chunk - 1) / chunk))
+            }
+            count = below(4) == 0 ? below(8) : count
+            let fileSizes = [0, 1, 8, 512, 4096, 1 << 16, 1 << 20]
+            layout.chunkTable = ChunkTable(
+                filters: pick(filterChoices), littleEndian: below(2) == 0,
+                offsets: (0..<count).map { _ in below(3) == 0 ? size(near: 0) : pick(fileSizes) },
+                sizes: (0..<count).map { _ in below(3) == 0 ? size(near: 1) : pick(fileSizes) },
+                skippedFilters: (0..<count).map { _ in below(8) == 0 ? 1 : 0 })
+            return
+        }
+        let at = below(table.offsets.count)
+        switch below(5) {
+        case 0: table.offsets[at] = size(near: table.offsets[at])
+        case 1: table.sizes[at] = size(near: table.sizes[at])
+        case 2: table.filters = pick(filterChoices)
+        case 3: table.skippedFilters[at] = below(2) == 0 ? 1 : Int.max
+        default:
+            table.offsets.remove(at: at)
+            table.sizes.remove(at: at)
+            table.skippedFilters.remove(at: at)
+        }
+        layout.chunkTable = table
     }
 
     /// HyperSpy's axes: sizes (half the time the data's too, so that they still match), scales and

@@ -7,8 +7,9 @@ import Testing
 @testable import SonicHDF5
 
 /// HyperSpy spectrum images written here through libhdf5 with a known layout: stored whole and as
-/// they are (contiguous, either byte order), the program maps them in place and reads them itself;
-/// chunked and compressed, the helpers read them. Every way gives the values written.
+/// they are (contiguous, either byte order), or in chunks unfiltered or deflated (and shuffled), the
+/// program maps them and reads them itself; with a filter it does not undo (a checksum), the helpers
+/// read them. Every way gives the values written, as the helpers' tiles do.
 @Suite struct InPlaceSpectraTests {
     enum Storage: String, CaseIterable {
         case contiguous, bigEndian, chunkedGzip, chunked, gzipShuffle
@@ -18,12 +19,19 @@ import Testing
         case chunksAlongRows
         /// Chunks of every pixel and two channels: whole channel planes.
         case channelPlanes
+        /// Chunks that fit no dimension, the spectrum's included: partial chunks at every edge.
+        case unevenChunks
+        /// A checksum after each chunk, which the program leaves to the helpers.
+        case checksummed
+
+        var readsInPlace: Bool { self != .checksummed }
 
         /// The chunks' extent, HDF5's order (y, x, channels), or nil for contiguous storage.
         func chunks(height: Int, width: Int, channels: Int) -> [Int]? {
             switch self {
             case .contiguous, .bigEndian: nil
-            case .chunkedGzip, .chunked, .gzipShuffle: [2, 3, channels]
+            case .chunkedGzip, .chunked, .gzipShuffle, .checksummed: [2, 3, channels]
+            case .unevenChunks: [3, 4, max(1, channels * 3 / 8)]
             case .chunksAcrossChannels: [2, 3, max(1, channels / 4)]
             case .chunksAlongRows: [1, 2, channels]
             case .channelPlanes: [height, width, 2]
@@ -32,8 +40,8 @@ import Testing
 
         var filters: (shuffle: Bool, gzip: Bool) {
             switch self {
-            case .contiguous, .bigEndian, .chunked: (false, false)
-            case .gzipShuffle: (true, true)
+            case .contiguous, .bigEndian, .chunked, .checksummed: (false, false)
+            case .gzipShuffle, .unevenChunks: (true, true)
             case .chunkedGzip, .chunksAcrossChannels, .chunksAlongRows, .channelPlanes: (false, true)
             }
         }
@@ -56,6 +64,7 @@ import Testing
         }
         if storage.filters.shuffle { #expect(H5Pset_shuffle(creation.id) >= 0) }
         if storage.filters.gzip { #expect(H5Pset_deflate(creation.id, 4) >= 0) }
+        if storage == .checksummed { #expect(H5Pset_fletcher32(creation.id) >= 0) }
         let type = storage == .bigEndian ? sonic_h5_big_endian_uint16() : sonic_h5_little_endian_uint16()
         let data = try #require(
             HDF5Object(
@@ -120,6 +129,7 @@ import Testing
         #expect((layout.storage != nil) == (chunks == nil), "\(layout)")
         #expect(layout.storage?.littleEndian == (chunks != nil ? nil : storage == .contiguous))
         #expect(layout.chunks == chunks)
+        #expect((layout.chunkTable != nil) == (chunks != nil))
         let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
         #expect(cube.width == width && cube.height == height && cube.channels == channels)
         for y in 0..<height {
@@ -137,6 +147,7 @@ import Testing
         }
         #expect(sweep.maps == [map])
         if let spectra = cube.source as? HDF5Spectra {
+            #expect(spectra.readsInPlace == storage.readsInPlace)
             // Tiles of a few chunks, as a large file is gone through.
             let tiled = try spectra.sweepInTiles(windows: [10..<20, 0..<channels], summing: true, valuesPerTile: 400)
             #expect(tiled.maps[0] == map)
@@ -152,5 +163,85 @@ import Testing
                         summed.indices.reduce(0.0) { $0 + Double(Self.value(pixel / width, pixel % width, $1)) }
                     })
         }
+    }
+}
+
+/// Chunks the program reads itself from the mapped file: listed quickly however many, and a
+/// damaged one refused in one line.
+@Suite struct ChunkedSpectraTests {
+    @Test func aDamagedCompressedChunkIsAnErrorNotACrash() throws {
+        let path = NSTemporaryDirectory() + "damaged-chunk-\(getpid()).hspy"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try InPlaceSpectraTests.write(path, storage: .chunkedGzip, height: 5, width: 7, channels: 64)
+        let survey = try EMDReader.survey(path: path)
+        let table = try #require(survey.hyperspy.first?.layout.chunkTable)
+        #expect(table.filters == [ChunkTable.deflate] && table.skippedFilters.allSatisfy { $0 == 0 })
+        // Garbage over the middle of the first chunk's deflate stream.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seek(toOffset: UInt64(table.offsets[0] + table.sizes[0] / 2))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: min(16, table.sizes[0] / 2)))
+        try handle.close()
+        let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
+        #expect(EMDReader.readsInPlace(cube.source))
+        #expect(throws: ImageFileError.self) { _ = try cube.source.sweep(windows: [0..<64], summing: true) }
+        #expect(throws: ImageFileError.self) { _ = try cube.source.spectra(columns: 0..<1, rows: 0..<1) }
+    }
+
+    @Test func chunksOutsideTheFileAreLeftToTheHelpers() throws {
+        let path = NSTemporaryDirectory() + "hostile-chunks-\(getpid()).hspy"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try InPlaceSpectraTests.write(path, storage: .chunked, height: 5, width: 7, channels: 64)
+        var survey = try EMDReader.survey(path: path)
+        let honest = try #require(survey.hyperspy.first?.layout.chunkTable)
+        for damage in 0..<4 {
+            var table = honest
+            switch damage {
+            case 0: table.offsets[1] = Int.max - 8
+            case 1: table.sizes[2] += 1
+            case 2: table.offsets.removeLast()
+            default: table.skippedFilters[0] = 1
+            }
+            survey.hyperspy[0].layout.chunkTable = table
+            let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
+            #expect(!EMDReader.readsInPlace(cube.source))
+            #expect(
+                try cube.source.spectra(columns: 1..<2, rows: 3..<4)
+                    == (0..<64).map { Float(InPlaceSpectraTests.value(3, 1, $0)) })
+        }
+    }
+
+    /// A grid of more chunks than a number holds is refused, not counted past its end.
+    @Test func aGridOfTooManyChunksIsRefused() {
+        let table = ChunkTable(filters: [], littleEndian: true, offsets: [0], sizes: [2], skippedFilters: [0])
+        let huge = Int(Int32.max)
+        #expect(throws: ImageFileError.self) {
+            _ = try ChunkedSpectra<UInt16>(
+                file: FileBytes(copying: [0, 0]), table: table, dims: [huge, huge, huge], chunks: [1, 1, 1], x: 1,
+                y: 0, channel: 2)
+        }
+    }
+
+    /// libhdf5 1.10 finds each chunk by going through the chunks from the first: the listing stops at
+    /// `ChunkTable.mostListed` chunks, which take well under a few seconds even on a busy machine;
+    /// a dataset of more is left to the helpers, and read right.
+    @Test(arguments: [80, 100])
+    func chunksAreListedUpToTheirLimit(height: Int) throws {
+        let path = NSTemporaryDirectory() + "many-chunks-\(height)-\(getpid()).hspy"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (width, channels) = (200, 8)
+        let count = height * width / 2
+        try InPlaceSpectraTests.write(path, storage: .chunksAlongRows, height: height, width: width, channels: channels)
+        let started = ContinuousClock.now
+        let survey = try EMDReader.survey(path: path)
+        let elapsed = ContinuousClock.now - started
+        let table = survey.hyperspy.first?.layout.chunkTable
+        #expect(table?.offsets.count == (count <= ChunkTable.mostListed ? count : nil))
+        #expect(elapsed < .seconds(3), "listing \(count) chunks took \(elapsed)")
+        let cube = try #require(try EMDReader.contents(of: survey, path: path).entries.first?.spectra)
+        #expect(EMDReader.readsInPlace(cube.source) == (table != nil))
+        let sweep = try cube.source.sweep(windows: [2..<5], summing: false)
+        #expect(
+            sweep.maps[0][17 * width + 33]
+                == (2..<5).reduce(0.0) { $0 + Double(InPlaceSpectraTests.value(17, 33, $1)) })
     }
 }
