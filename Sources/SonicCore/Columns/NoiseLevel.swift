@@ -50,7 +50,7 @@ enum NoiseLevel {
     static func standardDeviation(medianResponse median: Double) -> Double { median / (6 * 0.674_489_75) }
 
     /// The element of the given rank (0-based) in sorted order; reorders `values`.
-    static func select(_ values: inout [Float], rank: Int) -> Float {
+    static func select<Value: Comparable>(_ values: inout [Value], rank: Int) -> Value {
         var lo = 0, hi = values.count - 1
         while lo < hi {
             let pivot = values[(lo + hi) / 2]

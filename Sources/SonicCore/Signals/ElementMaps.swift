@@ -252,11 +252,19 @@ public enum ElementMaps {
             var threshold = smooth.reduce(0, +) / Double(smooth.count)
             var (low, high, lowCount) = (0.0, 0.0, 0)
             for _ in 0..<30 {
-                let below = smooth.filter { $0 <= threshold }, above = smooth.filter { $0 > threshold }
-                guard !below.isEmpty, !above.isEmpty else { break }
-                low = below.reduce(0, +) / Double(below.count)
-                high = above.reduce(0, +) / Double(above.count)
-                lowCount = below.count
+                var (belowSum, aboveSum, belowCount) = (0.0, 0.0, 0)
+                for value in smooth {
+                    if value <= threshold {
+                        belowSum += value
+                        belowCount += 1
+                    } else {
+                        aboveSum += value
+                    }
+                }
+                guard belowCount > 0, belowCount < smooth.count else { break }
+                low = belowSum / Double(belowCount)
+                high = aboveSum / Double(smooth.count - belowCount)
+                lowCount = belowCount
                 let next = (low + high) / 2
                 if next == threshold { break }
                 threshold = next
@@ -271,28 +279,44 @@ public enum ElementMaps {
         return all
     }
 
-    /// The map's mean over squares of 2·radius + 1 pixels (cut at the edges), and the typical standard deviation
-    /// of that mean.
+    /// The map's mean over squares of 2·radius + 1 pixels (cut at the edges), and the typical (median) standard
+    /// deviation of that mean.
     static func smoothed(_ values: [Double], variance: [Double], width: Int, height: Int, radius: Int)
         -> ([Double], Double)
     {
+        // A square's sums are sums along its rows, then down its column: 2·(2·radius + 1) additions a pixel.
+        let (rowSums, rowVariances) = (
+            boxRows(values, width: width, radius: radius), boxRows(variance, width: width, radius: radius)
+        )
         var smooth = values, spread = variance
         for y in 0..<height {
+            let rows = max(0, y - radius)...min(height - 1, y + radius)
             for x in 0..<width {
-                var sum = 0.0, sumVariance = 0.0, count = 0
-                for j in max(0, y - radius)...min(height - 1, y + radius) {
-                    for i in max(0, x - radius)...min(width - 1, x + radius) {
-                        sum += values[j * width + i]
-                        sumVariance += variance[j * width + i]
-                        count += 1
-                    }
+                var sum = 0.0, sumVariance = 0.0
+                for j in rows {
+                    sum += rowSums[j * width + x]
+                    sumVariance += rowVariances[j * width + x]
                 }
-                smooth[y * width + x] = sum / Double(count)
-                spread[y * width + x] = sumVariance / Double(count * count)
+                let count = Double(rows.count * (min(width - 1, x + radius) - max(0, x - radius) + 1))
+                smooth[y * width + x] = sum / count
+                spread[y * width + x] = sumVariance / (count * count)
             }
         }
-        let sorted = spread.sorted()
-        return (smooth, max(sorted[sorted.count / 2], 1e-12).squareRoot())
+        let median = NoiseLevel.select(&spread, rank: spread.count / 2)
+        return (smooth, max(median, 1e-12).squareRoot())
+    }
+
+    /// Each value's row summed over the 2·radius + 1 columns around it (cut at the edges).
+    private static func boxRows(_ values: [Double], width: Int, radius: Int) -> [Double] {
+        var sums = values
+        for start in stride(from: 0, to: values.count, by: width) {
+            for x in 0..<width {
+                var sum = 0.0
+                for i in max(0, x - radius)...min(width - 1, x + radius) { sum += values[start + i] }
+                sums[start + x] = sum
+            }
+        }
+        return sums
     }
 
     /// Where the present pixels lie, in words.
