@@ -46,16 +46,19 @@ extension EndToEnd {
                 defer { session.stop() }
                 let v = try session.waitUntilShown()
                 try session.waitForGreeting()
-                for k in 0..<8 {
+                /// Step k's tone as heard, and whether the sound ran dry meanwhile.
+                func play(step k: Int) throws -> (heard: Double?, ranDry: Bool) {
+                    let dropouts = try session.records(ofType: "dropout").count
                     let x = v.originX + (Double(64 * k + 32) + 0.5) * v.scale, y = v.originY + 64.5 * v.scale
                     let mark = sound.recordedSampleCount()
                     try display.down(x, y, pressure: 0.6)
                     usleep(900_000)
                     try display.up()
                     try sound.waitForSilence(lasting: 0.3)
-                    let recording = try sound.recording()
                     let want = Self.expected(profile, step: k)
-                    guard want >= 60 else { continue } // the classic profile's 20 Hz: below what a speaker plays
+                    // The classic profile's 20 Hz: below what a speaker plays.
+                    guard want >= 60 else { return (nil, false) }
+                    let recording = try sound.recording()
                     // Timed from the tone's own start, so a late pen event or a recorder hiccup cannot slide the
                     // pen-up's release into the window.
                     let onset = try #require(recording[mark...].firstIndex { abs($0) > 0.01 }, "no tone on step \(k)")
@@ -74,6 +77,15 @@ extension EndToEnd {
                             recording[(onset + 19_200)..<(onset + 33_600)],
                             sampleRate: Self.rate)
                     }
+                    return (heard, try session.records(ofType: "dropout").count > dropouts)
+                }
+                for k in 0..<8 {
+                    let want = Self.expected(profile, step: k)
+                    var (heard, ranDry) = try play(step: k)
+                    guard want >= 60 else { continue }
+                    // A dropout (one the machine's own pause explains, or the run fails on it anyway) breaks the
+                    // tone it falls in: that step is played again.
+                    if ranDry && abs((heard ?? 0) / want - 1) >= 0.01 { (heard, ranDry) = try play(step: k) }
                     #expect(
                         abs((heard ?? 0) / want - 1) < 0.01,
                         "\(profile), step \(k): heard \(heard ?? 0) Hz, the mapping says \(want)")
