@@ -25,6 +25,9 @@ final class HDF5Spectra: SpectrumSource, Sendable {
     private let whole = Mutex<[Float]?>(nil)
     /// The spectra mapped where they lie in the file, when they can be.
     private let inPlace: (any SpectrumSource)?
+    /// Whether reading in place inflates chunks: then, as through the helpers, a small dataset is read
+    /// whole once and kept, rather than inflated again for each spectrum near the pen.
+    private let inflatesInPlace: Bool
 
     init(
         file: HDF5File, path: [String], dims: [Int], sampleType: SampleType, storage: DatasetStorage? = nil,
@@ -50,6 +53,7 @@ final class HDF5Spectra: SpectrumSource, Sendable {
                         channel: channel)
                 }
             }
+        inflatesInPlace = storage == nil && inPlace != nil && chunkTable?.filters.isEmpty == false
     }
 
     /// The dataset's chunks read from the mapped file; nil where a dimension other than the scan's
@@ -101,13 +105,17 @@ final class HDF5Spectra: SpectrumSource, Sendable {
         guard columns.lowerBound >= 0, columns.upperBound <= width, rows.lowerBound >= 0, rows.upperBound <= height,
             !columns.isEmpty, !rows.isEmpty
         else { throw ImageFileError("pixels outside the \(width) × \(height) scan") }
-        if let inPlace { return try inPlace.spectra(columns: columns, rows: rows) }
+        if let inPlace, !(isSmall && inflatesInPlace) { return try inPlace.spectra(columns: columns, rows: rows) }
         if isSmall {
             let cube: [Float]
             if let kept = whole.withLock({ $0 }) {
                 cube = kept
             } else {
-                cube = try block(columns: 0..<width, rows: 0..<height)
+                if let inPlace {
+                    cube = try inPlace.spectra(columns: 0..<width, rows: 0..<height)
+                } else {
+                    cube = try block(columns: 0..<width, rows: 0..<height)
+                }
                 whole.withLock { $0 = cube }
             }
             guard columns != 0..<width || rows != 0..<height else { return cube }
