@@ -179,8 +179,7 @@ private final class SoundDaemons: @unchecked Sendable {
             throw HarnessError("cannot start the sound server: parec is not installed (scripts/install-deps test)")
         }
         self.parec = parec
-        // The server's relaying thread niced as it asks (see the script): the dropouts left are the program's own
-        // or the machine's pauses.
+        // The server's relaying thread niced as it asks, against other sessions too (see the script).
         let started = try Subprocess.run(
             Self.script, ["start", kind.rawValue, runFolder, "--niced-relay"], timeout: 60)
         guard started.status == 0 else {
