@@ -122,6 +122,9 @@ let package = Package(
                 "CX11", "CXft",
                 // HDF5 files written at test time, in the layouts the program reads.
                 "CHDF5"
-            ])
+            ],
+            // Optimising the harness costs the build three quarters of a minute and saves the tests nothing:
+            // their time goes into the program and the signal analysis, both optimised.
+            swiftSettings: [.unsafeFlags(["-Onone"], .when(configuration: .release))])
     ]
 )
