@@ -48,9 +48,8 @@ extension EndToEnd {
 
                 // Where the pen is, as the user asks: the pixel's place, value first and the level in percent.
                 let pixel = (x: 200, y: 150)
-                try display.down(
-                    viewport.originX + (Double(pixel.x) + 0.5) * viewport.scale,
-                    viewport.originY + (Double(pixel.y) + 0.5) * viewport.scale, pressure: 0.5)
+                let nib = viewport.screen(Double(pixel.x), Double(pixel.y))
+                try display.down(nib.x, nib.y, pressure: 0.5)
                 usleep(300_000)
                 seen = braille.texts().count
                 try display.key("space")
@@ -156,9 +155,8 @@ extension EndToEnd {
                 // The real pen, over the black: its mark follows it.
                 for place in [(x: 20.0, y: 30.0), (x: 290.0, y: 215.0)] {
                     let seen = braille.cellLines().count
-                    try display.down(
-                        viewport.originX + (place.x + 0.5) * viewport.scale,
-                        viewport.originY + (place.y + 0.5) * viewport.scale, pressure: 0.3)
+                    let nib = viewport.screen(place.x, place.y)
+                    try display.down(nib.x, nib.y, pressure: 0.3)
                     let expected = Self.dot(ofPixel: place.x, place.y)
                     var mark: (x: Int, y: Int)?
                     try waitFor("the pen's mark near dot \(expected)", timeout: 5) {

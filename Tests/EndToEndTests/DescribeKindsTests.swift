@@ -65,18 +65,8 @@ extension EndToEnd {
         @Test func describeGivesADiffractionPatternsBeamSpotsLatticeAndRings() throws {
             let folder = try Fixtures.scratch("diffraction")
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            // Spots, in a DigitalMicrograph file calibrated in reciprocal nanometres.
             let spots = DiffractionSamples.spots(.high, hexagonal: false)
-            let image = spots.render()
-            let axis = SampleDM.Axis(scale: spots.reciprocalPerPixel, units: "1/nm")
-            let path = folder + "/spots.dm4"
-            try Data(
-                SampleDM(images: [
-                    .init(
-                        title: "diffraction", dimensions: [image.width, image.height], dataType: .uint16,
-                        values: image.samples.map(Double.init), axes: [axis, axis])
-                ]).bytes
-            ).write(to: URL(fileURLWithPath: path))
+            let path = try writeDiffractionPattern(spots, in: folder)
             let (report, lines) = try Self.describe([path])
             #expect(report["kind"] as? String == "diffraction")
             #expect(report["lattice"] is NSNull)

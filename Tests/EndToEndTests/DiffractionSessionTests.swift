@@ -1,5 +1,4 @@
 import Foundation
-import SampleWriters
 import SonicCore
 import TestSupport
 import Testing
@@ -12,22 +11,11 @@ extension EndToEnd {
         @Test func theSpotsAreSteppedThroughStrongestFirstAndThePenGuidedToEach() throws {
             try withServers("diffraction-play") { display, sound, folder in
                 let spots = DiffractionSamples.spots(.high, hexagonal: false)
-                let image = spots.render()
-                let axis = SampleDM.Axis(scale: spots.reciprocalPerPixel, units: "1/nm")
-                let path = folder + "/spots.dm4"
-                try Data(
-                    SampleDM(images: [
-                        .init(
-                            title: "diffraction", dimensions: [image.width, image.height], dataType: .uint16,
-                            values: image.samples.map(Double.init), axes: [axis, axis])
-                    ]).bytes
-                ).write(to: URL(fileURLWithPath: path))
+                let path = try writeDiffractionPattern(spots, in: folder)
                 let session = try RunningPlay(image: path, display: display, sound: sound, folder: folder)
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
-                func screen(_ x: Double, _ y: Double) -> String {
-                    TestDisplay.point(view.originX + (x + 0.5) * view.scale, view.originY + (y + 0.5) * view.scale)
-                }
+                func screen(_ x: Double, _ y: Double) -> String { view.point(x, y) }
                 try waitFor("the overview's first sentence", timeout: 30) {
                     (try? session.records(ofType: "speech"))?.contains { $0["after"] as? Bool == true } == true
                 }

@@ -94,9 +94,7 @@ extension EndToEnd {
                 let modeMark = sound.recordedSampleCount()
                 try display.key(key)
                 let mark = try sound.waitForUtterance(after: modeMark).upperBound
-                func screen(_ p: (x: Double, y: Double)) -> (Double, Double) {
-                    (view.originX + (p.x + 0.5) * view.scale, view.originY + (p.y + 0.5) * view.scale)
-                }
+                func screen(_ p: (x: Double, y: Double)) -> (Double, Double) { view.screen(p.x, p.y) }
                 try display.stroke(from: screen(points[0]), to: screen(points[points.count - 1]), ms: ms)
                 try sound.waitForSilence()
                 let recording = try sound.recording()
@@ -179,7 +177,8 @@ extension EndToEnd {
                 try sound.waitForSilence(lasting: 0.8, timeout: 30)
                 func pitch(at p: (x: Double, y: Double)) throws -> Double {
                     let mark = sound.recordedSampleCount()
-                    try display.down(view.originX + (p.x + 0.5) * view.scale, view.originY + (p.y + 0.5) * view.scale)
+                    let nib = view.screen(p.x, p.y)
+                    try display.down(nib.x, nib.y)
                     usleep(700_000)
                     try display.up()
                     let end = try sound.waitForSilence(lasting: 0.3)

@@ -33,10 +33,7 @@ extension EndToEnd {
                     folder: folder)
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
-                func screen(_ point: ImagePoint) -> String {
-                    TestDisplay.point(
-                        view.originX + (point.x + 0.5) * view.scale, view.originY + (point.y + 0.5) * view.scale)
-                }
+                func screen(_ point: ImagePoint) -> String { view.point(point.x, point.y) }
                 let welcome = try #require(try session.spokenTexts().first)
                 #expect(welcome.contains("You got to step 6 last time. Score: 5 of 10 steps passed, in 7 tries."))
                 #expect(welcome.contains("Step 6 of 10. Finding without the guide."))
@@ -103,9 +100,7 @@ extension EndToEnd {
                     folder: folder)
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
-                func screen(_ point: ImagePoint) -> (Double, Double) {
-                    (view.originX + (point.x + 0.5) * view.scale, view.originY + (point.y + 0.5) * view.scale)
-                }
+                func screen(_ point: ImagePoint) -> (Double, Double) { view.screen(point.x, point.y) }
                 let welcome = try #require(try session.spokenTexts().first)
                 #expect(welcome.contains("Step 10 of 10. A spectrum's timbre."), "\(welcome)")
                 usleep(1_000_000)

@@ -112,9 +112,7 @@ extension EndToEnd {
                     arguments: ["--profile", profile])
                 defer { session.stop() }
                 let view = try session.waitUntilShown()
-                func screen(_ x: Double, _ y: Double) -> String {
-                    TestDisplay.point(view.originX + (x + 0.5) * view.scale, view.originY + (y + 0.5) * view.scale)
-                }
+                func screen(_ x: Double, _ y: Double) -> String { view.point(x, y) }
 
                 // The greeting, and once the columns are read, the overview's first sentence after it.
                 try waitFor("the overview's first sentence", timeout: 30) {

@@ -49,7 +49,7 @@ extension EndToEnd {
                 /// Step k's tone as heard, and whether the sound ran dry meanwhile.
                 func play(step k: Int) throws -> (heard: Double?, ranDry: Bool) {
                     let dropouts = try session.records(ofType: "dropout").count
-                    let x = v.originX + (Double(64 * k + 32) + 0.5) * v.scale, y = v.originY + 64.5 * v.scale
+                    let (x, y) = v.screen(Double(64 * k + 32), 64)
                     let mark = sound.recordedSampleCount()
                     try display.down(x, y, pressure: 0.6)
                     usleep(900_000)

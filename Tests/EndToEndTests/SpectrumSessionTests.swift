@@ -40,9 +40,7 @@ extension EndToEnd {
                 #expect(greeting.contains("Window 4.4 to 4.63 kilo electron volts, titanium K alpha."), "\(greeting)")
                 let window = try #require(try session.records(ofType: "window").first)
                 #expect(window["start"] as? Double ?? 0 > 4.39 && window["end"] as? Double ?? 0 < 4.63, "\(window)")
-                func screen(_ x: Double, _ y: Double) -> (Double, Double) {
-                    (view.originX + (x + 0.5) * view.scale, view.originY + (y + 0.5) * view.scale)
-                }
+                func screen(_ x: Double, _ y: Double) -> (Double, Double) { view.screen(x, y) }
                 // The spectrum mode comes after the default profile's four.
                 try display.key("5")
                 try waitFor("the spectrum mode", timeout: 5) {

@@ -38,10 +38,7 @@ extension EndToEnd {
                 defer { session.stop() }
                 let viewport = try session.waitUntilShown()
                 try session.waitForGreeting()
-                let (x, y) = (
-                    viewport.originX + (Double(px) + 0.5) * viewport.scale,
-                    viewport.originY + (Double(py) + 0.5) * viewport.scale
-                )
+                let (x, y) = viewport.screen(Double(px), Double(py))
                 /// Presses `key`, waits for what it says, then touches the pixel for 0.8 s: the tone heard.
                 func step(_ key: String) throws -> (said: Range<Int>, pitch: Double?) {
                     var mark = sound.recordedSampleCount()

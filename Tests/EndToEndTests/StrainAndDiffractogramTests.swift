@@ -33,9 +33,7 @@ extension EndToEnd {
                 let view = try session.waitUntilShown()
                 try session.waitForGreeting()
                 try waitFor("the lattice", timeout: 60) { (try? session.records(ofType: "lattice"))?.isEmpty == false }
-                func screen(_ x: Double, _ y: Double) -> (Double, Double) {
-                    (view.originX + (x + 0.5) * view.scale, view.originY + (y + 0.5) * view.scale)
-                }
+                func screen(_ x: Double, _ y: Double) -> (Double, Double) { view.screen(x, y) }
                 /// Presses the key and waits until what it says has been said.
                 func press(_ key: String) throws {
                     try sound.waitForSilence()

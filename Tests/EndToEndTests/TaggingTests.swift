@@ -156,13 +156,6 @@ extension EndToEnd {
             #expect(snapped[1]["x"] is NSNull, "snapped at a vacancy: \(snapped[1])")
         }
 
-        /// The screen point over image point (x, y).
-        func screen(_ x: Double, _ y: Double, _ v: (originX: Double, originY: Double, scale: Double)) -> (
-            Double, Double
-        ) {
-            (v.originX + (x + 0.5) * v.scale, v.originY + (y + 0.5) * v.scale)
-        }
-
         /// On a microscope's own file: its calibration (0.01 nm a pixel) gives the cell in picometres.
         @Test func tapsSnapToColumnsAndTheUnitCellIsSpokenPrecisely() throws {
             try withServers("snap") { display, sound, folder in
@@ -180,9 +173,9 @@ extension EndToEnd {
                     (x: centre.x + sample.lattice.b.x, y: centre.y + sample.lattice.b.y, height: 0.0)
                 ]
                 for (k, corner) in corners.enumerated() {
-                    let tap = screen(corner.x + 3, corner.y - 2.5 + Double(k), viewport)
+                    let tap = viewport.screen(corner.x + 3, corner.y - 2.5 + Double(k))
                     let mark = sound.recordedSampleCount()
-                    try display.tap(tap.0, tap.1, ms: 60)
+                    try display.tap(tap.x, tap.y, ms: 60)
                     try sound.waitForUtterance(after: mark)
                 }
                 let tags = try session.records(ofType: "tag")
@@ -206,15 +199,15 @@ extension EndToEnd {
                 // A tap on the vacancy: tagged where tapped, and said so.
                 let vacancy = try #require(sample.lattice.vacancyPositions.first)
                 let mark = sound.recordedSampleCount()
-                let tap = screen(vacancy.x, vacancy.y, viewport)
-                try display.tap(tap.0, tap.1, ms: 60)
+                let tap = viewport.screen(vacancy.x, vacancy.y)
+                try display.tap(tap.x, tap.y, ms: 60)
                 try sound.waitForUtterance(after: mark)
                 let texts = try session.spokenTexts()
                 #expect(texts.last?.hasSuffix("not snapped: no atom column nearby.") == true, "\(texts.last ?? "")")
 
                 // The sighted view: the tags drawn on their columns.
                 let shot = try Screenshot.capture(display)
-                let ring = screen(corners[0].x, corners[0].y, viewport)
+                let ring = viewport.screen(corners[0].x, corners[0].y)
                 let ringPixels = (0..<16).map { k -> UInt32 in
                     let angle = Double(k) * Double.pi / 8
                     return shot[Int(ring.0 + 7 * cos(angle)), Int(ring.1 + 7 * sin(angle))]
@@ -238,8 +231,8 @@ extension EndToEnd {
             do {
                 let viewport = try session.startTagging()
                 let column = sample.column(nearest: 128, 128)
-                let tap = screen(column.x + 2, column.y - 2, viewport)
-                try display.tap(tap.0, tap.1, ms: 60)
+                let tap = viewport.screen(column.x + 2, column.y - 2)
+                try display.tap(tap.x, tap.y, ms: 60)
                 return (sample, session, column)
             } catch {
                 session.stop()
@@ -280,8 +273,8 @@ extension EndToEnd {
                 try first.waitForGreeting()
                 try display.key("4")
                 let column1 = sample.truth[40], column2 = sample.truth[41]
-                var tap = screen(column1.x + 2, column1.y + 2, viewport)
-                try display.tap(tap.0, tap.1, ms: 60)
+                var tap = viewport.screen(column1.x + 2, column1.y + 2)
+                try display.tap(tap.x, tap.y, ms: 60)
                 try waitFor("the first tag on disk", timeout: 10) {
                     (try? String(contentsOfFile: sidecar, encoding: .utf8))?.contains("\"id\" : 1") == true
                 }
@@ -298,8 +291,8 @@ extension EndToEnd {
                 let greeting = try #require(try second.records(ofType: "speech").first?["text"] as? String)
                 #expect(greeting.contains("1 saved tag loaded."), "\(greeting)")
                 try display.key("4")
-                tap = screen(column2.x - 2, column2.y + 1, viewport)
-                try display.tap(tap.0, tap.1, ms: 60)
+                tap = viewport.screen(column2.x - 2, column2.y + 1)
+                try display.tap(tap.x, tap.y, ms: 60)
                 try waitFor("the second tag on disk", timeout: 10) {
                     (try? String(contentsOfFile: sidecar, encoding: .utf8))?.contains("\"id\" : 2") == true
                 }
@@ -408,14 +401,14 @@ extension EndToEnd {
                 for corner in [(origin.x, origin.y), (origin.x + a.x, origin.y + a.y), (origin.x + b.x, origin.y + b.y)]
                 {
                     let mark = sound.recordedSampleCount()
-                    let tap = screen(corner.0 + 2, corner.1 - 2, viewport)
-                    try display.tap(tap.0, tap.1, ms: 60)
+                    let tap = viewport.screen(corner.0 + 2, corner.1 - 2)
+                    try display.tap(tap.x, tap.y, ms: 60)
                     try sound.waitForUtterance(after: mark)
                 }
                 #expect(try session.lastAnswer()?.contains("Unit cell") == true)
                 // Along a, through the middle of the cells: across three boundaries in 1.5 s.
                 func point(_ u: Double) -> (Double, Double) {
-                    screen(origin.x + u * a.x + 0.5 * b.x, origin.y + u * a.y + 0.5 * b.y, viewport)
+                    viewport.screen(origin.x + u * a.x + 0.5 * b.x, origin.y + u * a.y + 0.5 * b.y)
                 }
                 func ticks(strokingFrom u0: Double, to u1: Double) throws -> [Double] {
                     let mark = try sound.waitForSilence()

@@ -64,7 +64,7 @@ final class RunningPlay {
 
     /// Waits until the window is placed and drawn (its viewport is logged) and returns the viewport.
     @discardableResult
-    func waitUntilShown(timeout: Double = 20) throws -> (originX: Double, originY: Double, scale: Double) {
+    func waitUntilShown(timeout: Double = 20) throws -> Viewport {
         try waitFor("the window to be placed (a viewport record)", timeout: timeout) {
             !process.isRunning || ((try? records(ofType: "viewport"))?.isEmpty == false)
         }
@@ -73,7 +73,8 @@ final class RunningPlay {
         }
         // Give the first frame a moment to reach the screen before the pen arrives.
         usleep(200_000)
-        return (v["originX"] as! Double, v["originY"] as! Double, v["scale"] as! Double)
+        return Viewport(
+            originX: v["originX"] as! Double, originY: v["originY"] as! Double, scale: v["scale"] as! Double)
     }
 
     /// Waits until the greeting has been heard to its end and returns where it ended. Waiting for
@@ -86,7 +87,7 @@ final class RunningPlay {
     /// Waits for the window and the greeting, then switches to tagging mode (key 4) and waits until
     /// that has been announced; returns the viewport.
     @discardableResult
-    func startTagging() throws -> (originX: Double, originY: Double, scale: Double) {
+    func startTagging() throws -> Viewport {
         let viewport = try waitUntilShown()
         try waitForGreeting()
         let mark = sound.recordedSampleCount()
@@ -106,4 +107,19 @@ final class RunningPlay {
     }
 
     func stop() { process.stop() }
+}
+
+/// Where the window shows the image: the screen point of the image's top-left corner, and screen
+/// pixels per image pixel.
+struct Viewport {
+    var originX: Double, originY: Double, scale: Double
+
+    /// The screen point over image point (x, y), where pixel (0, 0) covers 0 to 1: `screen(0, 0)` is the
+    /// first pixel's centre.
+    func screen(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+        (originX + (x + 0.5) * scale, originY + (y + 0.5) * scale)
+    }
+
+    /// `screen(x, y)` as the pen tool takes it.
+    func point(_ x: Double, _ y: Double) -> String { TestDisplay.point(screen(x, y).x, screen(x, y).y) }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import SampleWriters
+import SonicCore
 import TestSupport
 import Testing
 
@@ -60,6 +62,22 @@ func sessionDropouts(under folder: String) throws -> [(
             }
         )
     }
+}
+
+/// Writes the diffraction pattern as a microscope would, in a DigitalMicrograph file calibrated in reciprocal
+/// nanometres (`spots.dm4` in `folder`), and returns its path.
+func writeDiffractionPattern(_ spots: DiffractionSample, in folder: String) throws -> String {
+    let image = spots.render()
+    let axis = SampleDM.Axis(scale: spots.reciprocalPerPixel, units: "1/nm")
+    let path = folder + "/spots.dm4"
+    try Data(
+        SampleDM(images: [
+            .init(
+                title: "diffraction", dimensions: [image.width, image.height], dataType: .uint16,
+                values: image.samples.map(Double.init), axes: [axis, axis])
+        ]).bytes
+    ).write(to: URL(fileURLWithPath: path))
+    return path
 }
 
 /// Writes a 16-bit gray test image built by `value(x, y)` and returns its path.
