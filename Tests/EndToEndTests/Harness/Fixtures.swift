@@ -75,6 +75,9 @@ enum Fixtures {
     static let dbusDaemonProgram = "/usr/bin/dbus-daemon"
     /// Debian's own Python, with GObject introspection (the one on PATH may be another).
     static let systemPython = "/usr/bin/python3"
+    /// What runs the pen tool's Python scripts: Debian's own where it is installed (the tests' packages
+    /// install it), as a Python found first on PATH may start through a chain of shims on every stroke.
+    static var penPython: String? { FileManager.default.isExecutableFile(atPath: systemPython) ? systemPython : nil }
 
     /// Why the screen reader cannot run here, or nil when it can: Orca, the desktop's accessibility
     /// bus and a session bus to start it on.

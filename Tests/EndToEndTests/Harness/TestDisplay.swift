@@ -44,7 +44,9 @@ final class TestDisplay {
             kind = .penTablet(tool: tool)
             let started = try Subprocess.run(
                 tool + "/start-pen-x", [name],
-                environment: ["PEN_X_SCREEN": "\(width)x\(height)"], timeout: 60)
+                environment: ["PEN_X_SCREEN": "\(width)x\(height)"].merging(
+                    Fixtures.penPython.map { ["PEN_X_PYTHON": $0] } ?? [:]
+                ) { $1 }, timeout: 60)
             guard started.status == 0 else {
                 throw HarnessError("cannot start the pen-tablet X server on \(name): \(started.output)")
             }
@@ -113,7 +115,8 @@ final class TestDisplay {
     func pen(_ arguments: [String]) throws {
         switch kind {
         case .penTablet(let tool):
-            let result = try Subprocess.run(tool + "/pen", arguments, environment: environment)
+            let command = (Fixtures.penPython.map { [$0] } ?? []) + [tool + "/pen"] + arguments
+            let result = try Subprocess.run(command[0], Array(command.dropFirst()), environment: environment)
             guard result.status == 0 else {
                 throw HarnessError("pen \(arguments.joined(separator: " ")): \(result.output)")
             }
