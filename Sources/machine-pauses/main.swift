@@ -7,11 +7,16 @@
 // threads run at ordinary priority: a late wake then shows that the machine could not run a waiting
 // thread in time, as the sound servers, which then have no real-time priority either, need.
 //
+// Given thread ids (`machine-pauses [TID…]`), it also reports when one of those threads waited to run:
+// a thread that was ready but found the processors taken, which no pause of the machine explains.
+//
 // Output, one line each, times on CLOCK_MONOTONIC in seconds (the session log's clock):
 //   watching realtime|ordinary            first, the threads' priority
 //   pause T MS                            woke at T, MS milliseconds late, at real-time priority
 //   late T MS                             the same at ordinary priority
 //   steal T TICKS                         the steal counter rose by TICKS (1/100 s each) just before T
+//   waited T TID MS                       thread TID spent MS milliseconds ready to run but not running
+//                                         since the look before (20 ms earlier, unless this one was late)
 // Runs until it is stopped.
 import Glibc
 
@@ -22,9 +27,12 @@ enum Watch {
     static let reportedLateness = 0.001
     /// Not shorter: more wakes of a busy virtual machine were measured to bring on more of its pauses.
     static let wakeInterval = 2_000_000
+    /// A watched thread's wait to run is reported from this long within one 20 ms look: a sound
+    /// server's queue of 7.5 ms then has less than 6 ms left.
+    static let reportedWait = 1_500_000
 
     /// Reports, until stopped.
-    static func run() -> Never {
+    static func run(watching threads: [Int32]) -> Never {
         let realTime = realTimeAllowed()
         report("watching \(realTime ? "realtime" : "ordinary")")
         for processor in 0..<Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) {
@@ -38,12 +46,27 @@ enum Watch {
                 }, UnsafeMutableRawPointer(bitPattern: processor + 1))
         }
         var lastSteal = stealTicks()
+        var lastWaits = threads.map(waitingNanoseconds)
         while true {
             usleep(20_000)
             let steal = stealTicks()
             if let steal, let last = lastSteal, steal > last { report("steal \(monotonic()) \(steal - last)") }
             lastSteal = steal
+            for (index, thread) in threads.enumerated() {
+                let waits = waitingNanoseconds(thread)
+                if let waits, let last = lastWaits[index], waits - last >= reportedWait {
+                    report("waited \(monotonic()) \(thread) \(Int((Double(waits - last) / 1e6).rounded()))")
+                }
+                lastWaits[index] = waits
+            }
         }
+    }
+
+    /// How long thread `thread` has spent ready to run but waiting for a processor, in all (the
+    /// second field of its schedstat), in nanoseconds; nil when it cannot be read.
+    static func waitingNanoseconds(_ thread: Int32) -> Int? {
+        guard let fields = firstLineFields("/proc/\(thread)/schedstat"), fields.count >= 2 else { return nil }
+        return Int(fields[1])
     }
 
     /// Whether a thread may have real-time priority: a throwaway thread tries, leaving this one as it is.
@@ -121,15 +144,20 @@ enum Watch {
 
     /// The steal counter of /proc/stat: time the host ran something else while this machine wanted to run.
     static func stealTicks() -> Int? {
-        guard let file = fopen("/proc/stat", "r") else { return nil }
+        // cpu user nice system idle iowait irq softirq steal …
+        guard let fields = firstLineFields("/proc/stat"), fields.count > 8, fields[0] == "cpu" else { return nil }
+        return Int(fields[8])
+    }
+
+    /// The words of a file's first line (at most 511 bytes read), nil when it cannot be read.
+    static func firstLineFields(_ path: String) -> [Substring]? {
+        guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 512)
         guard fgets(&line, Int32(line.count), file) != nil else { return nil }
-        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(separator: " ")
-        // cpu user nice system idle iowait irq softirq steal …
-        return fields.count > 8 && fields[0] == "cpu" ? Int(fields[8]) : nil
+        return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(whereSeparator: { $0 == " " || $0 == "\n" })
     }
 }
 
-Watch.run()
+Watch.run(watching: CommandLine.arguments.dropFirst().compactMap { Int32($0) })

@@ -16,10 +16,11 @@ final class MachinePauseWatch {
     private let watcher: Subprocess
     private let path: String
 
-    init(folder: String) throws {
+    /// `threads`: the threads whose waits to run are watched too (`waits()`).
+    init(folder: String, threads: [Int32] = []) throws {
         path = folder + "/machine-pauses.txt"
         watcher = try Subprocess(
-            Fixtures.machinePauses, [], stdout: path, folder: folder, label: "machine-pauses")
+            Fixtures.machinePauses, threads.map(String.init), stdout: path, folder: folder, label: "machine-pauses")
         try waitFor("the machine-pause watch to start", timeout: 30) {
             (try? String(contentsOfFile: path, encoding: .utf8))?.hasPrefix("watching") == true
         }
@@ -57,6 +58,20 @@ final class MachinePauseWatch {
                 )
             default: return nil
             }
+        }
+    }
+
+    /// The watched threads' waits to run so far: when each look that saw one was taken (CLOCK_MONOTONIC
+    /// seconds; it waited within the 20 ms before), and for how long in all. A sound server's thread
+    /// that waits while the processors run other work is no pause of the machine: it tells where a
+    /// dropout came from, and excuses none.
+    func waits() -> [(end: Double, seconds: Double)] {
+        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, fields[0] == "waited", let end = Double(fields[1]), let amount = Int(fields[3])
+            else { return nil }
+            return (end, Double(amount) / 1000)
         }
     }
 

@@ -23,18 +23,25 @@ func withServers(
     try body(display, sound, folder)
     var clean = true
     if !dropoutsExpected {
-        let pauses = sound.machinePauses.pauses()
+        let pauses = sound.machinePauses.pauses(), waits = sound.machinePauses.waits()
         for (log, start, dropouts) in try sessionDropouts(under: folder) {
             for dropout in dropouts {
                 let when = String(format: "%.2f s after its start", (dropout.noticed ?? dropout.logged) - start)
+                // Where it came from, if the server's relaying thread was kept from running just before.
+                let moment = dropout.noticed ?? dropout.logged
+                let waited = waits.filter { MachinePauseWatch.noticedDelay.contains(moment - $0.end) }.map {
+                    String(
+                        format: "; the server's relaying thread waited %.0f ms to run in the 20 ms before %.2f s",
+                        $0.seconds * 1000, $0.end - start)
+                }.joined()
                 if let pause = MachinePauseWatch.pause(explaining: dropout, among: pauses) {
                     print(
                         "note: in test \(name) (on \(kind.rawValue)) the sound ran dry at \(when), "
-                            + "while the machine itself paused (\(pause.evidence))")
+                            + "while the machine itself paused (\(pause.evidence))\(waited)")
                     continue
                 }
                 Issue.record(
-                    "the sound ran dry at \(when) in \(folder)/\(log) (on \(kind.rawValue)), and the machine did not pause then"
+                    "the sound ran dry at \(when) in \(folder)/\(log) (on \(kind.rawValue)), and the machine did not pause then\(waited)"
                 )
                 clean = false
             }

@@ -53,7 +53,7 @@ final class SoundServer {
         self.folder = folder
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
-        machinePauses = try MachinePauseWatch(folder: folder)
+        machinePauses = try MachinePauseWatch(folder: folder, threads: daemons.relayingThread.map { [$0] } ?? [])
         recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)")
         try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
     }
@@ -166,6 +166,15 @@ private final class SoundDaemons: @unchecked Sendable {
         running.withLock { servers in
             for server in servers.values { server.stop() }
             servers = [:]
+        }
+    }
+
+    /// The server's thread that passes the clients' sound on to the sink (PulseAudio's, or PipeWire's pulse
+    /// service's, main thread), if its process is known.
+    var relayingThread: Int32? {
+        let file = runFolder + (kind == .pulseaudio ? "/pulseaudio.pid" : "/pipewire-pulse.pid")
+        return (try? String(contentsOfFile: file, encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 
