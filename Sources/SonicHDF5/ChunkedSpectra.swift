@@ -222,33 +222,23 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
         let order = fileOrder.filter { index in
             summing || windows.contains { $0.overlaps(extent(of: index).channels) }
         }
-        let (width, height, channels) = (self.width, self.height, self.channels)
+        let (width, height) = (self.width, self.height)
         let little = table.littleEndian
-        let progress = WorkProgress.current
-        progress?.begin("reading the spectra", steps: order.count)
-        let next = Atomic(0)
-        let failure = Mutex<ImageFileError?>(nil)
-        let total = Mutex(
-            SpectrumSweep(
-                maps: windows.map { _ in [Double](repeating: 0, count: width * height) },
-                summed: summing ? [Double](repeating: 0, count: channels) : nil))
+        let shared = SharedSweep(
+            pieces: order.count, windows: windows.count, pixels: width * height, channels: channels, summing: summing)
         let workers = max(1, min(order.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            var maps = windows.map { _ in [Double](repeating: 0, count: width * height) }
-            var summed = [Double](repeating: 0, count: summing ? channels : 0)
+            let sums = shared.sums()
             let scratch = self.scratch()
             do throws(ImageFileError) {
-                while failure.withLock({ $0 == nil }) {
-                    let claimed = next.add(1, ordering: .relaxed).oldValue
-                    guard claimed < order.count else { break }
-                    if progress?.isStopped == true { throw WorkProgress.stopped }
+                while let claimed = try shared.next() {
                     let index = order[claimed]
                     let extent = self.extent(of: index)
                     let chunk = try elements(of: index, scratch: scratch)
                     let first = extent.channels.lowerBound
                     let inChunk = windows.map { window in
-                        let shared = window.clamped(to: extent.channels)
-                        return (shared.lowerBound - first)..<(shared.upperBound - first)
+                        let overlap = window.clamped(to: extent.channels)
+                        return (overlap.lowerBound - first)..<(overlap.upperBound - first)
                     }
                     let steps = extent.steps
                     for (row, y) in extent.rows.enumerated() {
@@ -256,41 +246,31 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
                             let start = chunk + column * steps.x + row * steps.y
                             let pixel = y * width + x
                             for (window, channels) in inChunk.enumerated() where !channels.isEmpty {
-                                maps[window][pixel] += Self.sum(
+                                sums.maps[window][pixel] += Self.sum(
                                     at: start + channels.lowerBound * steps.channel, count: channels.count,
                                     step: steps.channel, littleEndian: little)
                             }
                             guard summing else { continue }
-                            summed.withUnsafeMutableBufferPointer { summed in
-                                let totals = summed.baseAddress! + first
-                                if steps.channel == Number.byteCount {
-                                    Number.add(
-                                        at: start, count: extent.channels.count, littleEndian: little, to: totals)
-                                } else {
-                                    for channel in 0..<extent.channels.count {
-                                        totals[channel] += Double(
-                                            Number.value(at: start + channel * steps.channel, littleEndian: little))
-                                    }
+                            let totals = sums.summed.baseAddress! + first
+                            if steps.channel == Number.byteCount {
+                                Number.add(at: start, count: extent.channels.count, littleEndian: little, to: totals)
+                            } else {
+                                for channel in 0..<extent.channels.count {
+                                    totals[channel] += Double(
+                                        Number.value(at: start + channel * steps.channel, littleEndian: little))
                                 }
                             }
                         }
                     }
                     doneReading(index)
-                    progress?.advance()
+                    shared.done()
                 }
             } catch {
-                failure.withLock { $0 = $0 ?? error }
+                shared.fail(error)
             }
-            total.withLock { total in
-                for (index, map) in maps.enumerated() {
-                    for pixel in 0..<(width * height) { total.maps[index][pixel] += map[pixel] }
-                }
-                guard summing else { return }
-                for channel in 0..<channels { total.summed![channel] += summed[channel] }
-            }
+            shared.handIn(sums)
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return total.withLock { $0 }
+        return try shared.result()
     }
 
     /// The sum of `count` values `step` bytes apart.

@@ -72,33 +72,20 @@ extension HDF5Spectra {
         let largest = tiles.map { $0.columns.count * $0.rows.count * $0.channels.count }.max() ?? 0
         // 16-bit counts come as they are stored: libhdf5 converts types a strip at a time, slowly.
         let element: Hyperslab.Element = sampleType == .uint16 ? .uint16 : .float32
-        let progress = WorkProgress.current
-        progress?.begin("reading the spectra", steps: tiles.count)
-        let next = Atomic(0)
-        let failure = Mutex<ImageFileError?>(nil)
-        let total = Mutex(
-            SpectrumSweep(
-                maps: windows.map { _ in [Double](repeating: 0, count: width * height) },
-                summed: summing ? [Double](repeating: 0, count: channels) : nil))
+        let shared = SharedSweep(
+            pieces: tiles.count, windows: windows.count, pixels: width * height, channels: channels, summing: summing)
         try onThreads(HDF5File.helperCount) { worker in
-            let maps = windows.map { _ in UnsafeSendable(count: width * height) }
-            let summed = UnsafeMutableBufferPointer<Double>.allocate(capacity: summing ? channels : 0)
-            summed.initialize(repeating: 0)
+            let sums = shared.sums()
             let gathered = UnsafeMutableBufferPointer<Float>.allocate(capacity: channels)
             let wholeCounts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: summing ? channels : 0)
             wholeCounts.initialize(repeating: 0)
             defer {
-                for map in maps { map.value.deallocate() }
-                summed.deallocate()
                 gathered.deallocate()
                 wholeCounts.deallocate()
             }
             do throws(ImageFileError) {
                 let memory = try ChildProcess.SharedMemory(count: max(largest, 1) * element.size)
-                while failure.withLock({ $0 == nil }) {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    guard index < tiles.count else { break }
-                    if progress?.isStopped == true { throw WorkProgress.stopped }
+                while let index = try shared.next() {
                     let tile = tiles[index]
                     var slab = self.slab(columns: tile.columns, rows: tile.rows, channels: tile.channels)
                     slab.element = element
@@ -111,8 +98,8 @@ extension HDF5Spectra {
                     // The windows' channels within the tile, counted from its first.
                     let first = tile.channels.lowerBound
                     let inTile = windows.map { window in
-                        let shared = window.clamped(to: tile.channels)
-                        return (shared.lowerBound - first)..<(shared.upperBound - first)
+                        let overlap = window.clamped(to: tile.channels)
+                        return (overlap.lowerBound - first)..<(overlap.upperBound - first)
                     }
                     let depth = tile.channels.count
                     let tileCounts = summing ? UnsafeMutableBufferPointer(rebasing: wholeCounts[tile.channels]) : nil
@@ -123,7 +110,7 @@ extension HDF5Spectra {
                             if element == .uint16 {
                                 Self.add(
                                     counts: counts + start, step: steps.channel, windows: inTile, pixel: pixel,
-                                    maps: maps, wholeCounts: tileCounts)
+                                    maps: sums.maps, wholeCounts: tileCounts)
                                 continue
                             }
                             let spectrum: UnsafeBufferPointer<Float>
@@ -136,30 +123,22 @@ extension HDF5Spectra {
                             for (index, window) in inTile.enumerated() {
                                 var sum = 0.0
                                 for channel in window { sum += Double(spectrum[channel]) }
-                                maps[index].value[pixel] += sum
+                                sums.maps[index][pixel] += sum
                             }
                             if summing {
-                                for channel in 0..<depth { summed[first + channel] += Double(spectrum[channel]) }
+                                for channel in 0..<depth { sums.summed[first + channel] += Double(spectrum[channel]) }
                             }
                         }
                     }
-                    progress?.advance()
+                    shared.done()
                 }
             } catch {
-                failure.withLock { $0 = $0 ?? error }
+                shared.fail(error)
             }
-            total.withLock { total in
-                for (index, map) in maps.enumerated() {
-                    for pixel in 0..<(width * height) { total.maps[index][pixel] += map.value[pixel] }
-                }
-                guard summing else { return }
-                for channel in 0..<channels {
-                    total.summed![channel] += summed[channel] + Double(wholeCounts[channel])
-                }
-            }
+            for channel in wholeCounts.indices { sums.summed[channel] += Double(wholeCounts[channel]) }
+            shared.handIn(sums)
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return total.withLock { $0 }
+        return try shared.result()
     }
 }
 
@@ -168,13 +147,14 @@ extension HDF5Spectra {
     /// integers.
     @inline(__always)
     fileprivate static func add(
-        counts: UnsafePointer<UInt16>, step: Int, windows: [Range<Int>], pixel: Int, maps: [UnsafeSendable],
+        counts: UnsafePointer<UInt16>, step: Int, windows: [Range<Int>], pixel: Int,
+        maps: [UnsafeMutableBufferPointer<Double>],
         wholeCounts: UnsafeMutableBufferPointer<UInt64>?
     ) {
         for (index, window) in windows.enumerated() {
             var sum: UInt64 = 0
             for channel in window { sum &+= UInt64(counts[channel * step]) }
-            maps[index].value[pixel] += Double(sum)
+            maps[index][pixel] += Double(sum)
         }
         guard let wholeCounts else { return }
         for channel in wholeCounts.indices { wholeCounts[channel] &+= UInt64(counts[channel * step]) }
@@ -215,15 +195,5 @@ private func onThreads(_ count: Int, escaping body: @escaping @Sendable (Int) ->
             throw ImageFileError("cannot start a thread to read the spectra")
         }
         threads.append(thread)
-    }
-}
-
-/// A map the sweep's workers write into, each to pixels of its own.
-private struct UnsafeSendable: @unchecked Sendable {
-    let value: UnsafeMutableBufferPointer<Double>
-
-    init(count: Int) {
-        value = .allocate(capacity: count)
-        value.initialize(repeating: 0)
     }
 }
