@@ -187,7 +187,10 @@ public final class BrailleLink: @unchecked Sendable {
             }
             guard due, let content, size.cells > 0 else { continue }
             guard write(content, cells: size.cells) else {
-                return .lost("brltty does not take the text: " + Self.errorText)
+                let refusal = Self.errorText
+                // The display changed size since it was asked: brltty refuses a write of the old size.
+                if let now = displaySize(), now != size { return .resized }
+                return .lost("brltty does not take the text: " + refusal)
             }
             shown = content
         }
