@@ -17,7 +17,10 @@ setuid fusermount3 (Debian package fuse3), which hands back the /dev/fuse fd.  A
   {"op":"fresh"}                             -> the pen as a newly plugged device
 Every request gets exactly one JSON line back.
 """
-import argparse, ctypes, errno, json, math, os, select, signal, socket, struct, subprocess, sys, time
+import argparse, errno, json, math, os, select, signal, socket, struct, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fuse'))
+import fusemount
 
 # ---- evdev constants --------------------------------------------------------
 EV_SYN, EV_KEY, EV_ABS, EV_MSC = 0, 1, 3, 4
@@ -137,42 +140,13 @@ class Emulator:
         self.waiters = []        # (conn, deadline) waiting for the queues to drain
         self.clients = {}        # conn -> bytearray (partial input)
         self.reads = 0
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.as_root = os.geteuid() == 0
-        self.fd = self.mount_as_root() if self.as_root else self.mount_with_fusermount()
+        self.fd = fusemount.mount(self.mnt, 'penemu')
         if os.path.exists(args.socket):
             os.unlink(args.socket)
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.srv.bind(args.socket)
         self.srv.listen(8)
         self.sockpath = args.socket
-
-    def mount_as_root(self):
-        fd = os.open('/dev/fuse', os.O_RDWR)
-        opts = 'fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other' % fd
-        if self.libc.mount(b'penemu', self.mnt.encode(), b'fuse.penemu', 6, opts.encode()) != 0:
-            e = ctypes.get_errno()
-            raise OSError(e, 'mount fuse on %s: %s' % (self.mnt, os.strerror(e)))
-        return fd
-
-    def mount_with_fusermount(self):
-        """fusermount3 mounts for us and sends the /dev/fuse fd back over a socket (libfuse's protocol)."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(os.environ, _FUSE_COMMFD=str(theirs.fileno()))
-        try:
-            done = subprocess.run(['fusermount3', '-o', 'fsname=penemu,subtype=penemu', '--', self.mnt],
-                                  env=env, pass_fds=[theirs.fileno()], stderr=subprocess.PIPE, text=True)
-        except FileNotFoundError:
-            raise OSError(errno.ENOENT, 'fusermount3 is not installed (Debian package fuse3)')
-        theirs.close()
-        if done.returncode != 0:
-            raise OSError(errno.EPERM, 'fusermount3 could not mount %s: %s' % (self.mnt, done.stderr.strip()))
-        _, ancillary, _, _ = ours.recvmsg(1, socket.CMSG_LEN(struct.calcsize('i')))
-        ours.close()
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                return struct.unpack('i', data[:struct.calcsize('i')])[0]
-        raise OSError(errno.EIO, 'fusermount3 mounted %s but sent no file descriptor' % self.mnt)
 
     # -- FUSE replies ----------------------------------------------------------
     def reply(self, unique, data=b'', err=0):
@@ -416,10 +390,7 @@ class Emulator:
             self.check_waiters()
 
     def close(self):
-        if self.as_root:
-            self.libc.umount2(self.mnt.encode(), 2)    # MNT_DETACH
-        else:
-            subprocess.run(['fusermount3', '-u', '-z', '--', self.mnt], stderr=subprocess.DEVNULL)
+        fusemount.unmount(self.mnt)
         for p in (self.sockpath,):
             try:
                 os.unlink(p)
