@@ -230,6 +230,7 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let sums = shared.sums()
             let scratch = self.scratch()
+            let (maps, summed) = (sums.maps, sums.summed)
             do throws(ImageFileError) {
                 while let claimed = try shared.next() {
                     let index = order[claimed]
@@ -246,12 +247,12 @@ struct ChunkedSpectra<Number: StoredNumber>: SpectrumSource {
                             let start = chunk + column * steps.x + row * steps.y
                             let pixel = y * width + x
                             for (window, channels) in inChunk.enumerated() where !channels.isEmpty {
-                                sums.maps[window][pixel] += Self.sum(
+                                maps[window][pixel] += Self.sum(
                                     at: start + channels.lowerBound * steps.channel, count: channels.count,
                                     step: steps.channel, littleEndian: little)
                             }
                             guard summing else { continue }
-                            let totals = sums.summed.baseAddress! + first
+                            let totals = summed.baseAddress! + first
                             if steps.channel == Number.byteCount {
                                 Number.add(at: start, count: extent.channels.count, littleEndian: little, to: totals)
                             } else {

@@ -76,6 +76,7 @@ extension HDF5Spectra {
             pieces: tiles.count, windows: windows.count, pixels: width * height, channels: channels, summing: summing)
         try onThreads(HDF5File.helperCount) { worker in
             let sums = shared.sums()
+            let (maps, summed) = (sums.maps, sums.summed)
             let gathered = UnsafeMutableBufferPointer<Float>.allocate(capacity: channels)
             let wholeCounts = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: summing ? channels : 0)
             wholeCounts.initialize(repeating: 0)
@@ -110,7 +111,7 @@ extension HDF5Spectra {
                             if element == .uint16 {
                                 Self.add(
                                     counts: counts + start, step: steps.channel, windows: inTile, pixel: pixel,
-                                    maps: sums.maps, wholeCounts: tileCounts)
+                                    maps: maps, wholeCounts: tileCounts)
                                 continue
                             }
                             let spectrum: UnsafeBufferPointer<Float>
@@ -123,10 +124,10 @@ extension HDF5Spectra {
                             for (index, window) in inTile.enumerated() {
                                 var sum = 0.0
                                 for channel in window { sum += Double(spectrum[channel]) }
-                                sums.maps[index][pixel] += sum
+                                maps[index][pixel] += sum
                             }
                             if summing {
-                                for channel in 0..<depth { sums.summed[first + channel] += Double(spectrum[channel]) }
+                                for channel in 0..<depth { summed[first + channel] += Double(spectrum[channel]) }
                             }
                         }
                     }
@@ -135,7 +136,7 @@ extension HDF5Spectra {
             } catch {
                 shared.fail(error)
             }
-            for channel in wholeCounts.indices { sums.summed[channel] += Double(wholeCounts[channel]) }
+            for channel in wholeCounts.indices { summed[channel] += Double(wholeCounts[channel]) }
             shared.handIn(sums)
         }
         return try shared.result()
