@@ -9,6 +9,8 @@
 //
 // Given thread ids (`machine-pauses [TID…]`), it also reports when one of those threads waited to run:
 // a thread that was ready but found the processors taken, which no pause of the machine explains.
+// And it reports every other real-time thread that ran for long at a stretch: below the watch's
+// priority it does not delay the watch, but it keeps every ordinary thread off its processor.
 //
 // Output, one line each, times on CLOCK_MONOTONIC in seconds (the session log's clock):
 //   watching realtime|ordinary            first, the threads' priority
@@ -17,6 +19,8 @@
 //   steal T TICKS                         the steal counter rose by TICKS (1/100 s each) just before T
 //   waited T TID MS                       thread TID spent MS milliseconds ready to run but not running
 //                                         since the look before (20 ms earlier, unless this one was late)
+//   busy T TID MS NAME                    real-time thread TID (called NAME) ran MS milliseconds since
+//                                         the look before
 // Runs until it is stopped.
 import Glibc
 
@@ -30,6 +34,9 @@ enum Watch {
     /// A watched thread's wait to run is reported from this long within one 20 ms look: a sound
     /// server's queue of 7.5 ms then has less than 6 ms left.
     static let reportedWait = 1_500_000
+    /// A real-time thread's run is reported from this long within one look: longer than any sound
+    /// server's or player's period of work.
+    static let reportedRun = 4_000_000
 
     /// Reports, until stopped.
     static func run(watching threads: [Int32]) -> Never {
@@ -47,7 +54,17 @@ enum Watch {
         }
         var lastSteal = stealTicks()
         var lastWaits = threads.map(waitingNanoseconds)
+        var realTimeThreads: [Int32: (name: String, ran: Int?)] = [:]
+        var looks = 0
         while true {
+            // The real-time threads are listed afresh every second, and each looked at every time.
+            if looks % 50 == 0 {
+                realTimeThreads = Dictionary(
+                    uniqueKeysWithValues: otherRealTimeThreads().map {
+                        ($0.thread, ($0.name, realTimeThreads[$0.thread]?.ran))
+                    })
+            }
+            looks += 1
             usleep(20_000)
             let steal = stealTicks()
             if let steal, let last = lastSteal, steal > last { report("steal \(monotonic()) \(steal - last)") }
@@ -59,7 +76,50 @@ enum Watch {
                 }
                 lastWaits[index] = waits
             }
+            for (thread, known) in realTimeThreads {
+                let ran = firstLineFields("/proc/\(thread)/schedstat").flatMap { $0.first.flatMap { Int($0) } }
+                if let ran, let last = known.ran, ran - last >= reportedRun {
+                    report("busy \(monotonic()) \(thread) \(Int((Double(ran - last) / 1e6).rounded())) \(known.name)")
+                }
+                realTimeThreads[thread]?.ran = ran
+            }
         }
+    }
+
+    /// The threads of other processes that run at a real-time priority, with their names.
+    static func otherRealTimeThreads() -> [(thread: Int32, name: String)] {
+        var found: [(Int32, String)] = []
+        for process in numberedEntries("/proc") where process != getpid() {
+            for thread in numberedEntries("/proc/\(process)/task") {
+                guard let file = fopen("/proc/\(process)/task/\(thread)/stat", "r") else { continue }
+                var line = [CChar](repeating: 0, count: 1024)
+                let read = fgets(&line, Int32(line.count), file) != nil
+                fclose(file)
+                guard read else { continue }
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                // pid (name) state …: the name may hold spaces and parentheses, so it ends at the last ")";
+                // the scheduling policy is field 41 (1: FIFO, 2: round robin).
+                guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { continue }
+                let fields = text[text.index(after: close)...].split(separator: " ")
+                guard fields.count > 38, let policy = Int(fields[38]), policy == 1 || policy == 2 else { continue }
+                found.append((thread, String(text[text.index(after: open)..<close])))
+            }
+        }
+        return found
+    }
+
+    /// The numbers named in a folder of /proc (processes, or a process's threads).
+    static func numberedEntries(_ folder: String) -> [Int32] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var numbers: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let number = Int32(name) { numbers.append(number) }
+        }
+        return numbers
     }
 
     /// How long thread `thread` has spent ready to run but waiting for a processor, in all (the

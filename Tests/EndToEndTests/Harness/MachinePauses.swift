@@ -75,6 +75,19 @@ final class MachinePauseWatch {
         }
     }
 
+    /// The other real-time threads' long runs so far: when each look that saw one was taken, how long the
+    /// thread ran since the look before, and its name. Below the watch's priority, such a thread delays
+    /// no watch, but keeps every ordinary thread, a sound server's included, off its processor.
+    func realTimeRuns() -> [(end: Double, seconds: Double, name: String)] {
+        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 4)
+            guard fields.count == 5, fields[0] == "busy", let end = Double(fields[1]), let amount = Int(fields[3])
+            else { return nil }
+            return (end, Double(amount) / 1000, String(fields[4]))
+        }
+    }
+
     /// The pause among `pauses` that a dropout falls in, if any: one noticed at `noticed`, or, not
     /// known when, logged at `logged`.
     static func pause(explaining dropout: (logged: Double, noticed: Double?), among pauses: [Pause]) -> Pause? {

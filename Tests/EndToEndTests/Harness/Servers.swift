@@ -24,16 +24,22 @@ func withServers(
     var clean = true
     if !dropoutsExpected {
         let pauses = sound.machinePauses.pauses(), waits = sound.machinePauses.waits()
+        let runs = sound.machinePauses.realTimeRuns()
         for (log, start, dropouts) in try sessionDropouts(under: folder) {
             for dropout in dropouts {
                 let when = String(format: "%.2f s after its start", (dropout.noticed ?? dropout.logged) - start)
-                // Where it came from, if the server's relaying thread was kept from running just before.
+                // Where it came from: the server's relaying thread kept from running just before, and by what.
                 let moment = dropout.noticed ?? dropout.logged
-                let waited = waits.filter { MachinePauseWatch.noticedDelay.contains(moment - $0.end) }.map {
-                    String(
-                        format: "; the server's relaying thread waited %.0f ms to run in the 20 ms before %.2f s",
-                        $0.seconds * 1000, $0.end - start)
-                }.joined()
+                let waited =
+                    waits.filter { MachinePauseWatch.noticedDelay.contains(moment - $0.end) }.map {
+                        String(
+                            format: "; the server's relaying thread waited %.0f ms to run in the 20 ms before %.2f s",
+                            $0.seconds * 1000, $0.end - start)
+                    }.joined()
+                    + runs.filter { MachinePauseWatch.noticedDelay.contains(moment - $0.end) }.map {
+                        "; a real-time thread, \($0.name), ran "
+                            + String(format: "%.0f ms in the 20 ms before %.2f s", $0.seconds * 1000, $0.end - start)
+                    }.joined()
                 if let pause = MachinePauseWatch.pause(explaining: dropout, among: pauses) {
                     print(
                         "note: in test \(name) (on \(kind.rawValue)) the sound ran dry at \(when), "

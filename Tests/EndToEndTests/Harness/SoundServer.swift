@@ -53,7 +53,9 @@ final class SoundServer {
         self.folder = folder
         daemons = try SoundDaemons.shared(kind.daemons)
         recordingPath = folder + "/monitor-\(kind.rawValue).f32"
-        machinePauses = try MachinePauseWatch(folder: folder, threads: daemons.relayingThread.map { [$0] } ?? [])
+        // Native PipeWire streams reach the graph without the pulse service's relaying thread.
+        let relaying = kind == .pipewireNative ? nil : daemons.relayingThread
+        machinePauses = try MachinePauseWatch(folder: folder, threads: relaying.map { [$0] } ?? [])
         recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)")
         try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
     }
