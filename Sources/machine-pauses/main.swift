@@ -19,8 +19,8 @@
 //   steal T TICKS                         the steal counter rose by TICKS (1/100 s each) just before T
 //   waited T TID MS                       thread TID spent MS milliseconds ready to run but not running
 //                                         since the look before (20 ms earlier, unless this one was late)
-//   busy T TID MS NAME                    real-time thread TID (called NAME) ran MS milliseconds since
-//                                         the look before
+//   busy T TID MS PROGRAM/NAME            real-time thread TID (called NAME, of PROGRAM) ran MS
+//                                         milliseconds since the look before
 // Runs until it is stopped.
 import Glibc
 
@@ -86,10 +86,11 @@ enum Watch {
         }
     }
 
-    /// The threads of other processes that run at a real-time priority, with their names.
+    /// The threads of other processes that run at a real-time priority, named "program/thread".
     static func otherRealTimeThreads() -> [(thread: Int32, name: String)] {
         var found: [(Int32, String)] = []
         for process in numberedEntries("/proc") where process != getpid() {
+            let program = firstLineFields("/proc/\(process)/comm").map { $0.joined(separator: " ") } ?? "?"
             for thread in numberedEntries("/proc/\(process)/task") {
                 guard let file = fopen("/proc/\(process)/task/\(thread)/stat", "r") else { continue }
                 var line = [CChar](repeating: 0, count: 1024)
@@ -102,7 +103,7 @@ enum Watch {
                 guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { continue }
                 let fields = text[text.index(after: close)...].split(separator: " ")
                 guard fields.count > 38, let policy = Int(fields[38]), policy == 1 || policy == 2 else { continue }
-                found.append((thread, String(text[text.index(after: open)..<close])))
+                found.append((thread, program + "/" + text[text.index(after: open)..<close]))
             }
         }
         return found
