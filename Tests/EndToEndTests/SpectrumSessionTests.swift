@@ -65,13 +65,19 @@ extension EndToEnd {
                 try display.up()
                 _ = try sound.waitForSilence()
 
-                // The window keys: up by its width, then wider around its middle; each change spoken and logged.
+                // The window keys: up by its width, then wider around its middle; each change spoken, and logged once
+                // its map is made (a change that comes first would take the place of a map still being made).
                 for key in ["bracketright", "braceright"] {
-                    let spokenBefore = try session.spokenTexts().count
+                    let (spokenBefore, windowsBefore) = (
+                        try session.spokenTexts().count, try session.records(ofType: "window").count
+                    )
                     try display.key(key)
                     try waitFor("the window after \(key)", timeout: 5) {
                         (try? session.spokenTexts())?.dropFirst(spokenBefore).contains { $0.hasPrefix("Window ") }
                             == true
+                    }
+                    try waitFor("the window's map after \(key)", timeout: 20) {
+                        ((try? session.records(ofType: "window")) ?? []).count > windowsBefore
                     }
                 }
                 let windows = try session.records(ofType: "window").compactMap { record in
