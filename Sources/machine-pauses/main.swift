@@ -53,7 +53,7 @@ enum Watch {
                 }, UnsafeMutableRawPointer(bitPattern: processor + 1))
         }
         var lastSteal = stealTicks()
-        var lastWaits = threads.map(waitingNanoseconds)
+        var lastWaits = threads.map { schedule(of: $0)?.waiting }
         var realTimeThreads: [Int32: (name: String, ran: Int?)] = [:]
         var looks = 0
         while true {
@@ -70,14 +70,14 @@ enum Watch {
             if let steal, let last = lastSteal, steal > last { report("steal \(monotonic()) \(steal - last)") }
             lastSteal = steal
             for (index, thread) in threads.enumerated() {
-                let waits = waitingNanoseconds(thread)
+                let waits = schedule(of: thread)?.waiting
                 if let waits, let last = lastWaits[index], waits - last >= reportedWait {
                     report("waited \(monotonic()) \(thread) \(Int((Double(waits - last) / 1e6).rounded()))")
                 }
                 lastWaits[index] = waits
             }
             for (thread, known) in realTimeThreads {
-                let ran = firstLineFields("/proc/\(thread)/schedstat").flatMap { $0.first.flatMap { Int($0) } }
+                let ran = schedule(of: thread)?.running
                 if let ran, let last = known.ran, ran - last >= reportedRun {
                     report("busy \(monotonic()) \(thread) \(Int((Double(ran - last) / 1e6).rounded())) \(known.name)")
                 }
@@ -90,14 +90,9 @@ enum Watch {
     static func otherRealTimeThreads() -> [(thread: Int32, name: String)] {
         var found: [(Int32, String)] = []
         for process in numberedEntries("/proc") where process != getpid() {
-            let program = firstLineFields("/proc/\(process)/comm").map { $0.joined(separator: " ") } ?? "?"
+            let program = firstLine("/proc/\(process)/comm").map { String($0.prefix { $0 != "\n" }) } ?? "?"
             for thread in numberedEntries("/proc/\(process)/task") {
-                guard let file = fopen("/proc/\(process)/task/\(thread)/stat", "r") else { continue }
-                var line = [CChar](repeating: 0, count: 1024)
-                let read = fgets(&line, Int32(line.count), file) != nil
-                fclose(file)
-                guard read else { continue }
-                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                guard let text = firstLine("/proc/\(process)/task/\(thread)/stat") else { continue }
                 // pid (name) state …: the name may hold spaces and parentheses, so it ends at the last ")";
                 // the scheduling policy is field 41 (1: FIFO, 2: round robin).
                 guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { continue }
@@ -123,11 +118,13 @@ enum Watch {
         return numbers
     }
 
-    /// How long thread `thread` has spent ready to run but waiting for a processor, in all (the
-    /// second field of its schedstat), in nanoseconds; nil when it cannot be read.
-    static func waitingNanoseconds(_ thread: Int32) -> Int? {
-        guard let fields = firstLineFields("/proc/\(thread)/schedstat"), fields.count >= 2 else { return nil }
-        return Int(fields[1])
+    /// How long thread `thread` has run, and spent ready to run but waiting for a processor, in all
+    /// (its schedstat), in nanoseconds; nil when it cannot be read.
+    static func schedule(of thread: Int32) -> (running: Int, waiting: Int)? {
+        guard let fields = firstLineFields("/proc/\(thread)/schedstat"), fields.count >= 2,
+            let running = Int(fields[0]), let waiting = Int(fields[1])
+        else { return nil }
+        return (running, waiting)
     }
 
     /// Whether a thread may have real-time priority: a throwaway thread tries, leaving this one as it is.
@@ -210,14 +207,18 @@ enum Watch {
         return Int(fields[8])
     }
 
-    /// The words of a file's first line (at most 511 bytes read), nil when it cannot be read.
+    /// The words of a file's first line, nil when it cannot be read.
     static func firstLineFields(_ path: String) -> [Substring]? {
+        firstLine(path)?.split(whereSeparator: { $0 == " " || $0 == "\n" })
+    }
+
+    /// A file's first line (at most 1023 bytes of it), nil when it cannot be read.
+    static func firstLine(_ path: String) -> String? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 512)
+        var line = [CChar](repeating: 0, count: 1024)
         guard fgets(&line, Int32(line.count), file) != nil else { return nil }
         return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(whereSeparator: { $0 == " " || $0 == "\n" })
     }
 }
 

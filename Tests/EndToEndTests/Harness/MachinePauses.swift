@@ -40,9 +40,7 @@ final class MachinePauseWatch {
     /// allowed; otherwise at ordinary priority, like the sound servers then) and rises of the host's
     /// steal counter.
     func pauses() -> [Pause] {
-        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
-        return lines.compactMap { line in
-            let fields = line.split(separator: " ")
+        reported().compactMap { fields in
             guard fields.count == 3, let end = Double(fields[1]), let amount = Int(fields[2]) else { return nil }
             switch fields[0] {
             case "pause":
@@ -66,9 +64,7 @@ final class MachinePauseWatch {
     /// that waits while the processors run other work is no pause of the machine: it tells where a
     /// dropout came from, and excuses none.
     func waits() -> [(end: Double, seconds: Double)] {
-        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
-        return lines.compactMap { line in
-            let fields = line.split(separator: " ")
+        reported().compactMap { fields in
             guard fields.count == 4, fields[0] == "waited", let end = Double(fields[1]), let amount = Int(fields[3])
             else { return nil }
             return (end, Double(amount) / 1000)
@@ -79,12 +75,18 @@ final class MachinePauseWatch {
     /// thread ran since the look before, and its name. Below the watch's priority, such a thread delays
     /// no watch, but keeps every ordinary thread, a sound server's included, off its processor.
     func realTimeRuns() -> [(end: Double, seconds: Double, name: String)] {
-        let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
-        return lines.compactMap { line in
-            let fields = line.split(separator: " ", maxSplits: 4)
+        reported(fieldsAtMost: 5).compactMap { fields in
             guard fields.count == 5, fields[0] == "busy", let end = Double(fields[1]), let amount = Int(fields[3])
             else { return nil }
             return (end, Double(amount) / 1000, String(fields[4]))
+        }
+    }
+
+    /// Every line reported so far, split into its fields, the last of `fieldsAtMost` taking the rest
+    /// of the line (a thread's name may hold spaces).
+    private func reported(fieldsAtMost: Int = .max) -> [[Substring]] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map {
+            $0.split(separator: " ", maxSplits: fieldsAtMost - 1)
         }
     }
 
