@@ -17,13 +17,12 @@ extension EndToEnd {
                     (0..<(width * height)).map { Double(1000 + $0 % width + $0 / width + 100 * k) }
                 }
                 let nanometres = SampleDM.Axis(scale: 0.1, units: "nm")
-                try Data(
-                    SampleDM(images: [
+                try writeDigitalMicrograph(
+                    [
                         .init(
                             title: "series", dimensions: [width, height, 3], dataType: .uint16, values: values,
                             axes: [nanometres, nanometres, SampleDM.Axis(scale: 1, units: "s")])
-                    ]).bytes
-                ).write(to: URL(fileURLWithPath: share.source + "/series.dm4"))
+                    ], to: share.source + "/series.dm4")
                 let session = try RunningPlay(
                     image: share.files + "/series.dm4", display: display, sound: sound, folder: folder)
                 defer { session.stop() }
@@ -68,17 +67,15 @@ extension EndToEnd {
                 // Said: what is being done, on request; then that the frame is ready, heard last.
                 let spoken = try session.spokenTexts()
                 #expect(spoken.contains { $0.contains("Reading the frame") }, "\(spoken)")
-                let lastEnd = recording[asked..<quiet].lastIndex { abs($0) > 0.01 } ?? asked
-                // Where that last sound began: after a third of a second of silence, going back 10 ms at a time.
-                var (lastStart, quietBlocks) = (lastEnd, 0)
-                while lastStart - 480 >= asked && quietBlocks < 30 {
-                    lastStart -= 480
-                    quietBlocks =
-                        SignalAnalysis.peak(recording[lastStart..<(lastStart + 480)]) < 0.001 ? quietBlocks + 1 : 0
-                }
+                // The last sound after the question, apart from what came before by a third of a second of silence.
+                let last = try #require(
+                    SignalAnalysis.bursts(
+                        Array(recording[asked..<quiet]), threshold: 0.001, window: 480, minimumGap: Int(0.3 * rate)
+                    ).last)
                 #expect(
-                    SignalAnalysis.looksLikeSpeech(recording[lastStart...lastEnd], sampleRate: rate),
-                    "\(Double(lastStart - asked) / rate)…\(Double(lastEnd - asked) / rate) s after the question")
+                    SignalAnalysis.looksLikeSpeech(
+                        recording[(asked + last.lowerBound)..<(asked + last.upperBound)], sampleRate: rate),
+                    "\(Double(last.lowerBound) / rate)…\(Double(last.upperBound) / rate) s after the question")
                 // The frame came through the share, read while the pulse sounded.
                 #expect(share.reads().count > reads)
             }

@@ -68,14 +68,7 @@ extension EndToEnd {
             if let nanometresPerPixel {
                 let path = folder + "/lattice-\(seed).dm4"
                 let axis = SampleDM.Axis(scale: nanometresPerPixel, units: "nm")
-                try Data(
-                    SampleDM(images: [
-                        .init(
-                            title: "HAADF", dimensions: [image.width, image.height], dataType: .uint16,
-                            values: image.samples.map(Double.init), axes: [axis, axis])
-                    ]).bytes
-                )
-                .write(to: URL(fileURLWithPath: path))
+                try writeDigitalMicrograph([.calibrated(image, title: "HAADF", axis: axis)], to: path)
                 return Sample(lattice: lattice, path: path, spacing: nearest)
             }
             let path = folder + "/lattice-\(seed).png"

@@ -80,17 +80,24 @@ func sessionDropouts(under folder: String) throws -> [(
 /// Writes the diffraction pattern as a microscope would, in a DigitalMicrograph file calibrated in reciprocal
 /// nanometres (`spots.dm4` in `folder`), and returns its path.
 func writeDiffractionPattern(_ spots: DiffractionSample, in folder: String) throws -> String {
-    let image = spots.render()
-    let axis = SampleDM.Axis(scale: spots.reciprocalPerPixel, units: "1/nm")
     let path = folder + "/spots.dm4"
-    try Data(
-        SampleDM(images: [
-            .init(
-                title: "diffraction", dimensions: [image.width, image.height], dataType: .uint16,
-                values: image.samples.map(Double.init), axes: [axis, axis])
-        ]).bytes
-    ).write(to: URL(fileURLWithPath: path))
+    let axis = SampleDM.Axis(scale: spots.reciprocalPerPixel, units: "1/nm")
+    try writeDigitalMicrograph([.calibrated(spots.render(), title: "diffraction", axis: axis)], to: path)
     return path
+}
+
+/// Writes `images` as a DigitalMicrograph file at `path`.
+func writeDigitalMicrograph(_ images: [SampleDM.Image], to path: String) throws {
+    try Data(SampleDM(images: images).bytes).write(to: URL(fileURLWithPath: path))
+}
+
+extension SampleDM.Image {
+    /// A 16-bit image as a microscope keeps it, each pixel `axis` across and down.
+    static func calibrated(_ image: GrayImage, title: String, axis: SampleDM.Axis) -> Self {
+        .init(
+            title: title, dimensions: [image.width, image.height], dataType: .uint16,
+            values: image.samples.map(Double.init), axes: [axis, axis])
+    }
 }
 
 /// Writes a 16-bit gray test image built by `value(x, y)` and returns its path.
