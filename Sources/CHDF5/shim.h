@@ -18,6 +18,8 @@ static inline unsigned sonic_h5_truncate(void) { return H5F_ACC_TRUNC; }
 static inline hid_t sonic_h5_dataset_creation(void) { return H5P_DATASET_CREATE; }
 static inline hid_t sonic_h5_little_endian_uint16(void) { return H5T_STD_U16LE; }
 static inline hid_t sonic_h5_big_endian_uint16(void) { return H5T_STD_U16BE; }
+static inline hid_t sonic_h5_file_access(void) { return H5P_FILE_ACCESS; }
+static inline hid_t sonic_h5_file_creation(void) { return H5P_FILE_CREATE; }
 
 // For the helper processes that run libhdf5. Glibc declares memfd_create and close_range only for
 // _GNU_SOURCE, which Swift's Glibc module is not built with; fork's child and exec are C, below.

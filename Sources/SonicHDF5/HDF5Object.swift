@@ -210,10 +210,10 @@ final class HDF5Object {
         return layout
     }
 
-    /// Each chunk's place in the file, size and filter mask, looked up by its coordinates (by index
-    /// costs the same: each lookup goes through the chunks from the first); nil when a chunk is
-    /// not stored (never written), the elements are of a size or byte order the program does not
-    /// read, or there are more than `limit`.
+    /// Each chunk's place in the file, size and filter mask: read from the file's own chunk index
+    /// where it is one the program walks (`ChunkIndex`), up to `limit` chunks; else looked up through
+    /// the library, up to `ChunkTable.mostLookedUp`. Nil when a chunk is not stored (never written),
+    /// the elements are of a size or byte order the program does not read, or there are more.
     private func chunkTable(type: hid_t, sampleType: SampleType, dims: [Int], chunks: [Int], limit: Int)
         -> ChunkTable?
     {
@@ -236,32 +236,78 @@ final class HDF5Object {
             guard filter >= 0 else { return nil }
             filters.append(Int(filter))
         }
-        var table = ChunkTable(
-            filters: filters, littleEndian: size == 1 || order == H5T_ORDER_LE, offsets: [], sizes: [],
-            skippedFilters: [])
-        table.offsets.reserveCapacity(count)
-        table.sizes.reserveCapacity(count)
-        table.skippedFilters.reserveCapacity(count)
-        var position = [hsize_t](repeating: 0, count: dims.count)
+        guard let file = ChunkedFile(of: self, rank: dims.count, firstChunk: lookedUpChunk(at: dims.map { _ in 0 }))
+        else {
+            return nil
+        }
+        let listed =
+            walkedChunks(in: file, dims: dims, chunks: chunks, elementSize: size)
+            ?? (count <= ChunkTable.mostLookedUp
+                ? lookedUpChunks(in: file, count: count, dims: dims, chunks: chunks) : nil)
+        guard let listed else { return nil }
+        return ChunkTable(
+            filters: filters, littleEndian: size == 1 || order == H5T_ORDER_LE, offsets: listed.map(\.offset),
+            sizes: listed.map(\.size), skippedFilters: listed.map(\.skippedFilters))
+    }
+
+    /// The chunks as the file's own index lists them, when the library finds its first and last
+    /// chunks where the walk did.
+    func walkedChunks(in file: ChunkedFile, dims: [Int], chunks: [Int], elementSize: Int) -> [ChunkIndex.Chunk]? {
+        var info = H5O_info_t()
+        guard H5Oget_info2(id, &info, UInt32(H5O_INFO_BASIC)) >= 0, info.addr < haddr_t(Int.max) else {
+            H5Eclear2(sonic_h5_error_stack())
+            return nil
+        }
+        let descriptor = file.descriptor
+        let index = ChunkIndex(addressSize: file.addressSize, lengthSize: file.lengthSize, base: file.userBlock) {
+            offset, count in
+            guard offset >= 0, count >= 0, count <= 1 << 24 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+            return got == count ? bytes : nil
+        }
+        guard let walked = index.chunks(header: Int(info.addr), dims: dims, chunks: chunks, elementSize: elementSize)
+        else { return nil }
+        let last = zip(dims, chunks).map { ($0 - 1) / $1 * $1 }
+        for (position, chunk) in [(dims.map { _ in 0 }, walked.first), (last, walked.last)] {
+            guard let chunk, var known = lookedUpChunk(at: position) else { return nil }
+            known.offset += file.libraryBase
+            guard known == chunk else { return nil }
+        }
+        return walked
+    }
+
+    /// Every chunk, looked up by its coordinates through the library (by index costs the same: each
+    /// lookup goes through the chunks from the first).
+    func lookedUpChunks(in file: ChunkedFile, count: Int, dims: [Int], chunks: [Int]) -> [ChunkIndex.Chunk]? {
+        var listed: [ChunkIndex.Chunk] = []
+        listed.reserveCapacity(count)
+        var position = [Int](repeating: 0, count: dims.count)
         for _ in 0..<count {
-            var mask: UInt32 = 0, address: haddr_t = 0, stored: hsize_t = 0
-            guard H5Dget_chunk_info_by_coord(id, position, &mask, &address, &stored) >= 0, address != haddr_t.max,
-                stored > 0, address < haddr_t(Int.max), stored < hsize_t(Int.max)
-            else {
-                H5Eclear2(sonic_h5_error_stack())
-                return nil
-            }
-            table.offsets.append(Int(address))
-            table.sizes.append(Int(stored))
-            table.skippedFilters.append(Int(mask))
+            guard var chunk = lookedUpChunk(at: position) else { return nil }
+            chunk.offset += file.libraryBase
+            listed.append(chunk)
             // The next chunk's coordinates, the last dimension fastest.
             for dimension in position.indices.reversed() {
-                position[dimension] += hsize_t(chunks[dimension])
-                if position[dimension] < hsize_t(dims[dimension]) { break }
+                position[dimension] += chunks[dimension]
+                if position[dimension] < dims[dimension] { break }
                 position[dimension] = 0
             }
         }
-        return table
+        return listed
+    }
+
+    /// The chunk starting at `position`, as the library finds it (its address counted as the library
+    /// counts it: see `ChunkedFile.libraryBase`); nil when it is not stored.
+    func lookedUpChunk(at position: [Int]) -> ChunkIndex.Chunk? {
+        var mask: UInt32 = 0, address: haddr_t = 0, stored: hsize_t = 0
+        guard H5Dget_chunk_info_by_coord(id, position.map { hsize_t($0) }, &mask, &address, &stored) >= 0,
+            address != haddr_t.max, stored > 0, address < haddr_t(Int.max / 2), stored < hsize_t(Int.max)
+        else {
+            H5Eclear2(sonic_h5_error_stack())
+            return nil
+        }
+        return ChunkIndex.Chunk(offset: Int(address), size: Int(stored), skippedFilters: Int(mask))
     }
 
     /// The extent of the dataset's chunks, or nil when it is not stored in chunks.
@@ -323,6 +369,59 @@ final class HDF5Object {
             else { return nil }
         }
         return DatasetStorage(offset: offset, littleEndian: size == 1 || order == H5T_ORDER_LE)
+    }
+}
+
+/// What reading a dataset's chunks from the file needs to know of the file: its descriptor, the
+/// superblock's sizes, its user block, and where the library's chunk addresses count from.
+struct ChunkedFile {
+    let descriptor: Int32
+    let addressSize: Int
+    let lengthSize: Int
+    let userBlock: Int
+    /// libhdf5 1.10 gives a chunk's address from the file's base (past a user block), later versions
+    /// from the file's start: the first chunk's bytes, read through the library and at each place,
+    /// tell which.
+    let libraryBase: Int
+
+    /// Nil when the file's sizes cannot be had, or the first chunk's bytes are at neither place.
+    init?(of dataset: HDF5Object, rank: Int, firstChunk: ChunkIndex.Chunk?) {
+        var addressSize = 0, lengthSize = 0, userBlock: hsize_t = 0
+        var handle: UnsafeMutableRawPointer?
+        guard let firstChunk, firstChunk.size <= 1 << 28,
+            let file = HDF5Object(H5Iget_file_id(dataset.id), close: H5Fclose),
+            let creation = HDF5Object(H5Fget_create_plist(file.id), close: H5Pclose),
+            H5Pget_sizes(creation.id, &addressSize, &lengthSize) >= 0,
+            H5Pget_userblock(creation.id, &userBlock) >= 0, userBlock < hsize_t(Int.max / 2),
+            H5Fget_vfd_handle(file.id, sonic_h5_default(), &handle) >= 0,
+            let descriptor = handle?.load(as: Int32.self)
+        else {
+            H5Eclear2(sonic_h5_error_stack())
+            return nil
+        }
+        var stored = [UInt8](repeating: 0, count: firstChunk.size), mask: UInt32 = 0
+        let zero = [hsize_t](repeating: 0, count: rank)
+        guard
+            stored.withUnsafeMutableBytes({
+                H5Dread_chunk(dataset.id, sonic_h5_default(), zero, &mask, $0.baseAddress) >= 0
+            })
+        else {
+            H5Eclear2(sonic_h5_error_stack())
+            return nil
+        }
+        let found = [0, Int(userBlock)].first { base in
+            var there = [UInt8](repeating: 0, count: stored.count)
+            let got = there.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, stored.count, off_t(firstChunk.offset + base))
+            }
+            return got == stored.count && there == stored
+        }
+        guard let found else { return nil }
+        self.descriptor = descriptor
+        self.addressSize = addressSize
+        self.lengthSize = lengthSize
+        self.userBlock = Int(userBlock)
+        libraryBase = found
     }
 }
 

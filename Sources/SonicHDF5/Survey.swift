@@ -81,11 +81,13 @@ package struct ChunkTable: Equatable, Sendable {
     /// HDF5's numbers of the filters the program undoes itself.
     package static let deflate = 1, shuffle = 2
 
-    /// At most this many chunks are listed in one survey, whatever the file holds: libhdf5 1.10
-    /// finds each chunk by going through the dataset's chunks from the first, so listing costs
-    /// time quadratic in their number (8192 take about 0.4 s). Datasets past it are read by the
-    /// helpers.
-    package static let mostListed = 8192
+    /// At most this many chunks are listed in one survey, whatever the file holds (24 bytes each in
+    /// the survey). Datasets past it are read by the helpers.
+    package static let mostListed = 1 << 20
+    /// At most this many chunks of a dataset whose index the program does not walk itself are listed:
+    /// libhdf5 1.10 finds each chunk by going through the dataset's chunks from the first, so listing
+    /// them costs time quadratic in their number (8192 take about 0.4 s).
+    package static let mostLookedUp = 8192
 }
 
 /// `/Data/<kind>/<id>/Data`, with the frame-0 metadata JSON beside it.

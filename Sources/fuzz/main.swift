@@ -13,6 +13,9 @@
 //   fuzz streams --count N [--seed S] ... SEED-VELOX-FILE...
 //       each seed's Velox EDS streams (read once) and their scan size and channels, damaged: decode
 //       spectra at some pixels and sweep every one
+//   fuzz indexes --count N [--seed S] ... SEED-HDF5-FILE...
+//       the chunk index of each seed's first chunked dataset the program walks itself, walked over
+//       the file's bytes damaged where the walk reads them, or with the dataset's extent damaged
 //   fuzz braille --count N [--seed S] ... SEED-FILE...
 //       key codes and display sizes as BrlAPI hands them over: answer each key, lay out the braille line
 //   fuzz lessons --count N [--seed S] ... SEED-FILE...
@@ -35,9 +38,10 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     defer { arguments.removeSubrange(at...(at + 1)) }
     return arguments[at + 1]
 }
-guard let target = arguments.first, ["images", "logs", "surveys", "streams", "braille", "lessons"].contains(target)
+guard let target = arguments.first,
+    ["images", "logs", "surveys", "streams", "indexes", "braille", "lessons"].contains(target)
 else {
-    fail("say what to fuzz: images, logs, surveys, streams, braille or lessons")
+    fail("say what to fuzz: images, logs, surveys, streams, indexes, braille or lessons")
 }
 arguments.removeFirst()
 guard let count = option("--count").flatMap(Int.init), count > 0 else { fail("--count N is needed") }
@@ -59,6 +63,8 @@ case "surveys":
     trial = SurveyTrial()
 case "streams":
     trial = StreamTrial()
+case "indexes":
+    trial = ChunkIndexTrial()
 case "braille":
     trial = BrailleTrial()
 case "lessons":

@@ -24,6 +24,12 @@ extension EndToEnd {
                 return try files(repository + "/images", ["dm4"])
                     + (try shared.map { try files($0, ["dm3", "dm4"]) } ?? [])
             case "tiff": return try files(repository + "/Tests/Fixtures/tiff", ["tif"])
+            case "hdf5-index":
+                let fixtures = try files(repository + "/Tests/Fixtures/emd", ["emd"]).filter {
+                    ["/velox_eels.emd", "/velox_stack.emd", "/velox_two_detectors.emd"].contains(where: $0.hasSuffix)
+                }
+                return try files(repository + "/Tests/Fixtures/hspy", ["hspy"]) + fixtures
+                    + (try shared.map { try files($0 + "/spectra", ["hspy", "emd"]) + files($0, ["emd"]) } ?? [])
             case "bcf":
                 return try files(repository + "/Tests/Fixtures/bcf", ["bcf"])
                     + (try shared.map { try files($0 + "/spectra", ["bcf"]) } ?? [])
@@ -81,14 +87,15 @@ extension EndToEnd {
             #expect(accepted > 0, "\(result.output)")
         }
 
-        /// The helper's answers about the HDF5 seeds and the Velox seeds' EDS streams, damaged and
-        /// interpreted in the fuzzer's own process: no helper per input, so as many as for an image format.
-        @Test(arguments: ["hspy-survey", "velox-survey", "velox-stream"])
+        /// The helper's answers about the HDF5 seeds, the Velox seeds' EDS streams and the chunk index the
+        /// program walks in the seeds' files, damaged and interpreted in the fuzzer's own process: no
+        /// helper per input, so as many as for an image format.
+        @Test(arguments: ["hspy-survey", "velox-survey", "velox-stream", "hdf5-index"])
         func damagedSurveysAndStreamsGiveEntriesOrCleanErrors(kind: String) throws {
             let seeds = try Self.seeds(kind)
             try #require(!seeds.isEmpty)
             let fuzz = URL(fileURLWithPath: Fixtures.binary).deletingLastPathComponent().path + "/fuzz"
-            let target = kind == "velox-stream" ? "streams" : "surveys"
+            let target = ["velox-stream": "streams", "hdf5-index": "indexes"][kind] ?? "surveys"
             let result = try Subprocess.run(fuzz, [target, "--count", "500", "--seed", "7"] + seeds, timeout: 600)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("fuzz \(target): 500 inputs"), "\(result.output)")
