@@ -43,6 +43,13 @@ final class PlaySession {
     /// F2 asked for the lesson in this session's place.
     private var lessonAsked = false
     private var dropoutsLogged = 0
+    private var delayLogged = 0.0
+    /// The changes the live sound made later than due, and how many of them the log has.
+    private let lateChanges: LateChanges
+    private var lateChangesLogged = 0
+    /// A change of the sound's delay this large is logged: a tenth of a millisecond, well below what a
+    /// hand can tell, well above the clock's rounding.
+    static let loggedDelayStep = 0.0001
 
     /// What a session plays: an image file (`play`), or the lesson's images from where the user got to (`learn`).
     private enum Source {
@@ -121,6 +128,7 @@ final class PlaySession {
 
         let stack = SoundStack(
             profile: settings, sampleRate: AudioFormat.sampleRate, speechSeconds: SessionOptions.speechSeconds)
+        lateChanges = stack.controls.lateChanges
         // A lesson's spectrum mode plays the lesson's spectrum image.
         let spectrumCube = opened.entry.spectra ?? (play == nil ? LessonImage.spectra : nil)
         let spectrumVoice = spectrumCube.map { SpectrumVoice(cube: $0, profile: settings) }
@@ -302,6 +310,16 @@ final class PlaySession {
             if dropouts > dropoutsLogged {
                 log?.write(.dropout(t: monotonicSeconds(), count: dropouts, at: sound.lastDropoutTime))
                 dropoutsLogged = dropouts
+            }
+            let late = lateChanges.total
+            if late > lateChangesLogged {
+                log?.write(.late(t: monotonicSeconds(), count: late, by: lateChanges.lastSeconds))
+                lateChangesLogged = late
+            }
+            let delay = sound.changeDelay
+            if abs(delay - delayLogged) >= Self.loggedDelayStep {
+                log?.write(.delay(t: monotonicSeconds(), seconds: delay))
+                delayLogged = delay
             }
             log?.flush()
         }

@@ -68,6 +68,10 @@ public final class LiveSound: @unchecked Sendable {
     public var dropoutCount: Int { earlierDropouts + (output?.dropoutCount ?? 0) }
     public var lastDropoutTime: Double? { output?.lastDropoutTime ?? earlierLastDropout }
 
+    /// How long after it is asked for a change sounds, as the output last timed one (0 while the
+    /// server is away).
+    public var changeDelay: Double { output?.changeDelay ?? 0 }
+
     /// Called by the main loop after each batch of events, `now` in CLOCK_MONOTONIC seconds: what changed since
     /// the last call, if anything.
     public func poll(at now: Double) -> Change? {

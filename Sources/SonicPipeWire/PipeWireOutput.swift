@@ -128,6 +128,7 @@ public final class PipeWireOutput: AudioOutput {
     /// no buffer ready for it.
     public var dropoutCount: Int { cycle.shared.dropouts.total }
     public var lastDropoutTime: Double? { cycle.shared.dropouts.lastTime }
+    public var changeDelay: Double { Double(bitPattern: cycle.shared.delay.load(ordering: .relaxed)) }
 
     public var lossReason: String? {
         guard setup.loss.happened else { return nil }

@@ -39,6 +39,7 @@ final class RenderCycle {
                 // The cycle's frames follow one another from the graph's time for the cycle; a change
                 // asked for at t sounds at t + one period and a margin, within whichever cycle that falls.
                 let delay = Double(frames) / Double(sampleRate) + ChangeTiming.margin
+                shared.delay.store(delay.bitPattern, ordering: .relaxed)
                 renderer.render(
                     into: samples.assumingMemoryBound(to: Float.self), frames: frames,
                     channels: PipeWireOutput.channels, at: clocked ? Double(time.now) / 1e9 - delay : nil)
@@ -64,6 +65,8 @@ final class CycleCounters: Sendable {
     let dropouts = DropoutTally()
     /// The frames of the last cycle: the graph's period, in the stream's frames.
     let periodFrames = Atomic<Int>(0)
+    /// The delay the last cycle timed its changes with: a `Double`'s bits.
+    let delay = Atomic<UInt64>(0)
 }
 
 /// The stream's `process` event, on PipeWire's data thread, once per graph cycle.

@@ -1,6 +1,7 @@
 import CPulse
 import Glibc
 import SonicCore
+import Synchronization
 
 /// A low-latency PulseAudio playback stream, float32 stereo, fed by a renderer from PulseAudio's own
 /// thread. Only `renderer` runs there; everything else here runs on the caller's thread.
@@ -120,6 +121,7 @@ public final class PulseOutput: ResizableAudioOutput {
     /// How many times the server's buffer has run dry so far.
     public var dropoutCount: Int { dropouts.total }
     public var lastDropoutTime: Double? { dropouts.lastTime }
+    public var changeDelay: Double { Double(bitPattern: target.delay.load(ordering: .relaxed)) }
 
     public var lossReason: String? {
         guard loss.happened else { return nil }
@@ -155,6 +157,8 @@ public final class PulseOutput: ResizableAudioOutput {
 private final class RenderTarget {
     let renderer: AudioRenderer
     var clock: PlaybackClock
+    /// The clock's delay as the last write timed its changes: a `Double`'s bits, for the main loop to read.
+    let delay = Atomic<UInt64>(0)
     init(renderer: AudioRenderer, sampleRate: Int) {
         self.renderer = renderer
         clock = PlaybackClock(sampleRate: Double(sampleRate))
@@ -231,6 +235,7 @@ private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: 
     guard let stream, let userdata else { return }
     let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
     let start = nextFrameTime(stream, &target.clock, frames: requested / frameBytes)
+    target.delay.store(target.clock.delay.bitPattern, ordering: .relaxed)
     let firstFrame = target.clock.framesWritten
     var remaining = requested
     while remaining >= frameBytes {

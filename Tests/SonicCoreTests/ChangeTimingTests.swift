@@ -76,7 +76,7 @@ import Testing
     }
 
     /// A change asked for too late for its frame — that frame already played — is made at once, at the
-    /// start of the next render, not dropped.
+    /// start of the next render, not dropped; and counted as late, by how late it was made.
     @Test func aLateChangeIsMadeAtTheNextFrame() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: Self.rate, controls: controls)
@@ -89,6 +89,21 @@ import Testing
         #expect(SignalAnalysis.peak(out[0..<512]) == 0)
         // The loudness glides up from the first frame of the second render.
         #expect(out[512] == 0 && out[514] != 0)
+        #expect(controls.lateChanges.total == 1)
+        #expect(abs(controls.lateChanges.lastSeconds - 156 / Self.rate) < 1e-9)
+    }
+
+    /// Changes made on time, or at once as offline rendering makes them, are not late.
+    @Test func changesOnTimeAreNotLate() {
+        let controls = SynthControls()
+        let engine = SynthEngine(chain: .plainTone, sampleRate: Self.rate, controls: controls)
+        var out = [Float](repeating: 0, count: 2 * 512)
+        controls.set(SynthTargets(frequency: 440, amplitude: 0.5), at: 10 + 100.5 / Self.rate)
+        controls.set(SynthTargets(frequency: 330, amplitude: 0.5), at: SynthControls.immediately)
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 256, channels: 2, at: 10) }
+        controls.set(SynthTargets(frequency: 220, amplitude: 0.5), at: 3)
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress! + 512, frames: 256, channels: 2) }
+        #expect(controls.lateChanges.total == 0)
     }
 
     /// A server that asks for sound at irregular moments (PulseAudio): each write's timing report is a

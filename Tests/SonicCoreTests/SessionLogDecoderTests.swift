@@ -42,7 +42,9 @@ import Testing
             .tag(t: 6, Tag(id: 3, x: 2.5, y: -0.25, snapped: true)), .untag(t: 7, id: 3),
             .cursor(t: 8, ImagePoint(x: 1, y: 2)), .cursor(t: 9, nil),
             .cell(t: 10, cell, ticks: true), .cell(t: 11, nil, ticks: false), .dropout(t: 12, count: 4, at: nil),
-            .dropout(t: 13, count: 5, at: 12.9375), .sound(t: 14, .lost(reason: "PulseAudio: gone (\"x\")")),
+            .dropout(t: 13, count: 5, at: 12.9375), .delay(t: 13.5, seconds: 0.0113),
+            .late(t: 13.75, count: 3, by: 0.00125),
+            .sound(t: 14, .lost(reason: "PulseAudio: gone (\"x\")")),
             .sound(t: 15, .back(server: "PipeWire")), .speech(t: 16, text: "Square lattice.", after: true),
             .sweep(t: 17, .image), .sweep(t: 18, .row(0)), .sweep(t: 19, .column(383)), .sweep(t: 20, nil),
             .guide(t: 21, Guidance(target: ImagePoint(x: 125.5, y: -0.25), radius: 24.01)), .guide(t: 22, nil)
@@ -98,6 +100,8 @@ import Testing
         #expect(failure(#"{"type":"untag","t":2,"id":2.5}"#) == "log.jsonl:7: \"id\" must be a whole number")
         #expect(failure(#"{"type":"dropout","t":2,"count":-1}"#) != nil)
         #expect(failure(#"{"type":"dropout","t":2,"count":1,"at":-5}"#) != nil)
+        #expect(failure(#"{"type":"delay","t":2,"seconds":-0.001}"#) != nil)
+        #expect(failure(#"{"type":"late","t":2,"count":1,"by":-1}"#) != nil)
         #expect(failure(#"{"type":"sound","t":2}"#) == "log.jsonl:7: \"playing\" must be true or false")
         #expect(
             failure(#"{"type":"cell","t":2,"ticks":true,"ox":0,"oy":0,"ax":1,"ay":0,"bx":2,"by":0}"#)

@@ -51,6 +51,10 @@ import Testing
                 == #"{"type":"cell","t":9,"ticks":true,"ox":10.5,"oy":20,"ax":24,"ay":0.25,"bx":-0.5,"by":24}"#)
         #expect(SessionRecord.cell(t: 10, nil, ticks: false).jsonLine == #"{"type":"cell","t":10,"ticks":false}"#)
         #expect(SessionRecord.dropout(t: 11, count: 2, at: nil).jsonLine == #"{"type":"dropout","t":11,"count":2}"#)
+        #expect(SessionRecord.delay(t: 11, seconds: 0.0064).jsonLine == #"{"type":"delay","t":11,"seconds":0.0064}"#)
+        #expect(
+            SessionRecord.late(t: 11, count: 2, by: 0.0015).jsonLine == #"{"type":"late","t":11,"count":2,"by":0.0015}"#
+        )
         #expect(
             SessionRecord.dropout(t: 11, count: 3, at: 10.96).jsonLine
                 == #"{"type":"dropout","t":11,"count":3,"at":10.96}"#)

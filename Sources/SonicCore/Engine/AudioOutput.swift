@@ -27,6 +27,9 @@ public protocol AudioOutput: AnyObject {
     /// When the sound last ran dry (CLOCK_MONOTONIC seconds), as the audio side noticed it: the
     /// session log's record of it comes a little later. Nil before the first time.
     var lastDropoutTime: Double? { get }
+    /// How long after it is asked for a change sounds, as the output last timed one (seconds; see
+    /// `ChangeTiming`); 0 before the first.
+    var changeDelay: Double { get }
     /// Why the sound server can no longer be played to (it went away, or ended the stream); nil
     /// while it plays. Once set, the output plays nothing more: a new one must be opened.
     var lossReason: String? { get }

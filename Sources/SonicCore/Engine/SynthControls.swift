@@ -37,6 +37,8 @@ public final class SynthControls: Sendable {
     static let capacity = 1024
     /// The image the sweeps play, handed over when it changes.
     public let sweepTables = SweepTableExchange()
+    /// The changes the live sound made later than they were due.
+    public let lateChanges = LateChanges()
 
     /// The latest targets and ticks asked for: the writer's view, and what the reader falls back on
     /// after the ring overflowed.

@@ -227,9 +227,11 @@ public final class SynthEngine {
         var latest: SynthTargets?
         var ticked = false
         var lineEnded = false
+        var lateness = 0.0
         while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
             let change = controls.takeChange()
         {
+            if let time, next.isFinite { lateness = max(lateness, time + Double(done) / sampleRate - next) }
             switch change.kind {
             case .targets: latest = change.targets
             case .tick:
@@ -253,6 +255,7 @@ public final class SynthEngine {
                 }
             }
         }
+        if lateness > LateChanges.threshold { controls.lateChanges.note(seconds: lateness) }
         if ticked { tick.trigger() }
         if let latest {
             penTargets = latest

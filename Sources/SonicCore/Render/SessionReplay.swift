@@ -116,7 +116,7 @@ public final class SessionReplay {
             // Live, the voice was cut off as the server went.
             voice.discardQueued()
         case .sound(_, .back): state.soundPlays = true
-        case .start, .tag, .untag, .dropout, .buffer, .braille, .lesson: break
+        case .start, .tag, .untag, .dropout, .buffer, .delay, .late, .braille, .lesson: break
         }
     }
 
@@ -172,7 +172,9 @@ extension SessionRecord {
         case .start: nil
         case .viewport(let t, _), .mode(let t, _), .speech(let t, _, _), .tag(let t, _), .untag(let t, _),
             .cursor(let t, _),
-            .cell(let t, _, _), .dropout(let t, _, _), .buffer(let t, _), .lattice(let t, _), .sound(let t, _),
+            .cell(let t, _, _), .dropout(let t, _, _), .buffer(let t, _), .delay(let t, _), .late(let t, _, _),
+            .lattice(let t, _),
+            .sound(let t, _),
             .sweep(let t, _),
             .guide(let t, _), .spectrum(let t, _), .window(let t, _), .frame(let t, _), .view(let t, _),
             .braille(let t, _), .lesson(let t, _):

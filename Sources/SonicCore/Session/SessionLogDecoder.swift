@@ -105,6 +105,12 @@ public struct SessionLogDecoder {
                 at: fields.has("at") ? try fields.number("at", 0...1e9) : nil)
         case "buffer":
             return .buffer(t: try fields.time(), seconds: try fields.number("seconds", 0...10))
+        case "delay":
+            return .delay(t: try fields.time(), seconds: try fields.number("seconds", 0...10))
+        case "late":
+            return .late(
+                t: try fields.time(), count: try fields.integer("count", 0...Int(Self.countLimit)),
+                by: try fields.number("by", 0...1e6))
         case "lattice":
             guard fields.has("pixelSize") else { return .lattice(t: try fields.time(), pixelSize: nil) }
             guard let size = PixelSize(picometres: try fields.number("pixelSize", 1e-6...1e9)) else {

@@ -19,6 +19,12 @@ public enum SessionRecord: Sendable, Equatable {
     /// The sound server keeps `seconds` of sound ahead of the speaker from now on: longer after the sound ran dry,
     /// shorter again after a quiet minute (`BufferLength`).
     case buffer(t: Double, seconds: Double)
+    /// Each change is heard `seconds` after it was asked for, from now on: the live output's delay
+    /// (`ChangeTiming`), which grows should the server hold its sound longer than it said.
+    case delay(t: Double, seconds: Double)
+    /// The live sound made a change later than it was due (the change was queued after the frames of
+    /// its moment were rendered): `count` times so far this session, the last `by` seconds late.
+    case late(t: Double, count: Int, by: Double)
     /// Every column is found and the lattice read from them (`render` reads it again from the image), with the
     /// pixel size its displacements are heard in (nil: pixels).
     case lattice(t: Double, pixelSize: PixelSize?)
@@ -121,6 +127,13 @@ public enum SessionRecord: Sendable, Equatable {
         case .buffer(let t, let seconds):
             line = JSONLine(type: "buffer", t: t)
             line.add("seconds", seconds)
+        case .delay(let t, let seconds):
+            line = JSONLine(type: "delay", t: t)
+            line.add("seconds", seconds)
+        case .late(let t, let count, let by):
+            line = JSONLine(type: "late", t: t)
+            line.add("count", count)
+            line.add("by", by)
         case .lattice(let t, let pixelSize):
             line = JSONLine(type: "lattice", t: t)
             if let pixelSize { line.add("pixelSize", pixelSize.picometres) }
