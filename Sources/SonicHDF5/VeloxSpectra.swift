@@ -80,8 +80,7 @@ enum VeloxSpectra {
         let source = DeferredSpectra(width: width, height: height, channels: Int(channels)) {
             () throws(ImageFileError) -> any SpectrumSource in
             try VeloxStreamSpectra(
-                streams: try read(streams, file: file), width: width, height: height,
-                channels: Int(channels))
+                pieces: try values(of: streams, file: file), width: width, height: height, channels: Int(channels))
         }
         let scan = [
             SignalAxis(name: "x", size: width, calibration: calibration.x, navigation: true),
@@ -89,6 +88,40 @@ enum VeloxSpectra {
         ]
         return entry(
             first, title: "EDS", source: source, axes: scan + [energy], spectroscopy: .eds, sampleType: .uint16)
+    }
+
+    /// Each stream's values where they lie in the mapped file — stored whole, or in chunks without a
+    /// filter — or else read whole in a helper process.
+    static func values(of streams: [VeloxDataset], file: HDF5File) throws(ImageFileError) -> [VeloxStreamValues] {
+        guard let mapped = try? MappedFile.bytes(of: file.path) else {
+            return try read(streams, file: file).map(VeloxStreamValues.init(whole:))
+        }
+        var values: [VeloxStreamValues] = []
+        for stream in streams {
+            if let inPlace = inPlace(stream.layout, in: mapped) {
+                values.append(inPlace)
+            } else {
+                values += try read([stream], file: file).map(VeloxStreamValues.init(whole:))
+            }
+        }
+        return values
+    }
+
+    /// A stream's values in the mapped file: little-endian, whole in one place or in chunks of every
+    /// value's one column that no filter changed; nil otherwise.
+    static func inPlace(_ layout: DatasetLayout, in file: FileBytes) -> VeloxStreamValues? {
+        guard layout.sampleType == .uint16, let count = layout.dims.first, count > 0,
+            layout.dims.dropFirst().allSatisfy({ $0 == 1 })
+        else { return nil }
+        if let storage = layout.storage {
+            guard storage.littleEndian else { return nil }
+            return try? VeloxStreamValues(file: file, starts: [storage.offset], pieceLength: count, count: count)
+        }
+        guard let table = layout.chunkTable, let chunks = layout.chunks, table.filters.isEmpty, table.littleEndian,
+            let length = chunks.first, chunks.dropFirst().allSatisfy({ $0 == 1 }),
+            table.sizes.allSatisfy({ $0 == 2 * length })
+        else { return nil }
+        return try? VeloxStreamValues(file: file, starts: table.offsets, pieceLength: length, count: count)
     }
 
     /// Each stream's values, read whole in a helper process.

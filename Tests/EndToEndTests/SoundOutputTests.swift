@@ -70,8 +70,10 @@ extension EndToEnd {
 
         /// Where the program may not have real-time priority, natively on PipeWire it asks for 1024-frame
         /// periods rather than break up in short ones, from its first period on, and says so in one line.
+        /// Its sound is starved of real-time priority on purpose: beside a busy core the machine's load,
+        /// not the program, then decides whether a period comes late, so a dropout is no failure here.
         @Test func withoutRealTimePriorityNativePipeWirePlaysInLongerPeriodsAndSaysSo() throws {
-            try withServers("audio-no-rt", sound: .pipewire) { display, sound, folder in
+            try withServers("audio-no-rt", sound: .pipewire, dropoutsExpected: true) { display, sound, folder in
                 // No rtprio limit, and for root no right to real-time priority regardless of it; the test
                 // server's session bus has no RTKit to ask.
                 let prlimit = try #require(Subprocess.which("prlimit"), "prlimit is needed (util-linux)")

@@ -69,4 +69,44 @@ import Testing
         let odd = try VeloxStreamSpectra(streams: [FileBytes(copying: [2, 0, 7])], width: 1, height: 1, channels: 3)
         #expect(try odd.spectra(columns: 0..<1, rows: 0..<1) == [0, 0, 1])
     }
+
+    /// A stream in pieces where an HDF5 file keeps its chunks — each anywhere in the file, at odd
+    /// places too, in any order, the last part-filled — reads as the same stream whole.
+    @Test func aStreamInPiecesReadsAsItWhole() throws {
+        let whole = Self.stream(
+            (0..<3).map { frame in (0..<12).map { pixel in (0..<((pixel + frame) % 5)).map { ($0 * 3 + pixel) % 6 } } })
+        let values = whole.buffer.count / 2
+        let pieceLength = 7
+        let count = (values + pieceLength - 1) / pieceLength
+        // The pieces backwards, each after three bytes of padding, the last in full as a chunk is stored.
+        var file: [UInt8] = [9]
+        var starts = [Int](repeating: 0, count: count)
+        for piece in (0..<count).reversed() {
+            file += [1, 2, 3]
+            starts[piece] = file.count
+            let first = piece * pieceLength
+            let stored = Array(whole.buffer[(2 * first)..<(2 * min(values, first + pieceLength))])
+            file += stored + [UInt8](repeating: 0xFF, count: 2 * pieceLength - stored.count)
+        }
+        let bytes = FileBytes(copying: file)
+        let pieces = try VeloxStreamValues(file: bytes, starts: starts, pieceLength: pieceLength, count: values)
+        let (width, height, channels) = (4, 3, 6)
+        let inPieces = try VeloxStreamSpectra(pieces: [pieces], width: width, height: height, channels: channels)
+        let inOne = try VeloxStreamSpectra(streams: [whole], width: width, height: height, channels: channels)
+        #expect(inPieces.frames == 3)
+        #expect(
+            try inPieces.spectra(columns: 0..<width, rows: 0..<height)
+                == inOne.spectra(columns: 0..<width, rows: 0..<height))
+        let windows = [0..<channels, 1..<3]
+        #expect(
+            try inPieces.sweep(windows: windows, summing: true).maps
+                == inOne.sweep(windows: windows, summing: true).maps)
+        #expect(throws: ImageFileError.self) {
+            try VeloxStreamValues(file: bytes, starts: starts.dropLast(), pieceLength: pieceLength, count: values)
+        }
+        #expect(throws: ImageFileError.self) {
+            try VeloxStreamValues(
+                file: bytes, starts: starts.dropLast() + [file.count - 1], pieceLength: pieceLength, count: values)
+        }
+    }
 }

@@ -1,8 +1,8 @@
 import CHDF5
 import Foundation
-import SonicCore
 import Testing
 
+@testable import SonicCore
 @testable import SonicHDF5
 
 /// The chunk index read from the file itself: for every layout the library writes with a version-1
@@ -11,10 +11,10 @@ import Testing
 @Suite struct ChunkIndexTests {
     /// A dataset of 16-bit values written through libhdf5 in chunks, in the file format of `bounds`
     /// (the earliest, which h5py and HyperSpy write by default; 1.8's; or 1.10's), after a user
-    /// block of `userBlock` bytes; gzip-compressed where `gzip` is set. With `partly`, its first
-    /// chunk is never written.
+    /// block of `userBlock` bytes; gzip-compressed where `gzip` is set; without chunks, whole. With
+    /// `partly`, its first chunk is never written.
     static func write(
-        _ path: String, dims: [Int], chunks: [Int], bounds: H5F_libver_t = H5F_LIBVER_EARLIEST, userBlock: Int = 0,
+        _ path: String, dims: [Int], chunks: [Int]?, bounds: H5F_libver_t = H5F_LIBVER_EARLIEST, userBlock: Int = 0,
         gzip: Bool = false, partly: Bool = false
     ) throws {
         H5Eset_auto2(sonic_h5_error_stack(), nil, nil)
@@ -28,7 +28,7 @@ import Testing
         let space = try #require(
             HDF5Object(H5Screate_simple(Int32(dims.count), dims.map { hsize_t($0) }, nil), close: H5Sclose))
         let layout = try #require(HDF5Object(H5Pcreate(sonic_h5_dataset_creation()), close: H5Pclose))
-        #expect(H5Pset_chunk(layout.id, Int32(chunks.count), chunks.map { hsize_t($0) }) >= 0)
+        if let chunks { #expect(H5Pset_chunk(layout.id, Int32(chunks.count), chunks.map { hsize_t($0) }) >= 0) }
         if gzip { #expect(H5Pset_deflate(layout.id, 4) >= 0) }
         let data = try #require(
             HDF5Object(
@@ -38,7 +38,7 @@ import Testing
                 close: H5Dclose))
         let count = dims.reduce(1, *)
         let values = (0..<count).map { UInt16(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
-        if partly {
+        if partly, let chunks {
             // Everything from the second chunk of the first dimension on.
             var start = [hsize_t](repeating: 0, count: dims.count), extent = dims.map { hsize_t($0) }
             start[0] = hsize_t(chunks[0])
@@ -205,5 +205,29 @@ import Testing
             let value = UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
             #expect(value == UInt16(truncatingIfNeeded: (place * 16 + 5) &* 2_654_435_761 >> 7))
         }
+    }
+
+    /// A Velox-like stream kept in chunks without a filter is read where its chunks lie in the mapped
+    /// file, value for value; one whole, the same.
+    @Test(arguments: [true, false])
+    func aStreamIsReadWhereItLies(chunked: Bool) throws {
+        let path = Self.scratch("stream\(chunked)")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let count = 5_000 * 16 + 3
+        try Self.write(path, dims: [count, 1], chunks: chunked ? [16, 1] : nil)
+        let file = try HDF5Object.openFile(path)
+        let data = try #require(try file.child("data"))
+        let layout = try data.layout(chunksToList: ChunkTable.mostListed)
+        #expect((layout.chunkTable != nil) == chunked)
+        let values = try #require(VeloxSpectra.inPlace(layout, in: try MappedFile.bytes(of: path)))
+        for position in [0, 15, 16, 12_345, count - 1] {
+            #expect(values.value(at: position) == UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7))
+        }
+        var seen = 0
+        try values.forEachValue { position, value in
+            if value != UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7) { Issue.record("value \(position)") }
+            seen += 1
+        }
+        #expect(seen == count)
     }
 }

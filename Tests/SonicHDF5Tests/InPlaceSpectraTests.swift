@@ -231,7 +231,7 @@ import Testing
     /// `ChunkTable.mostLookedUp` chunks, which take well under a few seconds even on a busy machine;
     /// a dataset of more is left to the helpers, and read right. Files of the earliest format have
     /// all their chunks listed.
-    @Test(arguments: [(80, true), (100, true), (100, false)])
+    @Test(arguments: [(40, true), (50, true), (50, false)])
     func chunksAreListedUpToTheirLimit(height: Int, latestFormat: Bool) throws {
         let path = NSTemporaryDirectory() + "many-chunks-\(height)-\(latestFormat)-\(getpid()).hspy"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -4,7 +4,8 @@
 /// as Velox shows it and RosettaSciIO reads it by default.
 ///
 /// Each stream is gone through once, to check its channels and to note where every 16th pixel
-/// starts; a pixel's spectrum is then decoded when asked for, from the nearest pixel noted.
+/// starts; a pixel's spectrum is then decoded when asked for, from the nearest pixel noted. A
+/// stream may lie in the file in pieces (an HDF5 dataset's chunks), read where they lie.
 public struct VeloxStreamSpectra: SpectrumSource {
     public let width: Int
     public let height: Int
@@ -17,8 +18,14 @@ public struct VeloxStreamSpectra: SpectrumSource {
     static let noteEvery = 16
     static let separator: UInt16 = 65535
 
-    /// - Parameter streams: each detector's values, kept alive by their owner.
+    /// - Parameter streams: each detector's values, each in one stretch of bytes.
     public init(streams: [FileBytes], width: Int, height: Int, channels: Int) throws(ImageFileError) {
+        try self.init(
+            pieces: streams.map(VeloxStreamValues.init(whole:)), width: width, height: height, channels: channels)
+    }
+
+    /// - Parameter pieces: each detector's values, where they lie.
+    public init(pieces streams: [VeloxStreamValues], width: Int, height: Int, channels: Int) throws(ImageFileError) {
         try ImageLimits.check(width: width, height: height, channels: channels)
         guard channels < Int(Self.separator) else {
             throw ImageFileError("a stream of \(channels) channels: its values stop at 65534")
@@ -75,23 +82,95 @@ public struct VeloxStreamSpectra: SpectrumSource {
     }
 }
 
+/// One detector's stream of 16-bit little-endian values as it lies in a file: in pieces of
+/// `pieceLength` values each (the last may be shorter), each starting anywhere in the file's bytes.
+public struct VeloxStreamValues: Sendable {
+    let file: FileBytes
+    /// Where each piece starts in `file`, in bytes.
+    let starts: [Int]
+    let pieceLength: Int
+    /// The values in all.
+    let count: Int
+
+    /// Pieces of `pieceLength` values at `starts`, `count` values in all; refused unless every piece
+    /// lies inside the file.
+    public init(file: FileBytes, starts: [Int], pieceLength: Int, count: Int) throws(ImageFileError) {
+        guard pieceLength > 0, count >= 0, starts.count == (count + pieceLength - 1) / pieceLength else {
+            throw ImageFileError("a stream's pieces do not make up its \(count) values")
+        }
+        for (index, start) in starts.enumerated() {
+            let length = 2 * min(pieceLength, count - index * pieceLength)
+            guard start >= 0, start <= file.count - length else {
+                throw ImageFileError("a stream's piece \(index + 1) lies outside the file")
+            }
+        }
+        self.file = file
+        self.starts = starts
+        self.pieceLength = pieceLength
+        self.count = count
+    }
+
+    /// All of `whole`'s bytes, one piece (a dangling byte is not a value).
+    public init(whole: FileBytes) {
+        file = whole
+        count = whole.count / 2
+        pieceLength = max(count, 1)
+        starts = count > 0 ? [0] : []
+    }
+
+    /// The value at `position` (below `count`).
+    @inline(__always) func value(at position: Int) -> UInt16 {
+        let piece = position / pieceLength
+        return UInt16(
+            littleEndian: file.buffer.loadUnaligned(
+                fromByteOffset: starts[piece] + 2 * (position - piece * pieceLength), as: UInt16.self))
+    }
+
+    /// Calls `body` with each value's position and the value, in order, giving the pages gone
+    /// through back as it goes (a whole stream may be gigabytes).
+    func forEachValue(_ body: (Int, UInt16) throws(ImageFileError) -> Void) throws(ImageFileError) {
+        let bytes = file.buffer
+        var givenUpTo = starts.first ?? 0
+        for (index, start) in starts.enumerated() {
+            let first = index * pieceLength, length = min(pieceLength, count - first)
+            var done = 0
+            while done < length {
+                let stretch = min(length - done, Self.valuesBetweenGivingBack)
+                for offset in done..<(done + stretch) {
+                    let value = bytes.loadUnaligned(fromByteOffset: start + 2 * offset, as: UInt16.self)
+                    try body(first + offset, UInt16(littleEndian: value))
+                }
+                done += stretch
+                // Pieces usually follow one another in the file; one that lies before those read starts afresh.
+                let reached = start + 2 * done
+                if reached < givenUpTo { givenUpTo = start }
+                if reached - givenUpTo >= 4 * Self.keptBehind {
+                    file.doneReading(givenUpTo..<(reached - Self.keptBehind))
+                    givenUpTo = reached - Self.keptBehind
+                }
+            }
+        }
+    }
+
+    static let valuesBetweenGivingBack = 1 << 20
+    /// Bytes just read that stay: pages are given back in whole 2 MiB blocks, and the one being read must not be.
+    static let keptBehind = 2 << 20
+}
+
 /// One detector's stream with every 16th pixel's start noted.
 private struct IndexedStream: Sendable {
-    let bytes: FileBytes
-    let count: Int
+    let values: VeloxStreamValues
+    var count: Int { values.count }
     /// Where pixel k · noteEvery starts, for every k.
     let starts: [Int]
     /// How many pixels the stream holds, the last possibly cut short.
     let pixels: Int
 
-    init(_ bytes: FileBytes, channels: Int, number: Int) throws(ImageFileError) {
-        self.bytes = bytes
-        count = bytes.count / 2
+    init(_ values: VeloxStreamValues, channels: Int, number: Int) throws(ImageFileError) {
+        self.values = values
         var starts = [0]
         var pixel = 0
-        let values = bytes.buffer.bindMemory(to: UInt16.self)
-        for position in 0..<count {
-            let value = values[position]
+        try values.forEachValue { position, value throws(ImageFileError) in
             if value == VeloxStreamSpectra.separator {
                 pixel += 1
                 if pixel % VeloxStreamSpectra.noteEvery == 0 { starts.append(position + 1) }
@@ -105,28 +184,25 @@ private struct IndexedStream: Sendable {
         pixels = pixel + 1
     }
 
-    private var values: UnsafeBufferPointer<UInt16> { bytes.buffer.bindMemory(to: UInt16.self) }
-
     /// Adds the counts of pixel `pixel` (counted from the stream's start) into `output` from `at`.
     func addCounts(ofPixel pixel: Int, to output: UnsafeMutableBufferPointer<Float>, at: Int) {
-        let values = self.values
         var position = starts[pixel / VeloxStreamSpectra.noteEvery]
         for _ in 0..<(pixel % VeloxStreamSpectra.noteEvery) {
-            while position < count, values[position] != VeloxStreamSpectra.separator { position += 1 }
+            while position < count, values.value(at: position) != VeloxStreamSpectra.separator { position += 1 }
             position += 1
         }
-        while position < count, values[position] != VeloxStreamSpectra.separator {
-            output[at + Int(values[position])] += 1
+        while position < count {
+            let value = values.value(at: position)
+            if value == VeloxStreamSpectra.separator { break }
+            output[at + Int(value)] += 1
             position += 1
         }
     }
 
     /// Calls `body` with (pixel, channel) for every count, in the stream's order.
     func forEachCount(_ body: (Int, Int) -> Void) {
-        let values = self.values
         var pixel = 0
-        for position in 0..<count {
-            let value = values[position]
+        try? values.forEachValue { _, value in
             if value == VeloxStreamSpectra.separator {
                 pixel += 1
             } else {
