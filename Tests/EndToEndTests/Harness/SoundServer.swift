@@ -56,8 +56,31 @@ final class SoundServer {
         // Native PipeWire streams reach the graph without the pulse service's relaying thread.
         let relaying = kind == .pipewireNative ? nil : daemons.relayingThread
         machinePauses = try MachinePauseWatch(folder: folder, threads: relaying.map { [$0] } ?? [])
-        recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)")
-        try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
+        try startRecording(label: "parec-\(kind.rawValue)")
+    }
+
+    /// Records the test sink's monitor into `recordingPath`, once its first samples are there. A
+    /// server kept from running a moment (a busy machine) may refuse the connection: the recorder is
+    /// started again until the server takes it, within a generous ceiling.
+    private func startRecording(label: String) throws {
+        let deadline = Date().addingTimeInterval(30)
+        var attempts = 0
+        while true {
+            attempts += 1
+            let recorder = try record("test", into: recordingPath, label: label)
+            self.recorder = recorder
+            try waitFor("the monitor recording to start", timeout: deadline.timeIntervalSinceNow) {
+                recordedSampleCount() > 0 || !recorder.isRunning
+            }
+            if recordedSampleCount() > 0 { return }
+            let said = recorder.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard Date() < deadline else {
+                throw HarnessError(
+                    "the \(kind.rawValue) server never let the monitor be recorded (\(attempts) tries; parec: \(said))")
+            }
+            print("note: parec could not record the \(kind.rawValue) server (\(said)); trying again")
+            usleep(200_000)
+        }
     }
 
     /// A recording of `sink`'s monitor into `path`: stereo, so that both servers' monitors give the
@@ -84,8 +107,7 @@ final class SoundServer {
         revivals += 1
         recordingPath = folder + "/monitor-\(kind.rawValue)-\(revivals + 1).f32"
         heard = RecordingReader()
-        recorder = try record("test", into: recordingPath, label: "parec-\(kind.rawValue)-\(revivals + 1)")
-        try waitFor("the monitor recording to start", timeout: 30) { recordedSampleCount() > 0 }
+        try startRecording(label: "parec-\(kind.rawValue)-\(revivals + 1)")
     }
 
     /// Native PipeWire needs real-time priority: where this user cannot have it, the test is
