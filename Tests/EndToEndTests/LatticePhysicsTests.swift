@@ -110,7 +110,7 @@ extension EndToEnd {
                         return x[(from + burst.count / 4)..<(to - burst.count / 4)]
                     }
                 }
-                let heard = notes(recording, in: mark..<recording.count)
+                let heard = notes(recording, in: mark..<recording.count).map(Self.clearOfDropouts)
                 let wavPath = folder + "/session.wav"
                 let rendered = try Subprocess.run(
                     Fixtures.binary, ["render", path, "--session", session.logPath, "--out", wavPath])
@@ -125,6 +125,25 @@ extension EndToEnd {
                 func sample(_ t: Double) -> Int { min(replayed.count, Int((t - start) * SoundServer.sampleRate)) }
                 try body(heard, notes(replayed, in: sample(first)..<sample(last + 0.2)))
             }
+        }
+
+        /// The longest stretch of a heard note with no dropout in it: a run of a millisecond or more of
+        /// silence, and 5 ms either side of it. A dropout the machine's pause excused breaks the sound
+        /// around it, not what the note is measured for (its pitch, its brightness).
+        static func clearOfDropouts(_ note: ArraySlice<Float>) -> ArraySlice<Float> {
+            let gap = Int(0.001 * SoundServer.sampleRate), margin = Int(0.005 * SoundServer.sampleRate)
+            var pieces: [Range<Int>] = []
+            var start = note.startIndex, silent = 0
+            for i in note.indices {
+                silent = abs(note[i]) < 1e-6 ? silent + 1 : 0
+                if silent == gap {
+                    pieces.append(start..<max(start, i - gap - margin))
+                    start = i
+                }
+                if silent >= gap { start = min(note.endIndex, i + 1 + margin) }
+            }
+            pieces.append(min(start, note.endIndex)..<note.endIndex)
+            return note[pieces.max { $0.count < $1.count }!]
         }
 
         /// The column at `(x, y)` and its neighbours along the lattice vector `a`, `before` and `after` it.
