@@ -69,11 +69,12 @@ final class SoundServer {
             attempts += 1
             let recorder = try record("test", into: recordingPath, label: label)
             self.recorder = recorder
-            try waitFor("the monitor recording to start", timeout: deadline.timeIntervalSinceNow) {
+            try waitFor("the monitor recording to start", timeout: max(deadline.timeIntervalSinceNow, 1)) {
                 recordedSampleCount() > 0 || !recorder.isRunning
             }
             if recordedSampleCount() > 0 { return }
             let said = recorder.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let stopped = daemons.stopped { throw HarnessError("parec could not record: \(stopped)") }
             guard Date() < deadline else {
                 throw HarnessError(
                     "the \(kind.rawValue) server never let the monitor be recorded (\(attempts) tries; parec: \(said))")
@@ -177,8 +178,12 @@ private final class SoundDaemons: @unchecked Sendable {
     /// The running server of this kind, or a new one if there is none or it died.
     static func shared(_ kind: SoundServer.Daemons) throws -> SoundDaemons {
         try running.withLock { servers in
-            if let server = servers[kind], server.isRunning { return server }
-            servers[kind]?.stop()
+            if let server = servers[kind] {
+                guard let stopped = server.stopped else { return server }
+                // Said before its folder, logs and all, is removed.
+                print("note: \(stopped); a new one is started")
+                server.stop()
+            }
             let server = try SoundDaemons(kind: kind)
             if servers.isEmpty { atexit { SoundDaemons.stopAll() } }
             servers[kind] = server
@@ -224,20 +229,43 @@ private final class SoundDaemons: @unchecked Sendable {
             })
     }
 
-    /// Whether every process the script started still runs.
-    private var isRunning: Bool {
+    /// The processes the script started, by name (its `NAME.pid` files).
+    private var daemonProcesses: [(name: String, pid: pid_t)] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: runFolder)) ?? []
-        let pids = files.filter { $0.hasSuffix(".pid") }.compactMap {
-            (try? String(contentsOfFile: runFolder + "/" + $0, encoding: .utf8)).flatMap {
-                pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        return files.filter { $0.hasSuffix(".pid") }.sorted().compactMap { file in
+            (try? String(contentsOfFile: runFolder + "/" + file, encoding: .utf8)).flatMap {
+                pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)).map { (String(file.dropLast(4)), $0) }
             }
         }
-        return !pids.isEmpty && pids.allSatisfy { kill($0, 0) == 0 }
     }
 
-    /// The end of the server's logs, once it has stopped; nil while it runs.
+    /// How a process ended, or nil while it runs. The daemons outlive the script that started them and
+    /// are nobody's children, so where nothing reaps orphans a dead one stays a zombie: its state and
+    /// exit code are read from /proc, not taken from `kill(pid, 0)`, which succeeds on a zombie.
+    private static func ending(of pid: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return "gone" }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard let state = fields.first, state == "Z" || state == "X" else { return nil }
+        // Field 52, the 50th after the name: the status as waitpid reports it.
+        guard fields.count >= 50, let status = Int32(fields[49].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return "ended" }
+        let signal = status & 0x7f
+        return signal == 0 ? "exited with status \(status >> 8)" : "killed by signal \(signal)"
+    }
+
+    /// Whether every process the script started still runs.
+    private var isRunning: Bool {
+        let processes = daemonProcesses
+        return !processes.isEmpty && processes.allSatisfy { Self.ending(of: $0.pid) == nil }
+    }
+
+    /// How each ended daemon ended and the end of the server's logs, once it has stopped; nil while it runs.
     var stopped: String? {
-        guard !isRunning else { return nil }
+        let endings = daemonProcesses.compactMap { daemon in Self.ending(of: daemon.pid).map { "\(daemon.name) \($0)" }
+        }
+        guard !endings.isEmpty || daemonProcesses.isEmpty else { return nil }
         let logs = ((try? FileManager.default.contentsOfDirectory(atPath: runFolder)) ?? []).filter {
             $0.hasSuffix(".log")
         }
@@ -246,7 +274,8 @@ private final class SoundDaemons: @unchecked Sendable {
                 .split(separator: "\n").suffix(3)
             return log + ": " + lines.joined(separator: " | ")
         }
-        return "the \(kind.rawValue) test server stopped; " + tails.joined(separator: "; ")
+        return "the \(kind.rawValue) test server stopped (\(endings.joined(separator: ", "))); "
+            + tails.joined(separator: "; ")
     }
 
     func waitUntilLive() {
