@@ -261,10 +261,7 @@ final class HDF5Object {
         let descriptor = file.descriptor
         let index = ChunkIndex(addressSize: file.addressSize, lengthSize: file.lengthSize, base: file.userBlock) {
             offset, count in
-            guard offset >= 0, count >= 0, count <= 1 << 24 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-            return got == count ? bytes : nil
+            count <= 1 << 24 ? ChunkedFile.bytes(of: descriptor, at: offset, count: count) : nil
         }
         guard let walked = index.chunks(header: Int(info.addr), dims: dims, chunks: chunks, elementSize: elementSize)
         else { return nil }
@@ -348,7 +345,7 @@ final class HDF5Object {
         else { return nil }
         let offset = Int(address)
         for index in Set([0, elements - 1]) {
-            var stored = [UInt8](repeating: 0, count: size), found = [UInt8](repeating: 1, count: size)
+            var stored = [UInt8](repeating: 0, count: size)
             guard let space = HDF5Object(H5Dget_space(id), close: H5Sclose),
                 let one = HDF5Object(H5Screate_simple(1, [1], nil), close: H5Sclose)
             else { return nil }
@@ -362,10 +359,7 @@ final class HDF5Object {
                 H5Sselect_elements(space.id, H5S_SELECT_SET, 1, position) >= 0
                     && H5Dread(id, type, one.id, space.id, sonic_h5_default(), bytes.baseAddress) >= 0
             }
-            let there = found.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress, size, off_t(offset + index * size))
-            }
-            guard read, there == size, stored == found
+            guard read, ChunkedFile.bytes(of: descriptor, at: offset + index * size, count: size) == stored
             else { return nil }
         }
         return DatasetStorage(offset: offset, littleEndian: size == 1 || order == H5T_ORDER_LE)
@@ -383,6 +377,14 @@ struct ChunkedFile {
     /// from the file's start: the first chunk's bytes, read through the library and at each place,
     /// tell which.
     let libraryBase: Int
+
+    /// `count` bytes of the open file at `offset`, or nil where it holds fewer.
+    static func bytes(of descriptor: Int32, at offset: Int, count: Int) -> [UInt8]? {
+        guard offset >= 0, count >= 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        return got == count ? bytes : nil
+    }
 
     /// Nil when the file's sizes cannot be had, or the first chunk's bytes are at neither place.
     init?(of dataset: HDF5Object, rank: Int, firstChunk: ChunkIndex.Chunk?) {
@@ -410,11 +412,7 @@ struct ChunkedFile {
             return nil
         }
         let found = [0, Int(userBlock)].first { base in
-            var there = [UInt8](repeating: 0, count: stored.count)
-            let got = there.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress, stored.count, off_t(firstChunk.offset + base))
-            }
-            return got == stored.count && there == stored
+            Self.bytes(of: descriptor, at: firstChunk.offset + base, count: stored.count) == stored
         }
         guard let found else { return nil }
         self.descriptor = descriptor
