@@ -224,9 +224,15 @@ import Testing
             #expect(values.value(at: position) == UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7))
         }
         var seen = 0
-        try values.forEachValue { position, value in
-            if value != UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7) { Issue.record("value \(position)") }
-            seen += 1
+        try values.forEachStretch { first, bytes in
+            for offset in 0..<(bytes.count / 2) {
+                let value = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * offset, as: UInt16.self))
+                let position = first + offset
+                if value != UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7) {
+                    Issue.record("value \(position)")
+                }
+                seen += 1
+            }
         }
         #expect(seen == count)
     }

@@ -68,17 +68,47 @@ public struct VeloxStreamSpectra: SpectrumSource {
 
     public func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
         let pixelsPerFrame = width * height
+        // One flat table, a row of pixels per window, and each channel's windows in one list: a count
+        // is a few nanoseconds, and nested arrays cost more than that.
+        let members = WindowTally(windows: windows, channels: channels).windowsOfChannels
+        var firstMember = [0], memberWindows: [Int] = []
+        for windowsOfChannel in members {
+            memberWindows += windowsOfChannel
+            firstMember.append(memberWindows.count)
+        }
+        var maps = [Double](repeating: 0, count: windows.count * pixelsPerFrame)
         var summed = [Double](repeating: 0, count: channels)
-        var maps = windows.map { _ in [Double](repeating: 0, count: pixelsPerFrame) }
-        let memberOf = WindowTally(windows: windows, channels: channels).windowsOfChannels
         for stream in streams {
-            stream.forEachCount { pixel, channel in
-                let place = pixel % pixelsPerFrame
-                for index in memberOf[channel] { maps[index][place] += 1 }
-                if summing { summed[channel] += 1 }
+            var place = 0
+            memberWindows.withUnsafeBufferPointer { memberWindows in
+                firstMember.withUnsafeBufferPointer { firstMember in
+                    maps.withUnsafeMutableBufferPointer { maps in
+                        summed.withUnsafeMutableBufferPointer { summed in
+                            stream.values.forEachStretch { _, bytes in
+                                for offset in stride(from: 0, to: bytes.count, by: 2) {
+                                    let value = Int(
+                                        UInt16(
+                                            littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+                                    if value == Int(Self.separator) {
+                                        place += 1
+                                        if place == pixelsPerFrame { place = 0 }
+                                        continue
+                                    }
+                                    for member in firstMember[value]..<firstMember[value + 1] {
+                                        maps[memberWindows[member] * pixelsPerFrame + place] += 1
+                                    }
+                                    summed[value] += 1
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        return SpectrumSweep(maps: maps, summed: summing ? summed : nil)
+        let windowMaps = windows.indices.map { window in
+            Array(maps[(window * pixelsPerFrame)..<((window + 1) * pixelsPerFrame)])
+        }
+        return SpectrumSweep(maps: windowMaps, summed: summing ? summed : nil)
     }
 }
 
@@ -126,9 +156,10 @@ public struct VeloxStreamValues: Sendable {
                 fromByteOffset: starts[piece] + 2 * (position - piece * pieceLength), as: UInt16.self))
     }
 
-    /// Calls `body` with each value's position and the value, in order, giving the pages gone
-    /// through back as it goes (a whole stream may be gigabytes).
-    func forEachValue(_ body: (Int, UInt16) throws(ImageFileError) -> Void) throws(ImageFileError) {
+    /// Calls `body` with each stretch of values in order: the position of its first value, and its
+    /// bytes (two a value, little-endian, at any alignment). The pages gone through are given back as
+    /// it goes: a whole stream may be gigabytes.
+    func forEachStretch<Failure>(_ body: (Int, UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
         let bytes = file.buffer
         var givenUpTo = starts.first ?? 0
         for (index, start) in starts.enumerated() {
@@ -136,10 +167,8 @@ public struct VeloxStreamValues: Sendable {
             var done = 0
             while done < length {
                 let stretch = min(length - done, Self.valuesBetweenGivingBack)
-                for offset in done..<(done + stretch) {
-                    let value = bytes.loadUnaligned(fromByteOffset: start + 2 * offset, as: UInt16.self)
-                    try body(first + offset, UInt16(littleEndian: value))
-                }
+                let from = start + 2 * done
+                try body(first + done, UnsafeRawBufferPointer(rebasing: bytes[from..<(from + 2 * stretch)]))
                 done += stretch
                 // Pieces usually follow one another in the file; one that lies before those read starts afresh.
                 let reached = start + 2 * done
@@ -170,14 +199,19 @@ private struct IndexedStream: Sendable {
         self.values = values
         var starts = [0]
         var pixel = 0
-        try values.forEachValue { position, value throws(ImageFileError) in
-            if value == VeloxStreamSpectra.separator {
+        // The separator is above every channel: one comparison a value in the common case.
+        let firstBeyond = UInt16(channels)
+        try values.forEachStretch { first, bytes throws(ImageFileError) in
+            for offset in 0..<(bytes.count / 2) {
+                let value = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * offset, as: UInt16.self))
+                guard value >= firstBeyond else { continue }
+                guard value == VeloxStreamSpectra.separator else {
+                    throw ImageFileError(
+                        "stream \(number) counts in channel \(value) at value \(first + offset), beyond the "
+                            + "\(channels) channels its settings give")
+                }
                 pixel += 1
-                if pixel % VeloxStreamSpectra.noteEvery == 0 { starts.append(position + 1) }
-            } else if Int(value) >= channels {
-                throw ImageFileError(
-                    "stream \(number) counts in channel \(value) at value \(position), beyond the \(channels) "
-                        + "channels its settings give")
+                if pixel % VeloxStreamSpectra.noteEvery == 0 { starts.append(first + offset + 1) }
             }
         }
         self.starts = starts
@@ -196,18 +230,6 @@ private struct IndexedStream: Sendable {
             if value == VeloxStreamSpectra.separator { break }
             output[at + Int(value)] += 1
             position += 1
-        }
-    }
-
-    /// Calls `body` with (pixel, channel) for every count, in the stream's order.
-    func forEachCount(_ body: (Int, Int) -> Void) {
-        var pixel = 0
-        try? values.forEachValue { _, value in
-            if value == VeloxStreamSpectra.separator {
-                pixel += 1
-            } else {
-                body(pixel, Int(value))
-            }
         }
     }
 }
