@@ -32,6 +32,9 @@ public final class SynthEngine {
     /// The cell-boundary tick, and how many ticks the controller had asked for at the last block.
     private let tick: Tick
     private var ticksSounded: Int
+    /// When the first render placed in time began: a change asked for before then, while no sound was
+    /// made yet, is made at once and is not late.
+    private var firstPlacedRender: Double?
     /// The whole image, swept; a row or a column, swept; and the guide to a chosen place.
     private let imageSweep: ImageSweep
     private let lineSweep: LineSweep
@@ -180,6 +183,7 @@ public final class SynthEngine {
     public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         takeOfferedTables()
         waitingPulse.isOn = controls.isWaiting
+        if let time, firstPlacedRender == nil { firstPlacedRender = time }
         var done = 0
         while done < frames {
             makeChanges(dueBy: done, from: time)
@@ -231,7 +235,9 @@ public final class SynthEngine {
         while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
             let change = controls.takeChange()
         {
-            if let time, next.isFinite { lateness = max(lateness, time + Double(done) / sampleRate - next) }
+            if let time, next.isFinite, next >= firstPlacedRender ?? time {
+                lateness = max(lateness, time + Double(done) / sampleRate - next)
+            }
             switch change.kind {
             case .targets: latest = change.targets
             case .tick:
