@@ -48,7 +48,7 @@ import Testing
         #expect(speech(navigation.pan(.left)) == ["Showing x 18 to 68, y 12 to 37."])
         #expect(speech(navigation.pan(.up)) == ["Showing x 18 to 68, y 6 to 31."])
         var said: [String] = []
-        for t in 5...10 { said += speech(navigation.pan(.left)) }
+        for _ in 5...10 { said += speech(navigation.pan(.left)) }
         #expect(said.last == "At the left edge.")
         #expect(said.last { $0.hasPrefix("Showing") } == "Showing x 0 to 50, y 6 to 31.")
     }

@@ -53,6 +53,29 @@ import Testing
         #expect(sweep.summed == (0..<channels).map { c in (0..<20).reduce(0) { $0 + Double(expected($1)[c]) } })
     }
 
+    /// Both passes, the index and a sweep, say how far they have got, and stop when the user asks for
+    /// other work.
+    @Test func theStreamsTellTheirProgressAndStopWhenAsked() throws {
+        let streams = [Self.stream([[[1], [2, 3]]]), Self.stream([[[0], [3], [1]]])]
+        let progress = WorkProgress()
+        let source = try WorkProgress.$current.withValue(progress) {
+            try VeloxStreamSpectra(streams: streams, width: 3, height: 1, channels: 4)
+        }
+        #expect(progress.now?.what == "indexing the spectrum streams" && progress.now?.fraction == 1)
+        _ = try WorkProgress.$current.withValue(progress) { try source.sweep(windows: [0..<4], summing: false) }
+        #expect(progress.now?.what == "reading the spectra" && progress.now?.fraction == 1)
+        progress.stop()
+        let stopped: (any Error) -> Bool = { ($0 as? ImageFileError)?.message == WorkProgress.stopped.message }
+        #expect {
+            try WorkProgress.$current.withValue(progress) { try source.sweep(windows: [0..<4], summing: false) }
+        } throws: { stopped($0) }
+        #expect {
+            try WorkProgress.$current.withValue(progress) {
+                try VeloxStreamSpectra(streams: streams, width: 3, height: 1, channels: 4)
+            }
+        } throws: { stopped($0) }
+    }
+
     @Test func aCountBeyondTheChannelsIsRefused() {
         #expect {
             try VeloxStreamSpectra(streams: [Self.stream([[[1, 2], [4, 3]]])], width: 2, height: 1, channels: 4)

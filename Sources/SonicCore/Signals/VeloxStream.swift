@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 /// Thermo Fisher Velox's EDS spectrum image, as its detectors' streams hold it: one flat run of
 /// 16-bit values per detector, pixel after pixel of the scan, frame after frame; 65535 ends a
 /// pixel, any other value is one count in that channel. Every detector and every frame is summed,
@@ -5,7 +9,8 @@
 ///
 /// Each stream is gone through once, to check its channels and to note where every 16th pixel
 /// starts; a pixel's spectrum is then decoded when asked for, from the nearest pixel noted. A
-/// stream may lie in the file in pieces (an HDF5 dataset's chunks), read where they lie.
+/// stream may lie in the file in pieces (an HDF5 dataset's chunks), read where they lie. The
+/// detectors' streams are gone through side by side, one a core.
 public struct VeloxStreamSpectra: SpectrumSource {
     public let width: Int
     public let height: Int
@@ -33,10 +38,17 @@ public struct VeloxStreamSpectra: SpectrumSource {
         self.width = width
         self.height = height
         self.channels = channels
-        var indexed: [IndexedStream] = []
-        for (number, stream) in streams.enumerated() {
-            indexed.append(try IndexedStream(stream, channels: channels, number: number + 1))
+        let progress = WorkProgress.current
+        progress?.begin("indexing the spectrum streams", steps: streams.reduce(0) { $0 + $1.count })
+        let found = Mutex([Result<IndexedStream, ImageFileError>?](repeating: nil, count: streams.count))
+        DispatchQueue.concurrentPerform(iterations: streams.count) { index in
+            let result = Result { () throws(ImageFileError) in
+                try IndexedStream(streams[index], channels: channels, number: index + 1, progress: progress)
+            }
+            found.withLock { $0[index] = result }
         }
+        var indexed: [IndexedStream] = []
+        for result in found.withLock({ $0 }) { indexed.append(try result!.get()) }
         self.streams = indexed
         let pixelsPerFrame = width * height
         frames = indexed.map { ($0.pixels + pixelsPerFrame - 1) / pixelsPerFrame }.max() ?? 0
@@ -67,48 +79,94 @@ public struct VeloxStreamSpectra: SpectrumSource {
     }
 
     public func sweep(windows: [Range<Int>], summing: Bool) throws(ImageFileError) -> SpectrumSweep {
-        let pixelsPerFrame = width * height
-        // One flat table, a row of pixels per window, and each channel's windows in one list: a count
-        // is a few nanoseconds, and nested arrays cost more than that.
-        let members = WindowTally(windows: windows, channels: channels).windowsOfChannels
+        let parts = max(1, min(streams.count, ProcessInfo.processInfo.activeProcessorCount))
+        let tally = CountTally(windows: windows, channels: channels, pixels: width * height, parts: parts)
+        let progress = WorkProgress.current
+        progress?.begin("reading the spectra", steps: streams.reduce(0) { $0 + $1.count })
+        let failure = Mutex<ImageFileError?>(nil)
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            do throws(ImageFileError) {
+                for stream in stride(from: part, to: streams.count, by: parts) {
+                    try tally.count(streams[stream].values, part: part, progress: progress)
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return tally.sweep(summing: summing)
+    }
+}
+
+/// Where a sweep of the streams counts: for each core's part, a flat table of maps (a row of pixels
+/// a window) and a summed spectrum, added up at the end. Each channel's windows are in one list: a
+/// count takes a few nanoseconds, and nested arrays cost more than that.
+private final class CountTally: @unchecked Sendable {
+    private let pixels: Int
+    private let windows: Int
+    private let channels: Int
+    private let parts: Int
+    /// Channel c falls in windows `memberWindows[firstMember[c]..<firstMember[c + 1]]`.
+    private let firstMember: [Int]
+    private let memberWindows: [Int]
+    /// Part p's maps, then its summed spectrum, from p · `partSize`.
+    private let tables: UnsafeMutableBufferPointer<Double>
+    private var partSize: Int { windows * pixels + channels }
+
+    init(windows: [Range<Int>], channels: Int, pixels: Int, parts: Int) {
         var firstMember = [0], memberWindows: [Int] = []
-        for windowsOfChannel in members {
+        for windowsOfChannel in WindowTally(windows: windows, channels: channels).windowsOfChannels {
             memberWindows += windowsOfChannel
             firstMember.append(memberWindows.count)
         }
-        var maps = [Double](repeating: 0, count: windows.count * pixelsPerFrame)
-        var summed = [Double](repeating: 0, count: channels)
-        for stream in streams {
-            var place = 0
-            memberWindows.withUnsafeBufferPointer { memberWindows in
-                firstMember.withUnsafeBufferPointer { firstMember in
-                    maps.withUnsafeMutableBufferPointer { maps in
-                        summed.withUnsafeMutableBufferPointer { summed in
-                            stream.values.forEachStretch { _, bytes in
-                                for offset in stride(from: 0, to: bytes.count, by: 2) {
-                                    let value = Int(
-                                        UInt16(
-                                            littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
-                                    if value == Int(Self.separator) {
-                                        place += 1
-                                        if place == pixelsPerFrame { place = 0 }
-                                        continue
-                                    }
-                                    for member in firstMember[value]..<firstMember[value + 1] {
-                                        maps[memberWindows[member] * pixelsPerFrame + place] += 1
-                                    }
-                                    summed[value] += 1
-                                }
-                            }
+        self.firstMember = firstMember
+        self.memberWindows = memberWindows
+        self.pixels = pixels
+        self.windows = windows.count
+        self.channels = channels
+        self.parts = parts
+        tables = .allocate(capacity: max(1, parts * (windows.count * pixels + channels)))
+        tables.initialize(repeating: 0)
+    }
+
+    deinit { tables.deallocate() }
+
+    /// Counts every value of `stream` into part `part`'s table; stops when the user asks for other work.
+    func count(_ stream: VeloxStreamValues, part: Int, progress: WorkProgress?) throws(ImageFileError) {
+        let maps = tables.baseAddress! + part * partSize
+        let summed = maps + windows * pixels
+        let pixels = self.pixels
+        var place = 0
+        try firstMember.withUnsafeBufferPointer { firstMember throws(ImageFileError) in
+            try memberWindows.withUnsafeBufferPointer { memberWindows throws(ImageFileError) in
+                try stream.forEachStretch { _, bytes throws(ImageFileError) in
+                    if progress?.isStopped == true { throw WorkProgress.stopped }
+                    for offset in stride(from: 0, to: bytes.count, by: 2) {
+                        let value = Int(
+                            UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+                        if value == Int(VeloxStreamSpectra.separator) {
+                            place += 1
+                            if place == pixels { place = 0 }
+                            continue
                         }
+                        for member in firstMember[value]..<firstMember[value + 1] {
+                            maps[memberWindows[member] * pixels + place] += 1
+                        }
+                        summed[value] += 1
                     }
+                    progress?.advance(by: bytes.count / 2)
                 }
             }
         }
-        let windowMaps = windows.indices.map { window in
-            Array(maps[(window * pixelsPerFrame)..<((window + 1) * pixelsPerFrame)])
+    }
+
+    func sweep(summing: Bool) -> SpectrumSweep {
+        var all = [Double](repeating: 0, count: partSize)
+        for part in 0..<parts {
+            for index in 0..<partSize { all[index] += tables[part * partSize + index] }
         }
-        return SpectrumSweep(maps: windowMaps, summed: summing ? summed : nil)
+        let maps = (0..<windows).map { Array(all[($0 * pixels)..<(($0 + 1) * pixels)]) }
+        return SpectrumSweep(maps: maps, summed: summing ? Array(all[(windows * pixels)...]) : nil)
     }
 }
 
@@ -195,13 +253,14 @@ private struct IndexedStream: Sendable {
     /// How many pixels the stream holds, the last possibly cut short.
     let pixels: Int
 
-    init(_ values: VeloxStreamValues, channels: Int, number: Int) throws(ImageFileError) {
+    init(_ values: VeloxStreamValues, channels: Int, number: Int, progress: WorkProgress?) throws(ImageFileError) {
         self.values = values
         var starts = [0]
         var pixel = 0
         // The separator is above every channel: one comparison a value in the common case.
         let firstBeyond = UInt16(channels)
         try values.forEachStretch { first, bytes throws(ImageFileError) in
+            if progress?.isStopped == true { throw WorkProgress.stopped }
             for offset in 0..<(bytes.count / 2) {
                 let value = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * offset, as: UInt16.self))
                 guard value >= firstBeyond else { continue }
@@ -213,6 +272,7 @@ private struct IndexedStream: Sendable {
                 pixel += 1
                 if pixel % VeloxStreamSpectra.noteEvery == 0 { starts.append(first + offset + 1) }
             }
+            progress?.advance(by: bytes.count / 2)
         }
         self.starts = starts
         pixels = pixel + 1
