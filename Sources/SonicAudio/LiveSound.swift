@@ -33,6 +33,8 @@ public final class LiveSound: @unchecked Sendable {
     /// The output's buffer, and the output's dropouts it has been told of.
     private var buffer: BufferLength
     private var dropoutsSeen = 0
+    /// Whether the output has been given the buffer's length since it opened.
+    private var lengthApplied = false
     /// What the reopening thread hands over: written there before `handedOver` is set, read here after.
     private var reopened: (any AudioOutput)?
     private let handedOver = Atomic<Bool>(false)
@@ -44,7 +46,7 @@ public final class LiveSound: @unchecked Sendable {
         _ choice: AudioChoice, renderer: AudioRenderer, sampleRate: Int, latency: Double, streamName: String,
         notice: @escaping @Sendable (String) -> Void, now: Double
     ) throws(AudioError) {
-        buffer = BufferLength(asked: latency, now: now)
+        buffer = BufferLength(asked: latency, now: now, longerAtStart: true)
         (output, server) = try AudioOutputs.open(
             choice, renderer: renderer, sampleRate: sampleRate, latency: latency, streamName: streamName,
             notice: notice)
@@ -88,8 +90,9 @@ public final class LiveSound: @unchecked Sendable {
         reopened = nil
         handedOver.store(false, ordering: .relaxed)
         self.output = output
-        // A new stream, at the latency asked for.
-        buffer = BufferLength(asked: buffer.asked, now: now)
+        // A new stream, started as the first was.
+        buffer = BufferLength(asked: buffer.asked, now: now, longerAtStart: true)
+        lengthApplied = false
         dropoutsSeen = 0
         return .back(server)
     }
@@ -100,7 +103,11 @@ public final class LiveSound: @unchecked Sendable {
         guard let resizable = output as? any ResizableAudioOutput else { return nil }
         let dropouts = output.dropoutCount
         let length: Double?
-        if dropouts > dropoutsSeen {
+        if !lengthApplied {
+            // The stream opened at the asked latency: the start's longer buffer, at the first poll.
+            lengthApplied = true
+            length = buffer.current
+        } else if dropouts > dropoutsSeen {
             dropoutsSeen = dropouts
             length = buffer.ranDry(at: now)
         } else {

@@ -6,7 +6,7 @@ import Testing
 /// never beyond its longest, and comes back a step at a time after quiet minutes, never below the asked.
 @Suite struct BufferLengthTests {
     @Test func eachDropoutLengthensTheBufferByHalfTheAskedUpToFourTimesIt() {
-        var buffer = BufferLength(asked: 0.010, now: 0)
+        var buffer = BufferLength(asked: 0.010, now: 0, longerAtStart: false)
         #expect(buffer.ranDry(at: 5) == 0.015)
         #expect(buffer.ranDry(at: 5.4) == nil, "the longer buffer has not filled yet")
         #expect(buffer.current == 0.015)
@@ -16,8 +16,22 @@ import Testing
         #expect(buffer.ranDry(at: 40) == nil, "no longer than its longest")
     }
 
+    /// A session's stream starts at twice the asked and comes back to it once the start has passed; one
+    /// that runs dry in the start keeps the longer buffer, grown a step, as after any dropout.
+    @Test func theStartIsPlayedWithTwiceTheAskedBuffer() {
+        var buffer = BufferLength(asked: 0.010, now: 100, longerAtStart: true)
+        #expect(buffer.current == 0.020)
+        #expect(buffer.quiet(at: 104.9) == nil)
+        #expect(buffer.quiet(at: 105) == 0.010)
+        #expect(buffer.quiet(at: 106) == nil)
+        var dry = BufferLength(asked: 0.010, now: 100, longerAtStart: true)
+        #expect(dry.ranDry(at: 101) == 0.025)
+        #expect(dry.quiet(at: 105) == nil, "kept a minute, as any grown buffer")
+        #expect(dry.quiet(at: 161) == 0.020)
+    }
+
     @Test func aQuietMinuteShortensItAStepBackTowardsTheAsked() {
-        var buffer = BufferLength(asked: 0.010, now: 0)
+        var buffer = BufferLength(asked: 0.010, now: 0, longerAtStart: false)
         #expect(buffer.quiet(at: 100) == nil, "never shorter than asked")
         _ = buffer.ranDry(at: 100)
         _ = buffer.ranDry(at: 102)

@@ -93,29 +93,27 @@ import Testing
         #expect(abs(controls.lateChanges.lastSeconds - 156 / Self.rate) < 1e-9)
     }
 
-    /// A change whose moment no render covered — asked for before the sound began, or in a gap the
-    /// output skipped — is made at the next frame and is not late: no sound could have carried it
-    /// sooner. One whose moment was rendered before it came is.
-    @Test func aChangeNoRenderCoveredIsNotLate() {
+    /// A change asked for before the sound began — the stream not yet playing — is made at the first
+    /// frame, and is not late: no sound could have carried it sooner. Once the sound plays, one made
+    /// after its moment is late, even where the output skipped ahead over it: it is heard later than
+    /// the constant delay promises.
+    @Test func aChangeBeforeTheFirstSoundIsNotLate() {
         let controls = SynthControls()
         let engine = SynthEngine(chain: .plainTone, sampleRate: Self.rate, controls: controls)
-        var out = [Float](repeating: 0, count: 2 * 256)
-        func render(at time: Double) {
-            out.withUnsafeMutableBufferPointer {
-                engine.render(into: $0.baseAddress!, frames: 256, channels: 2, at: time)
-            }
-        }
+        var out = [Float](repeating: 0, count: 2 * 512)
         controls.set(SynthTargets(frequency: 440, amplitude: 0.5), at: 9.97)
-        render(at: 10)
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 256, channels: 2, at: 10) }
         #expect(out[0] == 0 && out[2] != 0)
-        // The output skips 80 ms: a change in the gap waits for no frame rendered.
-        controls.set(SynthTargets(frequency: 330, amplitude: 0.5), at: 10.05)
-        render(at: 10.08)
-        #expect(controls.lateChanges.total == 0)
-        controls.set(SynthTargets(frequency: 220, amplitude: 0.5), at: 10.08 + 100 / Self.rate)
-        render(at: 10.08 + 256 / Self.rate)
+        controls.set(SynthTargets(frequency: 330, amplitude: 0.5), at: 10 + 100 / Self.rate)
+        out.withUnsafeMutableBufferPointer {
+            engine.render(into: $0.baseAddress! + 512, frames: 256, channels: 2, at: 10 + 256 / Self.rate)
+        }
         #expect(controls.lateChanges.total == 1)
-        #expect(abs(controls.lateChanges.lastSeconds - 156 / Self.rate) < 1e-9)
+        // The output skips 80 ms: a change in that stretch is made 30 ms after its moment.
+        controls.set(SynthTargets(frequency: 220, amplitude: 0.5), at: 10.05)
+        out.withUnsafeMutableBufferPointer { engine.render(into: $0.baseAddress!, frames: 256, channels: 2, at: 10.08) }
+        #expect(controls.lateChanges.total == 2)
+        #expect(abs(controls.lateChanges.lastSeconds - 0.03) < 1e-9)
     }
 
     /// Changes made on time, or at once as offline rendering makes them, are not late.

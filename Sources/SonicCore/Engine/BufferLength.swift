@@ -3,6 +3,11 @@
 /// the sound server's own ordinary threads, which pass the program's sound on (PulseAudio's main thread
 /// has no real-time priority), for longer than a short buffer lasts; a longer one rides over that, at the
 /// cost of the pen's sound coming that much later. PulseAudio's own sinks grow their buffers the same way.
+///
+/// A session's first seconds are its busiest: the server sets the new stream up while the program reads
+/// and analyses the image and speaks its greeting. A stream that starts longer (twice the asked) rides
+/// over them, and comes back to the asked once they pass without the sound running dry; the greeting
+/// covers them, so the pen is rarely played then.
 public struct BufferLength: Sendable, Equatable {
     /// The latency asked for (`play --latency`): never shorter than this.
     public let asked: Double
@@ -19,11 +24,19 @@ public struct BufferLength: Sendable, Equatable {
     public static let settling = 1.0
     /// The longest, as a multiple of the asked latency.
     public static let longestMultiple = 4.0
+    /// How long the start lasts, and how much longer the buffer is kept through it.
+    public static let startLasts = 5.0
+    public static let startMultiple = 2.0
+    /// When the start ends, while the buffer is kept longer for it.
+    private var startEnds: Double?
 
-    public init(asked: Double, now: Double) {
+    /// - Parameter longerAtStart: keep the buffer `startMultiple` times the asked for the first `startLasts`
+    ///   seconds.
+    public init(asked: Double, now: Double, longerAtStart: Bool) {
         self.asked = asked
-        current = asked
+        current = longerAtStart ? asked * Self.startMultiple : asked
         lastEvent = now
+        startEnds = longerAtStart ? now + Self.startLasts : nil
     }
 
     /// One step: half the asked latency.
@@ -32,6 +45,8 @@ public struct BufferLength: Sendable, Equatable {
 
     /// The sound ran dry at `now`: the new length, when it grows.
     public mutating func ranDry(at now: Double) -> Double? {
+        // Running dry even so: the machine needs the longer buffer, and keeps it as any grown one.
+        startEnds = nil
         lastEvent = now
         if let lastGrowth, now - lastGrowth < Self.settling { return nil }
         let grown = min(longest, current + step)
@@ -41,9 +56,17 @@ public struct BufferLength: Sendable, Equatable {
         return grown
     }
 
-    /// The new length when a quiet minute has passed at `now` since the sound last ran dry or the length
-    /// changed, and it is longer than asked.
+    /// The new length when the start has passed without the sound running dry (the asked), or a quiet
+    /// minute has passed at `now` since the sound last ran dry or the length changed, and it is longer than
+    /// asked.
     public mutating func quiet(at now: Double) -> Double? {
+        if let startEnds {
+            guard now >= startEnds else { return nil }
+            self.startEnds = nil
+            lastEvent = now
+            current = asked
+            return asked
+        }
         guard current > asked, now - lastEvent >= Self.quietBeforeShortening else { return nil }
         current = max(asked, current - step)
         lastEvent = now

@@ -32,9 +32,9 @@ public final class SynthEngine {
     /// The cell-boundary tick, and how many ticks the controller had asked for at the last block.
     private let tick: Tick
     private var ticksSounded: Int
-    /// Where the last render placed in time ended. A change whose moment no render covered (before the
-    /// first, or in a gap the output skipped) is made at the first frame it can be, and is not late.
-    private var placedUpTo: Double?
+    /// When the first render placed in time began: a change asked for before then, while no sound was
+    /// made yet, is made at once and is not late.
+    private var firstPlacedRender: Double?
     /// The whole image, swept; a row or a column, swept; and the guide to a chosen place.
     private let imageSweep: ImageSweep
     private let lineSweep: LineSweep
@@ -183,6 +183,7 @@ public final class SynthEngine {
     public func render(into output: UnsafeMutablePointer<Float>, frames: Int, channels: Int, at time: Double? = nil) {
         takeOfferedTables()
         waitingPulse.isOn = controls.isWaiting
+        if let time, firstPlacedRender == nil { firstPlacedRender = time }
         var done = 0
         while done < frames {
             makeChanges(dueBy: done, from: time)
@@ -212,7 +213,6 @@ public final class SynthEngine {
             }
             done += n
         }
-        if let time { placedUpTo = time + Double(frames) / sampleRate }
     }
 
     /// Ducks (or restores) the whole sound: 1 is full level. Called from the audio thread.
@@ -235,11 +235,8 @@ public final class SynthEngine {
         while let next = controls.nextChangeTime(), frame(of: next, from: time) ?? 0 <= done,
             let change = controls.takeChange()
         {
-            if let time, next.isFinite {
-                // The frames rendered after its moment before it was made: this render's so far, and
-                // earlier renders' after it; a gap no render covered counts for nothing.
-                let renderedEarlier = max(0, min(placedUpTo ?? -.infinity, time) - next)
-                lateness = max(lateness, Double(done) / sampleRate - max(0, next - time) + renderedEarlier)
+            if let time, next.isFinite, next >= firstPlacedRender ?? time {
+                lateness = max(lateness, time + Double(done) / sampleRate - next)
             }
             switch change.kind {
             case .targets: latest = change.targets
