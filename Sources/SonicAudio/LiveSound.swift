@@ -5,7 +5,7 @@ import Synchronization
 /// The session's sound output, kept playing: when its server goes away (crashed, or restarted by the
 /// user to fix their sound), the output is let go and a new one is tried every half second, with
 /// the same settings, until the server is back. Where the server's buffer can be resized (PulseAudio's), it
-/// grows when the sound runs dry and comes back after quiet (`BufferLength`). The main loop polls it; opening
+/// grows when the sound runs dry or nearly does, and comes back after quiet (`BufferLength`). The main loop polls it; opening
 /// is tried on a thread of its own, so the loop never waits for a server.
 public final class LiveSound: @unchecked Sendable {
     /// A change in whether the sound plays, for the main loop to act on.
@@ -97,11 +97,12 @@ public final class LiveSound: @unchecked Sendable {
         return .back(server)
     }
 
-    /// Grows the buffer of an output that can be resized when its sound ran dry since the last poll, and
-    /// shortens it after quiet.
+    /// Grows the buffer of an output that can be resized when its sound ran dry or nearly did since the last
+    /// poll, and shortens it after quiet.
     private func resize(_ output: any AudioOutput, at now: Double) -> Change? {
         guard let resizable = output as? any ResizableAudioOutput else { return nil }
         let dropouts = output.dropoutCount
+        let wait = resizable.takeLongestWait()
         let length: Double?
         if !lengthApplied {
             // The stream opened at the asked latency: the start's longer buffer, at the first poll.
@@ -111,7 +112,7 @@ public final class LiveSound: @unchecked Sendable {
             dropoutsSeen = dropouts
             length = buffer.ranDry(at: now)
         } else {
-            length = buffer.quiet(at: now)
+            length = buffer.serverWaited(wait, at: now) ?? buffer.quiet(at: now)
         }
         guard let length else { return nil }
         resizable.resizeBuffer(to: length)

@@ -85,6 +85,7 @@ public final class PulseOutput: ResizableAudioOutput {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, !loss.happened else { return }
+        target.resizedAt = monotonicNow()
         var attributes = bufferAttributes(seconds: seconds)
         if let operation = pa_stream_set_buffer_attr(
             stream, &attributes, bufferResized, Unmanaged.passUnretained(target).toOpaque())
@@ -123,6 +124,8 @@ public final class PulseOutput: ResizableAudioOutput {
     public var lastDropoutTime: Double? { dropouts.lastTime }
     public var changeDelay: Double { Double(bitPattern: target.delay.load(ordering: .relaxed)) }
 
+    public func takeLongestWait() -> Double { Double(bitPattern: target.longestWait.exchange(0, ordering: .relaxed)) }
+
     public var lossReason: String? {
         guard loss.happened else { return nil }
         pa_threaded_mainloop_lock(mainloop)
@@ -159,6 +162,14 @@ private final class RenderTarget {
     var clock: PlaybackClock
     /// The clock's delay as the last write timed its changes: a `Double`'s bits, for the main loop to read.
     let delay = Atomic<UInt64>(0)
+    /// The longest wait between two requests since the main loop last looked, as a part of the buffer's
+    /// margin (what it holds beyond one request): a non-negative `Double`'s bits, which order as the values do.
+    let longestWait = Atomic<UInt64>(0)
+    /// When the server last asked for sound, and how many times it has (up to 2); on PulseAudio's thread.
+    var lastRequest = 0.0
+    var requests = 0
+    /// When the buffer was last resized (mainloop locked): the requests around it come at other intervals.
+    var resizedAt = -Double.infinity
     init(renderer: AudioRenderer, sampleRate: Int) {
         self.renderer = renderer
         clock = PlaybackClock(sampleRate: Double(sampleRate))
@@ -182,16 +193,41 @@ private func bufferResized(_ stream: OpaquePointer?, _ success: Int32, _ userdat
 /// The stream's timing, for the write callback: when the next frame written will be played, from
 /// the stream's timing information (read without system calls: libpulse reads the clock through the
 /// vDSO, as this does).
-private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock, frames: Int) -> Double? {
+private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock, now: Double, frames: Int) -> Double? {
     var lead: pa_usec_t = 0
     var negative: Int32 = 0
     guard pa_stream_get_latency(stream, &lead, &negative) == 0 else { return nil }
+    return clock.nextFrameTime(now: now, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6, frames: frames)
+}
+
+/// CLOCK_MONOTONIC in seconds (through the vDSO: no system call).
+private func monotonicNow() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
-    return clock.nextFrameTime(
-        now: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6,
-        frames: frames)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
+
+/// Notes how long the server waited since its last request, on PulseAudio's thread, as a part of the margin
+/// the buffer holds beyond one request: near 0 on time, 1 where it would have run dry. Not the wait after the
+/// first request (the sink may not have started), nor one begun about a resize.
+private func noteWait(_ stream: OpaquePointer, _ target: RenderTarget, now: Double) {
+    defer {
+        target.lastRequest = now
+        target.requests = min(target.requests + 1, 2)
+    }
+    guard target.requests == 2, target.lastRequest > target.resizedAt + settlingAfterResize,
+        let granted = pa_stream_get_buffer_attr(stream), let spec = pa_stream_get_sample_spec(stream)
+    else { return }
+    let bytesPerSecond = Double(pa_bytes_per_second(spec))
+    let oneRequest = Double(granted.pointee.minreq) / bytesPerSecond
+    let margin = Double(granted.pointee.tlength) / bytesPerSecond - oneRequest
+    guard margin > 0 else { return }
+    let part = max(0, (now - target.lastRequest - oneRequest) / margin)
+    target.longestWait.max(part.bitPattern, ordering: .relaxed)
+}
+
+/// Longer than any buffer kept takes to play out: the requests before then follow the old length.
+private let settlingAfterResize = 0.05
 
 /// The connection's state, on PulseAudio's thread: failed or ended, the server is gone.
 private func contextStateChanged(_ context: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) {
@@ -234,7 +270,9 @@ private func raiseToRealTime(_ mainloop: OpaquePointer?, _ userdata: UnsafeMutab
 private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: UnsafeMutableRawPointer?) {
     guard let stream, let userdata else { return }
     let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
-    let start = nextFrameTime(stream, &target.clock, frames: requested / frameBytes)
+    let now = monotonicNow()
+    noteWait(stream, target, now: now)
+    let start = nextFrameTime(stream, &target.clock, now: now, frames: requested / frameBytes)
     target.delay.store(target.clock.delay.bitPattern, ordering: .relaxed)
     let firstFrame = target.clock.framesWritten
     var remaining = requested

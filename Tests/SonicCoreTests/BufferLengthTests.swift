@@ -46,4 +46,28 @@ import Testing
         #expect(buffer.quiet(at: 330) == 0.010)
         #expect(buffer.quiet(at: 400) == nil)
     }
+
+    /// A server late to ask for more, using most of the buffer's margin, lengthens it as a dropout would,
+    /// before the sound runs dry; on time, or late by less, it does not. In the start, a wait that would be a
+    /// near miss for the asked keeps the start's length, and quiet comes a minute after the last near miss.
+    @Test func aNearMissLengthensTheBufferBeforeTheSoundRunsDry() {
+        var buffer = BufferLength(asked: 0.010, now: 0, longerAtStart: false)
+        #expect(buffer.serverWaited(0, at: 1) == nil)
+        #expect(buffer.serverWaited(0.6, at: 2) == nil)
+        #expect(buffer.serverWaited(0.7, at: 3) == 0.015)
+        #expect(buffer.serverWaited(0.9, at: 3.5) == nil, "the longer buffer has not filled yet")
+        #expect(buffer.ranDry(at: 3.8) == nil, "nor for a dropout")
+        #expect(buffer.serverWaited(0.8, at: 5) == 0.020)
+        #expect(buffer.quiet(at: 64) == nil, "a minute has not passed since the near miss")
+        #expect(buffer.quiet(at: 65) == 0.015)
+
+        var start = BufferLength(asked: 0.010, now: 100, longerAtStart: true)
+        #expect(start.serverWaited(0.3, at: 101) == nil)
+        #expect(start.quiet(at: 105) == 0.010, "late by less than a near miss for the asked")
+        var kept = BufferLength(asked: 0.010, now: 100, longerAtStart: true)
+        #expect(kept.serverWaited(0.4, at: 102) == nil)
+        #expect(kept.quiet(at: 105) == nil, "kept: the asked would have nearly run dry")
+        #expect(kept.current == 0.020)
+        #expect(kept.quiet(at: 162) == 0.015)
+    }
 }

@@ -36,8 +36,12 @@ public protocol AudioOutput: AnyObject {
 }
 
 /// A live output whose server's buffer can be lengthened or shortened while it plays (PulseAudio's): the session
-/// grows it when the sound runs dry (`BufferLength`).
+/// grows it when the sound runs dry or nearly did (`BufferLength`).
 public protocol ResizableAudioOutput: AudioOutput {
+    /// The longest the server went without asking for more sound since the last call, as a part of the margin
+    /// the buffer holds beyond one request: 0 on time (or when it does not tell), 1 where it ran dry.
+    func takeLongestWait() -> Double
+
     /// Asks the server to keep `seconds` of sound ahead of the speaker from now on; changes are then timed
     /// for the new length as soon as the server grants it.
     func resizeBuffer(to seconds: Double)

@@ -3,6 +3,8 @@
 /// the sound server's own ordinary threads, which pass the program's sound on (PulseAudio's main thread
 /// has no real-time priority), for longer than a short buffer lasts; a longer one rides over that, at the
 /// cost of the pen's sound coming that much later. PulseAudio's own sinks grow their buffers the same way.
+/// It grows too on a near miss: the server, late to ask for more, used most of the buffer's margin (what it
+/// holds beyond one request), so the buffer is longer before a wait a little longer is heard.
 ///
 /// A session's first seconds are its busiest: the server sets the new stream up while the program reads
 /// and analyses the image and speaks its greeting. A stream that starts longer (twice the asked) rides
@@ -27,6 +29,8 @@ public struct BufferLength: Sendable, Equatable {
     /// How long the start lasts, and how much longer the buffer is kept through it.
     public static let startLasts = 5.0
     public static let startMultiple = 2.0
+    /// A wait for the server's request that uses more than this part of the buffer's margin is a near miss.
+    public static let nearMiss = 2.0 / 3
     /// When the start ends, while the buffer is kept longer for it.
     private var startEnds: Double?
 
@@ -47,6 +51,24 @@ public struct BufferLength: Sendable, Equatable {
     public mutating func ranDry(at now: Double) -> Double? {
         // Running dry even so: the machine needs the longer buffer, and keeps it as any grown one.
         startEnds = nil
+        return grow(at: now)
+    }
+
+    /// The server's longest wait to ask for more since the last call used `part` of the buffer's margin
+    /// (1: all of it, the sound ran dry): the new length when that was a near miss and it grows. In the start,
+    /// one that would be a near miss for the asked (whose margin is about as much shorter as the buffer) keeps
+    /// the start's length.
+    public mutating func serverWaited(_ part: Double, at now: Double) -> Double? {
+        if startEnds != nil, part * Self.startMultiple > Self.nearMiss {
+            startEnds = nil
+            lastEvent = now
+        }
+        guard part > Self.nearMiss else { return nil }
+        return grow(at: now)
+    }
+
+    /// Grows a step at `now`, unless it grew within the settling time or is at its longest.
+    private mutating func grow(at now: Double) -> Double? {
         lastEvent = now
         if let lastGrowth, now - lastGrowth < Self.settling { return nil }
         let grown = min(longest, current + step)
