@@ -148,7 +148,7 @@ struct BrukerHypermap: SpectrumSource {
                 let whole =
                     record.count == place.count
                     && Self.decode(record, channels: channels) { channel, amount in
-                        for window in windowsOf[channel] { maps[window][y * width + x] += Double(amount) }
+                        for window in windowsOf.of(channel) { maps[window][y * width + x] += Double(amount) }
                         if summing { summed[channel] += Double(amount) }
                     }
                 guard whole else { throw ImageFileError("its hypermap is damaged at pixel \(x), \(y)") }

@@ -226,7 +226,7 @@ import Testing
         var seen = 0
         values.forEachStretch { first, bytes in
             for offset in 0..<(bytes.count / 2) {
-                let value = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * offset, as: UInt16.self))
+                let value = bytes.streamValue(offset)
                 let position = first + offset
                 if value != UInt16(truncatingIfNeeded: position &* 2_654_435_761 >> 7) {
                     Issue.record("value \(position)")

@@ -173,9 +173,7 @@ public struct DenseSpectra<Number: StoredNumber>: SpectrumSource {
 /// and a summed spectrum per band (of rows, or stretch of pixels), added up at the end.
 private final class SweepTotals: @unchecked Sendable {
     let maps: [UnsafeMutableBufferPointer<Double>]
-    private let spectra: UnsafeMutableBufferPointer<Double>
-    private let bands: Int
-    private let channels: Int
+    private let spectra: PartSums
 
     init(windows: Int, pixels: Int, bands: Int, channels: Int) {
         maps = (0..<windows).map { _ in
@@ -183,26 +181,16 @@ private final class SweepTotals: @unchecked Sendable {
             map.initialize(repeating: 0)
             return map
         }
-        spectra = .allocate(capacity: max(1, bands * channels))
-        spectra.initialize(repeating: 0)
-        self.bands = bands
-        self.channels = channels
+        spectra = PartSums(parts: bands, size: channels)
     }
 
-    deinit {
-        for map in maps { map.deallocate() }
-        spectra.deallocate()
-    }
+    deinit { for map in maps { map.deallocate() } }
 
     /// Band `band`'s summed spectrum.
-    func summed(_ band: Int) -> UnsafeMutablePointer<Double> { spectra.baseAddress! + band * channels }
+    func summed(_ band: Int) -> UnsafeMutablePointer<Double> { spectra.table(band) }
 
     func sweep(summing: Bool) -> SpectrumSweep {
-        var summed = [Double](repeating: 0, count: channels)
-        for band in 0..<bands {
-            for channel in 0..<channels { summed[channel] += spectra[band * channels + channel] }
-        }
-        return SpectrumSweep(maps: maps.map { Array($0) }, summed: summing ? summed : nil)
+        SpectrumSweep(maps: maps.map { Array($0) }, summed: summing ? spectra.added() : nil)
     }
 }
 

@@ -99,59 +99,39 @@ public struct VeloxStreamSpectra: SpectrumSource {
 }
 
 /// Where a sweep of the streams counts: for each core's part, a flat table of maps (a row of pixels
-/// a window) and a summed spectrum, added up at the end. Each channel's windows are in one list: a
-/// count takes a few nanoseconds, and nested arrays cost more than that.
+/// a window) and a summed spectrum, added up at the end.
 private final class CountTally: @unchecked Sendable {
     private let pixels: Int
     private let windows: Int
-    private let channels: Int
-    private let parts: Int
-    /// Channel c falls in windows `memberWindows[firstMember[c]..<firstMember[c + 1]]`.
-    private let firstMember: [Int]
-    private let memberWindows: [Int]
-    /// Part p's maps, then its summed spectrum, from p · `partSize`.
-    private let tables: UnsafeMutableBufferPointer<Double>
-    private var partSize: Int { windows * pixels + channels }
+    private let windowsOfChannels: ChannelWindows
+    /// Each part's maps, then its summed spectrum.
+    private let tables: PartSums
 
     init(windows: [Range<Int>], channels: Int, pixels: Int, parts: Int) {
-        var firstMember = [0], memberWindows: [Int] = []
-        for windowsOfChannel in WindowTally(windows: windows, channels: channels).windowsOfChannels {
-            memberWindows += windowsOfChannel
-            firstMember.append(memberWindows.count)
-        }
-        self.firstMember = firstMember
-        self.memberWindows = memberWindows
+        windowsOfChannels = WindowTally(windows: windows, channels: channels).windowsOfChannels
         self.pixels = pixels
         self.windows = windows.count
-        self.channels = channels
-        self.parts = parts
-        tables = .allocate(capacity: max(1, parts * (windows.count * pixels + channels)))
-        tables.initialize(repeating: 0)
+        tables = PartSums(parts: parts, size: windows.count * pixels + channels)
     }
-
-    deinit { tables.deallocate() }
 
     /// Counts every value of `stream` into part `part`'s table; stops when the user asks for other work.
     func count(_ stream: VeloxStreamValues, part: Int, progress: WorkProgress?) throws(ImageFileError) {
-        let maps = tables.baseAddress! + part * partSize
+        let maps = tables.table(part)
         let summed = maps + windows * pixels
         let pixels = self.pixels
         var place = 0
-        try firstMember.withUnsafeBufferPointer { firstMember throws(ImageFileError) in
-            try memberWindows.withUnsafeBufferPointer { memberWindows throws(ImageFileError) in
+        try windowsOfChannels.starts.withUnsafeBufferPointer { starts throws(ImageFileError) in
+            try windowsOfChannels.members.withUnsafeBufferPointer { members throws(ImageFileError) in
                 try stream.forEachStretch { _, bytes throws(ImageFileError) in
                     if progress?.isStopped == true { throw WorkProgress.stopped }
-                    for offset in stride(from: 0, to: bytes.count, by: 2) {
-                        let value = Int(
-                            UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+                    for index in 0..<(bytes.count / 2) {
+                        let value = Int(bytes.streamValue(index))
                         if value == Int(VeloxStreamSpectra.separator) {
                             place += 1
                             if place == pixels { place = 0 }
                             continue
                         }
-                        for member in firstMember[value]..<firstMember[value + 1] {
-                            maps[memberWindows[member] * pixels + place] += 1
-                        }
+                        for member in starts[value]..<starts[value + 1] { maps[members[member] * pixels + place] += 1 }
                         summed[value] += 1
                     }
                     progress?.advance(by: bytes.count / 2)
@@ -161,10 +141,7 @@ private final class CountTally: @unchecked Sendable {
     }
 
     func sweep(summing: Bool) -> SpectrumSweep {
-        var all = [Double](repeating: 0, count: partSize)
-        for part in 0..<parts {
-            for index in 0..<partSize { all[index] += tables[part * partSize + index] }
-        }
+        let all = tables.added()
         let maps = (0..<windows).map { Array(all[($0 * pixels)..<(($0 + 1) * pixels)]) }
         return SpectrumSweep(maps: maps, summed: summing ? Array(all[(windows * pixels)...]) : nil)
     }
@@ -209,9 +186,7 @@ public struct VeloxStreamValues: Sendable {
     /// The value at `position` (below `count`).
     @inline(__always) func value(at position: Int) -> UInt16 {
         let piece = position / pieceLength
-        return UInt16(
-            littleEndian: file.buffer.loadUnaligned(
-                fromByteOffset: starts[piece] + 2 * (position - piece * pieceLength), as: UInt16.self))
+        return file.buffer.streamValue(position - piece * pieceLength, from: starts[piece])
     }
 
     /// Calls `body` with each stretch of values in order: the position of its first value, and its
@@ -262,7 +237,7 @@ private struct IndexedStream: Sendable {
         try values.forEachStretch { first, bytes throws(ImageFileError) in
             if progress?.isStopped == true { throw WorkProgress.stopped }
             for offset in 0..<(bytes.count / 2) {
-                let value = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * offset, as: UInt16.self))
+                let value = bytes.streamValue(offset)
                 guard value >= firstBeyond else { continue }
                 guard value == VeloxStreamSpectra.separator else {
                     throw ImageFileError(
@@ -291,5 +266,12 @@ private struct IndexedStream: Sendable {
             output[at + Int(value)] += 1
             position += 1
         }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Value `index` of a stretch of a stream starting at byte `start`: 16-bit little-endian, at any alignment.
+    @inline(__always) func streamValue(_ index: Int, from start: Int = 0) -> UInt16 {
+        UInt16(littleEndian: loadUnaligned(fromByteOffset: start + 2 * index, as: UInt16.self))
     }
 }

@@ -27,7 +27,9 @@ func withServers(
         let runs = sound.machinePauses.realTimeRuns()
         for (log, start, dropouts) in try sessionDropouts(under: folder) {
             for dropout in dropouts {
-                let when = String(format: "%.2f s after its start", (dropout.noticed ?? dropout.logged) - start)
+                let when =
+                    String(format: "%.2f s after its start", (dropout.noticed ?? dropout.logged) - start)
+                    + (dropout.buffer.map { String(format: " (its buffer %.0f ms)", $0 * 1000) } ?? "")
                 // Where it came from: the server's relaying thread kept from running just before, and by what.
                 let moment = dropout.noticed ?? dropout.logged
                 let waited =
@@ -40,7 +42,9 @@ func withServers(
                         "; a real-time thread, \($0.name), ran "
                             + String(format: "%.0f ms in the 20 ms before %.2f s", $0.seconds * 1000, $0.end - start)
                     }.joined()
-                if let pause = MachinePauseWatch.pause(explaining: dropout, among: pauses) {
+                if let pause = MachinePauseWatch.pause(
+                    explaining: (dropout.logged, dropout.noticed), among: pauses)
+                {
                     print(
                         "note: in test \(name) (on \(kind.rawValue)) the sound ran dry at \(when), "
                             + "while the machine itself paused (\(pause.evidence))\(waited)")
@@ -57,9 +61,9 @@ func withServers(
 }
 
 /// Every session log under `folder`: when the session started, and when it logged each dropout and
-/// noticed it, if it says (CLOCK_MONOTONIC seconds).
+/// noticed it, if it says (CLOCK_MONOTONIC seconds), with the buffer the session kept then, if it said.
 func sessionDropouts(under folder: String) throws -> [(
-    log: String, start: Double, dropouts: [(logged: Double, noticed: Double?)]
+    log: String, start: Double, dropouts: [(logged: Double, noticed: Double?, buffer: Double?)]
 )] {
     let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
     return try files.filter { $0.hasSuffix(".jsonl") }.map { file in
@@ -68,10 +72,18 @@ func sessionDropouts(under folder: String) throws -> [(
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         let start = records.first { $0["type"] as? String == "start" }?["t"] as? Double ?? 0
+        let lengths = records.filter { $0["type"] as? String == "buffer" }.compactMap { record in
+            (record["t"] as? Double).flatMap { t in (record["seconds"] as? Double).map { (t: t, seconds: $0) } }
+        }
         return (
             file, start,
             records.filter { $0["type"] as? String == "dropout" }.compactMap { record in
-                (record["t"] as? Double).map { (logged: $0, noticed: record["at"] as? Double) }
+                (record["t"] as? Double).map { logged in
+                    (
+                        logged: logged, noticed: record["at"] as? Double,
+                        buffer: lengths.last { $0.t < logged }?.seconds
+                    )
+                }
             }
         )
     }
