@@ -68,14 +68,22 @@ extension EndToEnd {
                 let spoken = try session.spokenTexts()
                 #expect(spoken.contains { $0.contains("Reading the frame") }, "\(spoken)")
                 // The last sound after the question, apart from what came before by a third of a second of silence.
-                let last = try #require(
-                    SignalAnalysis.bursts(
-                        Array(recording[asked..<quiet]), threshold: 0.001, window: 480, minimumGap: Int(0.3 * rate)
-                    ).last)
-                #expect(
-                    SignalAnalysis.looksLikeSpeech(
-                        recording[(asked + last.lowerBound)..<(asked + last.upperBound)], sampleRate: rate),
-                    "\(Double(last.lowerBound) / rate)…\(Double(last.upperBound) / rate) s after the question")
+                let bursts = SignalAnalysis.bursts(
+                    Array(recording[asked..<quiet]), threshold: 0.001, window: 480, minimumGap: Int(0.3 * rate))
+                let last = try #require(bursts.last)
+                let lastIsSpeech = SignalAnalysis.looksLikeSpeech(
+                    recording[(asked + last.lowerBound)..<(asked + last.upperBound)], sampleRate: rate)
+                // What sounded and what was said when, from the answer to the question on, should this fail.
+                let heard = bursts.map {
+                    String(format: "%.2f…%.2f s", Double($0.lowerBound) / rate, Double($0.upperBound) / rate)
+                }
+                let said = try session.records(ofType: "speech")
+                let answeredAt = said.last { ($0["text"] as! String).contains("Reading the frame") }?["t"] as? Double
+                let saidWhen = said.map { record in
+                    String(format: "%.2f s: ", (record["t"] as! Double) - (answeredAt ?? 0))
+                        + (record["text"] as! String)
+                }
+                #expect(lastIsSpeech, "sounds \(heard) after the question; said \(saidWhen) after the answer")
                 // The frame came through the share, read while the pulse sounded.
                 #expect(share.reads().count > reads)
             }
