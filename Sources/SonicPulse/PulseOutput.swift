@@ -85,7 +85,7 @@ public final class PulseOutput: ResizableAudioOutput {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, !loss.happened else { return }
-        target.resizedAt = monotonicNow()
+        target.resizedAt = monotonicSeconds()
         var attributes = bufferAttributes(seconds: seconds)
         if let operation = pa_stream_set_buffer_attr(
             stream, &attributes, bufferResized, Unmanaged.passUnretained(target).toOpaque())
@@ -200,13 +200,6 @@ private func nextFrameTime(_ stream: OpaquePointer, _ clock: inout PlaybackClock
     return clock.nextFrameTime(now: now, lead: (negative != 0 ? -1 : 1) * Double(lead) / 1e6, frames: frames)
 }
 
-/// CLOCK_MONOTONIC in seconds (through the vDSO: no system call).
-private func monotonicNow() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 /// Notes how long the server waited since its last request, on PulseAudio's thread, as a part of the margin
 /// the buffer holds beyond one request: near 0 on time, 1 where it would have run dry. Not the wait after the
 /// first request (the sink may not have started), nor one begun about a resize.
@@ -270,7 +263,7 @@ private func raiseToRealTime(_ mainloop: OpaquePointer?, _ userdata: UnsafeMutab
 private func writeAudio(_ stream: OpaquePointer?, _ requested: Int, _ userdata: UnsafeMutableRawPointer?) {
     guard let stream, let userdata else { return }
     let target = Unmanaged<RenderTarget>.fromOpaque(userdata).takeUnretainedValue()
-    let now = monotonicNow()
+    let now = monotonicSeconds()
     noteWait(stream, target, now: now)
     let start = nextFrameTime(stream, &target.clock, now: now, frames: requested / frameBytes)
     target.delay.store(target.clock.delay.bitPattern, ordering: .relaxed)

@@ -107,12 +107,10 @@ public struct ChannelWindows: Sendable {
 
     /// `windows` already clamped to the `channels`.
     init(_ windows: [Range<Int>], channels: Int) {
-        var ofChannel = [[Int]](repeating: [], count: channels)
-        for (index, window) in windows.enumerated() { for channel in window { ofChannel[channel].append(index) } }
         var starts = [0]
         var members: [Int] = []
-        for windows in ofChannel {
-            members += windows
+        for channel in 0..<channels {
+            members += windows.indices.filter { windows[$0].contains(channel) }
             starts.append(members.count)
         }
         self.starts = starts

@@ -1,8 +1,0 @@
-import Glibc
-
-/// CLOCK_MONOTONIC in seconds: the clock of the session log, shared with the tablet driver's timestamps.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
