@@ -101,4 +101,17 @@ import Testing
         let broken = Self.tone(amplitude: 0.5, seconds: 0.5, gap: 0.01, every: 0.04)
         #expect(Spectrum.steadyAmplitude(broken[...], at: 1760, sampleRate: Self.rate, block: 2400) == nil)
     }
+
+    @Test func shortGapsAreMergedInEveryBurstTheLastToo() throws {
+        // Sound, a 10 ms dip, sound, half a second of silence, sound, a 10 ms dip, sound to the end.
+        let spans: [(Double, Bool)] = [
+            (0.2, true), (0.01, false), (0.2, true), (0.5, false), (0.3, true), (0.01, false), (0.2, true)
+        ]
+        let x = spans.flatMap { seconds, loud in [Float](repeating: loud ? 0.5 : 0, count: Int(seconds * Self.rate)) }
+        let found = SignalAnalysis.bursts(x, threshold: 0.01, window: 48, minimumGap: Int(0.3 * Self.rate))
+        let seconds = found.map { (Double($0.lowerBound) / Self.rate, Double($0.upperBound) / Self.rate) }
+        try #require(seconds.count == 2, "\(seconds)")
+        #expect(abs(seconds[0].0) < 0.001 && abs(seconds[0].1 - 0.41) < 0.002, "\(seconds)")
+        #expect(abs(seconds[1].0 - 0.91) < 0.002 && abs(seconds[1].1 - 1.42) < 0.001, "\(seconds)")
+    }
 }

@@ -97,20 +97,23 @@ public enum SignalAnalysis {
         var found: [Range<Int>] = []
         var start: Int?
         var i = 0
+        func add(_ burst: Range<Int>) {
+            if let last = found.last, burst.lowerBound - last.upperBound < minimumGap {
+                found[found.count - 1] = last.lowerBound..<burst.upperBound
+            } else {
+                found.append(burst)
+            }
+        }
         while i + window <= x.count {
             let loud = rms(x[i..<i + window]) > threshold
             if loud && start == nil { start = i }
             if !loud, let s = start {
-                if let last = found.last, s - last.upperBound < minimumGap {
-                    found[found.count - 1] = last.lowerBound..<i
-                } else {
-                    found.append(s..<i)
-                }
+                add(s..<i)
                 start = nil
             }
             i += window
         }
-        if let s = start { found.append(s..<x.count) }
+        if let s = start { add(s..<x.count) }
         return found
     }
 
